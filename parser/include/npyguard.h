@@ -1,0 +1,310 @@
+/*
+ * npyguard: a strict, allocation-bounded validating parser for NumPy .npy
+ * files (format versions 1.0, 2.0 and 3.0).
+ *
+ * This is the only public header. Every allocation goes through the
+ * allocator given to npyg_ctx_new(), and the total never exceeds
+ * npyg_worst_case_alloc() of the limits in force. No global mutable state:
+ * contexts are independent, each used by one thread at a time.
+ *
+ * Typical use:
+ *
+ *     npyg_ctx *ctx = npyg_ctx_new(NULL);            // defaults
+ *     int rc = npyg_validate_fd(ctx, fd);
+ *     if (rc) fprintf(stderr, "%llu: %s\n",
+ *                     (unsigned long long)npyg_last_error(ctx)->offset,
+ *                     npyg_last_error(ctx)->message);
+ *     else    use(npyg_get_info(ctx));               // shape, dtype, offset
+ *     npyg_ctx_free(ctx);
+ */
+#ifndef NPYGUARD_H
+#define NPYGUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(NPYG_STATIC)
+#  define NPYG_API
+#elif defined(_WIN32)
+#  ifdef NPYG_BUILDING
+#    define NPYG_API __declspec(dllexport)
+#  else
+#    define NPYG_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define NPYG_API __attribute__((visibility("default")))
+#else
+#  define NPYG_API
+#endif
+
+#define NPYG_VERSION_MAJOR 0
+#define NPYG_VERSION_MINOR 1
+#define NPYG_VERSION_PATCH 0
+#define NPYG_VERSION_STRING "0.1.0"
+
+NPYG_API const char *npyg_version_string(void);
+
+/* ------------------------------------------------------------------ */
+/* Error codes. Stable: a code is never renumbered or reused. The      */
+/* ranges leave room for new codes next to their relatives.            */
+/* ------------------------------------------------------------------ */
+typedef enum npyg_status {
+    NPYG_OK = 0,
+
+    /* 1-9: use of the API, resources, I/O */
+    NPYG_EINVAL = 1,         /* bad argument, unknown flag bit */
+    NPYG_ENOMEM = 2,         /* the allocator returned NULL */
+    NPYG_EIO = 3,            /* the read callback or read(2) failed */
+    NPYG_EBADSTATE = 4,      /* no successful parse to report on */
+    NPYG_ENOTREG = 5,        /* fd is a FIFO, device or directory */
+
+    /* 10-19: framing (magic, version, length field, header bytes) */
+    NPYG_EMAGIC = 10,        /* does not start with \x93NUMPY */
+    NPYG_EVERSION = 11,      /* version other than 1.0, 2.0, 3.0 */
+    NPYG_ETRUNC_PREAMBLE = 12, /* ends inside magic, version or length */
+    NPYG_ETRUNC_HEADER = 13, /* ends inside the header text */
+    NPYG_EUTF8 = 14,         /* v3 header is not valid UTF-8 */
+    NPYG_ENUL = 15,          /* NUL byte in the header text */
+
+    /* 20-29: the header as a Python literal */
+    NPYG_ESYNTAX = 20,       /* not a Python literal expression */
+    NPYG_ENOTLITERAL = 21,   /* a name, call or operator, not a literal */
+    NPYG_ENOTDICT = 22,      /* the literal is not a dict */
+    NPYG_EKEYS = 23,         /* keys are not exactly descr, fortran_order, shape */
+    NPYG_EPY2LONG = 24,      /* Python-2 'L' suffix in a v3 header */
+    NPYG_EUNSUPPORTED = 25,  /* legal Python npyguard refuses (DIVERGENCES.md) */
+
+    /* 30-39: header values */
+    NPYG_ESHAPE = 30,        /* shape is not a tuple of ints */
+    NPYG_EDIM = 31,          /* a dimension is negative, bool or >= 2**63 */
+    NPYG_EFORTRAN = 32,      /* fortran_order is not a bool */
+    NPYG_EDESCR = 33,        /* descr is not a valid dtype descriptor */
+    NPYG_EOBJECT = 34,       /* object dtype: the payload is a pickle */
+    NPYG_EOVERFLOW = 35,     /* itemsize, count or byte size overflows */
+
+    /* 40-49: payload and layout */
+    NPYG_ETRUNC_PAYLOAD = 40, /* fewer payload bytes than the header implies */
+    NPYG_ETRAILING = 41,     /* bytes after the payload (strict) */
+    NPYG_ENONCANON = 42,     /* header text is not as numpy writes it (strict) */
+    NPYG_EALIGN = 43,        /* data offset not a multiple of 64 (strict) */
+
+    /* 50-59: limits (npyg_limits); each has its own code */
+    NPYG_ELIMIT_HEADER = 50,
+    NPYG_ELIMIT_DIMS = 51,
+    NPYG_ELIMIT_FIELDS = 52,
+    NPYG_ELIMIT_DEPTH = 53,
+    NPYG_ELIMIT_ALLOC = 54,
+    NPYG_ELIMIT_PAYLOAD = 55,
+
+    /* 60-89: reserved for .npz archives */
+
+    NPYG_STATUS_END_ /* not a code; one past the highest */
+} npyg_status;
+
+/* A short static description of a code ("header is not a dict"). */
+NPYG_API const char *npyg_strerror(int code);
+/* The stable symbolic name ("NPYG_ENOTDICT"); "?" for an unknown code. */
+NPYG_API const char *npyg_error_name(int code);
+/* The class printed in diagnostics: "io", "magic", "header", "descr",
+   "shape", "payload", "unsafe", "limit", "strict". */
+NPYG_API const char *npyg_error_class(int code);
+
+typedef struct npyg_error {
+    int code;            /* an npyg_status */
+    uint64_t offset;     /* byte offset in the file of the fault */
+    char message[200];   /* one line, no trailing newline */
+} npyg_error;
+
+/* ------------------------------------------------------------------ */
+/* Warnings: accepted, but worth knowing. A bit set in info->warnings. */
+/* ------------------------------------------------------------------ */
+enum npyg_warning {
+    NPYG_W_TRAILING = 1u << 0,      /* bytes after the payload */
+    NPYG_W_ALIGN = 1u << 1,         /* data offset not a multiple of 64 */
+    NPYG_W_LEGACY_ALIGN = 1u << 2,  /* 16-byte alignment of numpy <= 1.13 */
+    NPYG_W_NONCANON = 1u << 3,      /* header text not as numpy writes it */
+    NPYG_W_NATIVE_ORDER = 1u << 4,  /* '=', '|' or no byte order on a multi-byte type */
+    NPYG_W_PY2LONG = 1u << 5,       /* Python-2 'L' suffixes were dropped */
+    NPYG_W_DIMS_OVER_32 = 1u << 6,  /* more than 32 dims: numpy 1.x cannot read it */
+    NPYG_W_DUPLICATE_KEY = 1u << 7, /* a key given twice; the last one wins */
+    NPYG_W_LONGDOUBLE = 1u << 8,    /* f16/c32: layout depends on the platform */
+    NPYG_W_ZERO_ITEMSIZE = 1u << 9, /* itemsize 0: no payload whatever the shape */
+    NPYG_W_INT_SUBARRAY = 1u << 10, /* field shape 1 as a bare int (1.x: plain; 2.x: (1,)) */
+    NPYG_W_LATIN1 = 1u << 11        /* non-ASCII bytes in a v1/v2 header */
+};
+
+/* A one-line description of one warning bit. */
+NPYG_API const char *npyg_warning_string(unsigned bit);
+
+/* ------------------------------------------------------------------ */
+/* Allocator and limits                                                */
+/* ------------------------------------------------------------------ */
+typedef struct npyg_alloc {
+    void *(*malloc)(void *user, size_t size);
+    void (*free)(void *user, void *ptr, size_t size); /* size as allocated */
+    void *user;
+} npyg_alloc;
+
+typedef struct npyg_limits {
+    uint64_t max_header_bytes;  /* header text, as HEADER_LEN counts it */
+    uint32_t max_dims;          /* shape dims plus top-level subarray dims */
+    uint32_t max_fields;        /* structured fields in the whole descr, pads included */
+    uint32_t max_depth;         /* descr nesting (structs within structs, subarrays) */
+    uint64_t max_alloc_bytes;   /* everything the parser allocates at once */
+    uint64_t max_payload_bytes; /* count * itemsize */
+} npyg_limits;
+
+#define NPYG_DEFAULT_MAX_HEADER_BYTES 10000u     /* numpy's max_header_size */
+#define NPYG_DEFAULT_MAX_DIMS 64u                /* numpy 2.x NPY_MAXDIMS */
+#define NPYG_DEFAULT_MAX_FIELDS 4096u
+#define NPYG_DEFAULT_MAX_DEPTH 32u
+#define NPYG_DEFAULT_MAX_ALLOC_BYTES (8u << 20)  /* 8 MiB */
+#define NPYG_DEFAULT_MAX_PAYLOAD_BYTES (UINT64_C(1) << 40) /* 1 TiB */
+
+/* Upper bounds on what a limit may be set to; npyg_ctx_new refuses more. */
+#define NPYG_MAX_HEADER_BYTES_CAP (UINT64_C(1) << 28)
+#define NPYG_MAX_DEPTH_CAP 64u
+
+NPYG_API void npyg_limits_default(npyg_limits *limits);
+
+/* The most the parser can allocate in total, at any moment, under these
+   limits: never more than max_alloc_bytes, and usually much less. A caller
+   may size a fixed pool by it. Returns 0 for invalid limits. */
+NPYG_API uint64_t npyg_worst_case_alloc(const npyg_limits *limits);
+
+/* ------------------------------------------------------------------ */
+/* Context                                                             */
+/* ------------------------------------------------------------------ */
+typedef enum npyg_profile {
+    NPYG_PROFILE_NUMPY = 0,  /* accept what numpy.load(allow_pickle=False) accepts */
+    NPYG_PROFILE_STRICT = 1  /* only what numpy's own writer emits */
+} npyg_profile;
+
+typedef struct npyg_options {
+    npyg_profile profile;
+    const npyg_limits *limits;  /* NULL: npyg_limits_default */
+    const npyg_alloc *alloc;    /* NULL: malloc/free */
+    unsigned flags;             /* no flags are defined yet; must be 0 */
+} npyg_options;
+
+typedef struct npyg_ctx npyg_ctx;
+
+/* NULL options: numpy profile, default limits, malloc. Returns NULL when
+   the options are invalid or memory runs out. */
+NPYG_API npyg_ctx *npyg_ctx_new(const npyg_options *options);
+NPYG_API void npyg_ctx_free(npyg_ctx *ctx); /* NULL is fine */
+
+/* ------------------------------------------------------------------ */
+/* Inputs. Each call forgets the previous result. All return 0 or an   */
+/* npyg_status; details in npyg_last_error().                          */
+/* ------------------------------------------------------------------ */
+
+/* Header only: buf holds at least the preamble and header of a .npy file
+   (it may hold the whole file). The payload is not checked. */
+NPYG_API int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len);
+
+/* A whole file in memory: header, payload size, trailing bytes. */
+NPYG_API int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+
+/* A whole file from a descriptor, read from its current position with
+   read(2) in bounded chunks. The descriptor is never written, seeked or
+   closed. Regular files and pipes only (FIFO opened by the caller is fine;
+   a character device is refused with NPYG_ENOTREG). */
+NPYG_API int npyg_validate_fd(npyg_ctx *ctx, int fd);
+
+/* Returns bytes read (0 at end of input) or -1 on error. */
+typedef long long (*npyg_read_fn)(void *user, void *buf, size_t len);
+NPYG_API int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* Optional: every payload byte of the next validate call is passed here,
+   in order, in chunks of at most 64 KiB (e.g. to hash it). A non-zero
+   return stops validation with NPYG_EIO. NULL to unset. */
+typedef int (*npyg_payload_fn)(void *user, const void *data, size_t len);
+NPYG_API void npyg_set_payload_sink(npyg_ctx *ctx, npyg_payload_fn fn, void *user);
+
+NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Results: valid after a successful call, until the next one or       */
+/* npyg_ctx_free.                                                      */
+/* ------------------------------------------------------------------ */
+typedef enum npyg_kind {
+    NPYG_KIND_BOOL = 'b',
+    NPYG_KIND_INT = 'i',
+    NPYG_KIND_UINT = 'u',
+    NPYG_KIND_FLOAT = 'f',
+    NPYG_KIND_COMPLEX = 'c',
+    NPYG_KIND_BYTES = 'S',
+    NPYG_KIND_STR = 'U',
+    NPYG_KIND_VOID = 'V',
+    NPYG_KIND_DATETIME = 'M',
+    NPYG_KIND_TIMEDELTA = 'm',
+    NPYG_KIND_OBJECT = 'O',    /* never in a successful result */
+    NPYG_KIND_STRUCT = '{',    /* fields */
+    NPYG_KIND_SUBARRAY = '['   /* base repeated over shape */
+} npyg_kind;
+
+typedef enum npyg_time_unit {
+    NPYG_UNIT_GENERIC = 0,
+    NPYG_UNIT_Y, NPYG_UNIT_M, NPYG_UNIT_W, NPYG_UNIT_D,
+    NPYG_UNIT_h, NPYG_UNIT_m, NPYG_UNIT_s, NPYG_UNIT_ms, NPYG_UNIT_us,
+    NPYG_UNIT_ns, NPYG_UNIT_ps, NPYG_UNIT_fs, NPYG_UNIT_as
+} npyg_time_unit;
+
+typedef struct npyg_dtype npyg_dtype;
+
+typedef struct npyg_field {
+    const char *name;      /* UTF-8, NUL-terminated; "" is a legal name */
+    size_t name_len;
+    const char *title;     /* NULL when the field has no title */
+    size_t title_len;
+    uint64_t offset;       /* bytes from the start of the record */
+    const npyg_dtype *type;
+} npyg_field;
+
+struct npyg_dtype {
+    npyg_kind kind;
+    char byteorder;        /* '<' or '>' for multi-byte kinds, else '|' */
+    uint64_t itemsize;     /* bytes, <= INT32_MAX */
+    /* NPYG_KIND_DATETIME / NPYG_KIND_TIMEDELTA */
+    npyg_time_unit unit;
+    uint32_t unit_multiple; /* 10 in M8[10ms]; 1 when none is written */
+    /* NPYG_KIND_SUBARRAY */
+    const npyg_dtype *base;
+    uint32_t sub_ndim;
+    const uint64_t *sub_shape;
+    /* NPYG_KIND_STRUCT: named fields in order; pads are not listed but
+       their bytes count in offsets and itemsize */
+    uint32_t nfields;
+    const npyg_field *fields;
+};
+
+typedef struct npyg_info {
+    int version_major, version_minor;
+    uint32_t header_len;      /* HEADER_LEN: bytes of header text */
+    uint64_t data_offset;     /* where the payload starts */
+    const npyg_dtype *dtype;
+    uint32_t ndim;
+    const uint64_t *shape;    /* ndim entries */
+    int fortran_order;        /* 0 or 1 */
+    uint64_t count;           /* elements: product of shape (1 for ()) */
+    uint64_t payload_bytes;   /* count * itemsize */
+    uint64_t trailing_bytes;  /* after the payload (validate calls only) */
+    unsigned warnings;        /* NPYG_W_* bits */
+} npyg_info;
+
+NPYG_API const npyg_info *npyg_get_info(const npyg_ctx *ctx);
+
+/* descr written back the way numpy's writer spells it ('<f8',
+   "[('a', '<i4'), ('b', '|S3', (2,))]"). Returns the length needed
+   without the NUL, like snprintf; writes at most size bytes. */
+NPYG_API size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NPYGUARD_H */

@@ -1,0 +1,90 @@
+/* The error and warning tables. Codes are stable: add, never renumber. */
+#include "internal.h"
+
+typedef struct {
+    int code;
+    const char *name;
+    const char *klass;
+    const char *text;
+} err_entry;
+
+static const err_entry errors[] = {
+    {NPYG_OK, "NPYG_OK", "ok", "success"},
+    {NPYG_EINVAL, "NPYG_EINVAL", "usage", "invalid argument"},
+    {NPYG_ENOMEM, "NPYG_ENOMEM", "io", "out of memory"},
+    {NPYG_EIO, "NPYG_EIO", "io", "read error"},
+    {NPYG_EBADSTATE, "NPYG_EBADSTATE", "usage", "no successful parse to report on"},
+    {NPYG_ENOTREG, "NPYG_ENOTREG", "io", "not a regular file or pipe"},
+    {NPYG_EMAGIC, "NPYG_EMAGIC", "magic", "not an NPY file (bad magic string)"},
+    {NPYG_EVERSION, "NPYG_EVERSION", "magic", "unsupported format version"},
+    {NPYG_ETRUNC_PREAMBLE, "NPYG_ETRUNC_PREAMBLE", "magic", "file ends before the header length"},
+    {NPYG_ETRUNC_HEADER, "NPYG_ETRUNC_HEADER", "header", "file ends inside the header"},
+    {NPYG_EUTF8, "NPYG_EUTF8", "header", "header is not valid UTF-8"},
+    {NPYG_ENUL, "NPYG_ENUL", "header", "NUL byte in the header"},
+    {NPYG_ESYNTAX, "NPYG_ESYNTAX", "header", "header is not a Python literal"},
+    {NPYG_ENOTLITERAL, "NPYG_ENOTLITERAL", "header", "expression in the header is not a literal"},
+    {NPYG_ENOTDICT, "NPYG_ENOTDICT", "header", "header is not a dict"},
+    {NPYG_EKEYS, "NPYG_EKEYS", "header", "header keys are not exactly descr, fortran_order, shape"},
+    {NPYG_EPY2LONG, "NPYG_EPY2LONG", "header", "Python-2 long suffix in a version 3.0 header"},
+    {NPYG_EUNSUPPORTED, "NPYG_EUNSUPPORTED", "header", "literal form refused by npyguard"},
+    {NPYG_ESHAPE, "NPYG_ESHAPE", "shape", "shape is not a tuple of ints"},
+    {NPYG_EDIM, "NPYG_EDIM", "shape", "invalid dimension"},
+    {NPYG_EFORTRAN, "NPYG_EFORTRAN", "header", "fortran_order is not a bool"},
+    {NPYG_EDESCR, "NPYG_EDESCR", "descr", "descr is not a valid dtype descriptor"},
+    {NPYG_EOBJECT, "NPYG_EOBJECT", "unsafe", "object dtype: the payload is a pickle"},
+    {NPYG_EOVERFLOW, "NPYG_EOVERFLOW", "shape", "size overflows"},
+    {NPYG_ETRUNC_PAYLOAD, "NPYG_ETRUNC_PAYLOAD", "payload", "payload is truncated"},
+    {NPYG_ETRAILING, "NPYG_ETRAILING", "strict", "bytes after the payload"},
+    {NPYG_ENONCANON, "NPYG_ENONCANON", "strict", "header is not as numpy writes it"},
+    {NPYG_EALIGN, "NPYG_EALIGN", "strict", "data offset is not a multiple of 64"},
+    {NPYG_ELIMIT_HEADER, "NPYG_ELIMIT_HEADER", "limit", "header longer than max_header_bytes"},
+    {NPYG_ELIMIT_DIMS, "NPYG_ELIMIT_DIMS", "limit", "more dimensions than max_dims"},
+    {NPYG_ELIMIT_FIELDS, "NPYG_ELIMIT_FIELDS", "limit", "more fields than max_fields"},
+    {NPYG_ELIMIT_DEPTH, "NPYG_ELIMIT_DEPTH", "limit", "descr nested deeper than max_depth"},
+    {NPYG_ELIMIT_ALLOC, "NPYG_ELIMIT_ALLOC", "limit", "parse needs more than max_alloc_bytes"},
+    {NPYG_ELIMIT_PAYLOAD, "NPYG_ELIMIT_PAYLOAD", "limit", "payload larger than max_payload_bytes"},
+};
+
+static const err_entry *find(int code)
+{
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].code == code) return &errors[i];
+    return NULL;
+}
+
+const char *npyg_strerror(int code)
+{
+    const err_entry *e = find(code);
+    return e ? e->text : "unknown error code";
+}
+
+const char *npyg_error_name(int code)
+{
+    const err_entry *e = find(code);
+    return e ? e->name : "?";
+}
+
+const char *npyg_error_class(int code)
+{
+    const err_entry *e = find(code);
+    return e ? e->klass : "?";
+}
+
+const char *npyg_warning_string(unsigned bit)
+{
+    switch (bit) {
+    case NPYG_W_TRAILING: return "bytes after the payload";
+    case NPYG_W_ALIGN: return "data offset is not a multiple of 64";
+    case NPYG_W_LEGACY_ALIGN: return "16-byte alignment (numpy <= 1.13)";
+    case NPYG_W_NONCANON: return "header is not as numpy writes it";
+    case NPYG_W_NATIVE_ORDER: return "native byte order: meaning depends on the platform";
+    case NPYG_W_PY2LONG: return "Python-2 long suffix dropped";
+    case NPYG_W_DIMS_OVER_32: return "more than 32 dimensions: numpy 1.x cannot load it";
+    case NPYG_W_DUPLICATE_KEY: return "duplicate key in the header: the last one wins";
+    case NPYG_W_LONGDOUBLE: return "long double: layout depends on the platform";
+    case NPYG_W_ZERO_ITEMSIZE: return "zero itemsize";
+    case NPYG_W_INT_SUBARRAY: return "field shape 1 as a bare int: numpy 1.x reads a plain field, numpy 2 a (1,) subarray";
+    case NPYG_W_LATIN1: return "non-ASCII bytes in a version 1.0/2.0 header";
+    default: return "unknown warning";
+    }
+}

@@ -1,0 +1,121 @@
+/* Shared between the library's source files; not installed. */
+#ifndef NPYG_INTERNAL_H
+#define NPYG_INTERNAL_H
+
+#include "npyguard.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define NPYG__MAGIC "\x93NUMPY"
+#define NPYG__MAGIC_LEN 6
+#define NPYG__CHUNK (64u * 1024u)     /* payload read/scan granularity */
+#define NPYG__LITERAL_MAX_DEPTH 200   /* CPython's bracket nesting limit */
+#define NPYG__ARENA_BLOCK 4096u
+
+/* ---------------- arena: every parse-time allocation ---------------- */
+typedef struct npyg__block npyg__block;
+
+typedef struct npyg__arena {
+    npyg_alloc alloc;
+    uint64_t cap;        /* max_alloc_bytes */
+    uint64_t *total;     /* shared counter of everything allocated */
+    npyg__block *head;   /* blocks in use, newest first */
+    npyg__block *spare;  /* blocks kept from the previous parse */
+    size_t used;         /* bytes used in head */
+    bool over_cap;       /* the last failure was the cap, not the allocator */
+} npyg__arena;
+
+void *npyg__arena_alloc(npyg__arena *a, size_t size);
+void npyg__arena_reset(npyg__arena *a);   /* keeps blocks for reuse */
+void npyg__arena_release(npyg__arena *a); /* returns them all */
+
+/* Tracked allocation outside the arena (header copy, read buffer). */
+void *npyg__xalloc(npyg_ctx *ctx, size_t size);
+void npyg__xfree(npyg_ctx *ctx, void *p, size_t size);
+
+/* ---------------- Python literal values ---------------- */
+typedef enum npyg__vtype {
+    V_NONE, V_BOOL, V_INT, V_FLOAT, V_COMPLEX, V_STR, V_BYTES, V_ELLIPSIS,
+    V_TUPLE, V_LIST, V_DICT, V_SET
+} npyg__vtype;
+
+typedef struct npyg__value npyg__value;
+struct npyg__value {
+    npyg__vtype type;
+    bool negative;       /* V_INT: sign */
+    bool big;            /* V_INT: magnitude >= 2**64 */
+    bool py2long;        /* V_INT/V_FLOAT: an 'L' suffix was dropped */
+    uint32_t offset;     /* offset in the header text */
+    uint64_t u;          /* V_INT magnitude, V_BOOL value */
+    const char *s;       /* V_STR (UTF-8) / V_BYTES; NUL-terminated */
+    size_t len;
+    uint32_t count;      /* containers: number of items (dict: pairs) */
+    npyg__value *child;  /* first item; dict items alternate key, value */
+    npyg__value *next;
+};
+
+/* ---------------- the context ---------------- */
+struct npyg_ctx {
+    npyg_profile profile;
+    npyg_limits limits;
+    npyg_alloc alloc;
+    uint64_t allocated;  /* bytes currently allocated, arena included */
+    npyg__arena arena;
+
+    npyg_payload_fn sink;
+    void *sink_user;
+
+    uint64_t base;       /* file offset of header text, for diagnostics */
+    npyg_error err;
+    bool have_info;
+    npyg_info info;
+
+    uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input */
+};
+
+/* Records an error (first one wins within a call) and returns its code.
+   off is relative to the start of the file. */
+int npyg__fail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int npyg__vfail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
+int npyg__nomem(npyg_ctx *ctx, uint64_t off);
+
+#if defined(__GNUC__)
+#define NPYG__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define NPYG__PRINTF(f, a)
+#endif
+
+/* Parses header text [text, text+len) into a value (literal.c). */
+typedef struct npyg__lit_opts {
+    bool allow_py2long; /* v1/v2: drop 'L' after a number, as numpy does */
+    bool latin1;        /* v1/v2: each byte is one code point */
+} npyg__lit_opts;
+int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
+                        const npyg__lit_opts *opts, npyg__value **out,
+                        unsigned *warnings);
+
+/* descr value -> dtype tree (dtype.c). */
+int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
+                      const npyg_dtype **out, unsigned *warnings);
+
+/* Interprets the header text; fills ctx->info (header.c). */
+int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len);
+
+/* Strict profile: is the header text byte-for-byte what numpy writes? */
+bool npyg__header_is_canonical(npyg_ctx *ctx, const char *text, size_t len);
+
+/* Small helpers */
+bool npyg__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+bool npyg__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+int npyg__utf8_check(const unsigned char *s, size_t len, size_t *bad_at);
+
+#endif
