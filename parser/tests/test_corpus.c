@@ -1,0 +1,294 @@
+/*
+ * Checks npyguard against corpus/manifest.json, whose expectations were
+ * measured with numpy by gen/gen_corpus.py:
+ *  - every file through the buffer, descriptor and callback inputs, which
+ *    must agree with each other;
+ *  - valid files: every header field, descr in numpy's writer form, and
+ *    the payload SHA-256; the strict profile accepts them too, since
+ *    numpy's writer made them;
+ *  - compat files: numpy's verdict, or the documented divergence code;
+ *  - invalid and unsafe files: the expected error code;
+ *  - the worst-case allocation bound, with an allocator that fails past it;
+ *  - every strict prefix of the manifest's prefix cases is refused.
+ * Usage: test_corpus CORPUS_DIR DIVERGENCES_TSV
+ */
+#include "npyguard.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int passed, failed;
+static const char *current;
+
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        if (cond) passed++;                                 \
+        else {                                              \
+            failed++;                                       \
+            fprintf(stderr, "FAIL %s: ", current);          \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fputc('\n', stderr);                            \
+        }                                                   \
+    } while (0)
+
+/* ---------------- a counting allocator that refuses past a cap ---------------- */
+typedef struct counting {
+    uint64_t cap, now, peak;
+    unsigned refused;
+} counting;
+
+static void *c_malloc(void *user, size_t n)
+{
+    counting *c = user;
+    if (c->now + n > c->cap) {
+        c->refused++;
+        return NULL;
+    }
+    c->now += n;
+    if (c->now > c->peak) c->peak = c->now;
+    return malloc(n);
+}
+
+static void c_free(void *user, void *p, size_t n)
+{
+    counting *c = user;
+    c->now -= n;
+    free(p);
+}
+
+/* ---------------- helpers ---------------- */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+    fclose(f);
+    *len = (size_t)(n > 0 ? n : 0);
+    return b;
+}
+
+static uint64_t json_u64(const json_t *v)
+{
+    if (json_is_integer(v)) return (uint64_t)json_integer_value(v);
+    if (json_is_string(v)) return strtoull(json_string_value(v), NULL, 10);
+    return UINT64_MAX;
+}
+
+/* Files where npyguard deliberately differs from numpy (divergences.tsv). */
+static json_t *divergences;
+
+static int code_of(const char *name)
+{
+    for (int c = 0; c < NPYG_STATUS_END_; c++)
+        if (strcmp(npyg_error_name(c), name) == 0) return c;
+    return -1;
+}
+
+typedef struct chunked {
+    const unsigned char *p;
+    size_t len, pos;
+    unsigned seed;
+} chunked;
+
+/* Returns 1..7 bytes at a time, so that every read boundary is exercised. */
+static long long chunked_read(void *user, void *buf, size_t n)
+{
+    chunked *c = user;
+    c->seed = c->seed * 1103515245u + 12345u;
+    size_t k = 1 + (c->seed >> 16) % 7;
+    if (k > n) k = n;
+    if (k > c->len - c->pos) k = c->len - c->pos;
+    memcpy(buf, c->p + c->pos, k);
+    c->pos += k;
+    return (long long)k;
+}
+
+static int sha_sink(void *user, const void *data, size_t len)
+{
+    return EVP_DigestUpdate((EVP_MD_CTX *)user, data, len) == 1 ? 0 : 1;
+}
+
+static void hex(const unsigned char *md, char out[65])
+{
+    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", md[k]);
+}
+
+/* ---------------- one file ---------------- */
+
+static void check_fields(const npyg_info *in, const json_t *e)
+{
+    const json_t *ver = json_object_get(e, "version");
+    CHECK(in->version_major == json_integer_value(json_array_get(ver, 0)) &&
+              in->version_minor == json_integer_value(json_array_get(ver, 1)),
+          "version %d.%d", in->version_major, in->version_minor);
+    CHECK(in->header_len == json_u64(json_object_get(e, "header_len")), "header_len %u", in->header_len);
+    CHECK(in->data_offset == json_u64(json_object_get(e, "data_offset")), "data_offset %llu",
+          (unsigned long long)in->data_offset);
+    const json_t *shape = json_object_get(e, "shape");
+    bool same = json_array_size(shape) == in->ndim;
+    for (uint32_t k = 0; same && k < in->ndim; k++) same = json_u64(json_array_get(shape, k)) == in->shape[k];
+    CHECK(same, "shape differs (ndim %u)", in->ndim);
+    CHECK(in->fortran_order == json_is_true(json_object_get(e, "fortran_order")), "fortran_order");
+    CHECK(in->dtype->itemsize == json_u64(json_object_get(e, "itemsize")), "itemsize %llu",
+          (unsigned long long)in->dtype->itemsize);
+    CHECK(in->count == json_u64(json_object_get(e, "count")), "count %llu", (unsigned long long)in->count);
+    CHECK(in->payload_bytes == json_u64(json_object_get(e, "payload_bytes")), "payload_bytes");
+    CHECK(in->trailing_bytes == json_u64(json_object_get(e, "trailing_bytes")), "trailing_bytes %llu",
+          (unsigned long long)in->trailing_bytes);
+    char descr[8192];
+    npyg_format_descr(in->dtype, descr, sizeof descr);
+    const char *want = json_string_value(json_object_get(e, "descr_repr"));
+    /* Native-order descrs ('=f8') come back resolved, so compare those loosely. */
+    bool platform = json_is_true(json_object_get(e, "platform_dependent")) && want && strchr("=|", want[1]) == NULL;
+    if (want && !platform && !(in->warnings & NPYG_W_NATIVE_ORDER))
+        CHECK(strcmp(descr, want) == 0, "descr %s, numpy wrote %s", descr, want);
+}
+
+static void check_file(const char *dir, const char *name, const json_t *e, json_t *prefix_cases)
+{
+    current = name;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    CHECK(buf != NULL, "cannot read %s", path);
+    if (!buf) return;
+
+    const char *group = json_string_value(json_object_get(e, "group"));
+    const json_t *npy = json_object_get(e, "numpy");
+    bool numpy_accepts = strcmp(json_string_value(json_object_get(npy, "verdict")), "accept") == 0;
+    const char *ecode = json_string_value(json_object_get(e, "npyguard_error"));
+    int want = ecode ? code_of(ecode) : (numpy_accepts ? 0 : -2); /* -2: any refusal */
+    if (!strcmp(group, "unsafe")) want = NPYG_EOBJECT;
+    const json_t *div = json_object_get(divergences, name);
+    if (div) want = code_of(json_string_value(div));
+    if (!strcmp(group, "invalid")) CHECK(ecode != NULL, "invalid file without an expected code");
+
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    counting cnt = {npyg_worst_case_alloc(&lim), 0, 0, 0};
+    npyg_alloc al = {c_malloc, c_free, &cnt};
+    npyg_options opt = {.limits = &lim, .alloc = &al};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    CHECK(ctx != NULL, "ctx");
+    if (!ctx) { free(buf); return; }
+
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    npyg_set_payload_sink(ctx, sha_sink, md);
+    int rc = npyg_validate_buffer(ctx, buf, len);
+    int code = rc ? npyg_last_error(ctx)->code : 0;
+    if (want == -2) CHECK(rc != 0, "numpy refuses, npyguard accepted");
+    else CHECK(code == want, "got %s (%s), want %s", npyg_error_name(code), npyg_last_error(ctx)->message,
+               npyg_error_name(want));
+    if (rc == 0 && want == 0) {
+        const npyg_info *in = npyg_get_info(ctx);
+        check_fields(in, e);
+        unsigned char d[32];
+        unsigned int dl;
+        EVP_DigestFinal_ex(md, d, &dl);
+        char h[65];
+        hex(d, h);
+        CHECK(strcmp(h, json_string_value(json_object_get(e, "payload_sha256"))) == 0, "payload sha256 %s", h);
+    }
+    EVP_MD_CTX_free(md);
+    npyg_set_payload_sink(ctx, NULL, NULL);
+
+    /* The same verdict through a descriptor and through a callback. */
+    int fd = open(path, O_RDONLY);
+    int rc_fd = npyg_validate_fd(ctx, fd);
+    close(fd);
+    CHECK(rc_fd == rc, "fd input gives %s, buffer %s", npyg_error_name(rc_fd), npyg_error_name(rc));
+    chunked ch = {buf, len, 0, 7};
+    int rc_cb = npyg_validate_read(ctx, chunked_read, &ch);
+    CHECK(rc_cb == rc, "callback input gives %s, buffer %s", npyg_error_name(rc_cb), npyg_error_name(rc));
+    if (rc_cb == 0 && want == 0) check_fields(npyg_get_info(ctx), e);
+
+    /* The bound is never exceeded: the allocator above refuses past it. */
+    CHECK(cnt.refused == 0 && cnt.peak <= cnt.cap, "allocation bound: peak %llu, bound %llu, refused %u",
+          (unsigned long long)cnt.peak, (unsigned long long)cnt.cap, cnt.refused);
+    npyg_ctx_free(ctx);
+    CHECK(cnt.now == 0, "leak: %llu bytes", (unsigned long long)cnt.now);
+
+    /* numpy's writer made every valid file, so the strict profile accepts it. */
+    if (!strcmp(group, "valid") && want == 0) {
+        npyg_options so = {.profile = NPYG_PROFILE_STRICT};
+        npyg_ctx *sctx = npyg_ctx_new(&so);
+        int src = npyg_validate_buffer(sctx, buf, len);
+        CHECK(src == 0, "strict profile refuses a numpy-written file: %s (%s)", npyg_error_name(src),
+              npyg_last_error(sctx)->message);
+        npyg_ctx_free(sctx);
+    }
+
+    /* Every strict prefix of a sampled valid file is refused. */
+    size_t np = json_array_size(prefix_cases);
+    for (size_t k = 0; k < np; k++) {
+        if (strcmp(json_string_value(json_array_get(prefix_cases, k)), name) != 0) continue;
+        npyg_ctx *pctx = npyg_ctx_new(NULL);
+        size_t accepted = 0;
+        for (size_t cut = 0; cut < len; cut++)
+            if (npyg_validate_buffer(pctx, buf, cut) == 0) accepted++;
+        CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
+        npyg_ctx_free(pctx);
+    }
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_corpus CORPUS_DIR DIVERGENCES_TSV\n");
+        return 2;
+    }
+    divergences = json_object();
+    FILE *df = fopen(argv[2], "r");
+    if (!df) {
+        perror(argv[2]);
+        return 2;
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, df)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char *tab = strchr(line, '\t');
+        if (!tab) continue;
+        *tab = '\0';
+        char *code = tab + 1;
+        code[strcspn(code, "\t\n")] = '\0';
+        json_object_set_new(divergences, line, json_string(code));
+    }
+    fclose(df);
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
+    json_error_t jerr;
+    json_t *m = json_load_file(mpath, 0, &jerr);
+    if (!m) {
+        fprintf(stderr, "%s:%d: %s\n", mpath, jerr.line, jerr.text);
+        return 2;
+    }
+    json_t *files = json_object_get(m, "files");
+    json_t *prefix_cases = json_object_get(m, "prefix_cases");
+    const char *name;
+    json_t *e;
+    size_t nfiles = 0;
+    json_object_foreach(files, name, e) {
+        const char *g = json_string_value(json_object_get(e, "group"));
+        if (!strcmp(g, "npz")) continue; /* archives have their own test */
+        check_file(argv[1], name, e, prefix_cases);
+        nfiles++;
+    }
+    json_decref(m);
+    json_decref(divergences);
+    printf("corpus: %zu files\n", nfiles);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
