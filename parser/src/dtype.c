@@ -18,6 +18,7 @@ typedef struct builder {
     uint32_t fields;  /* every field entry seen, pads included */
     bool has_object;
     uint64_t object_at;
+    const npyg__value *top_tuple; /* a top-level (type, shape) descr */
 } builder;
 
 static NPYG__PRINTF(4, 5) int dfail(builder *b, int code, const npyg__value *at, const char *fmt, ...)
@@ -187,7 +188,7 @@ static int parse_datetime(builder *b, npyg_dtype *d, const char *meta, const cha
         if ((size_t)(q - u) == strlen(units[k].name) && !memcmp(u, units[k].name, (size_t)(q - u))) {
             d->unit = units[k].unit;
             if (d->unit == NPYG_UNIT_GENERIC && u > p)
-                return dfail(b, NPYG_EDESCR, at, "generic unit with a multiplier in '%s'", at->s);
+                return dfail(b, NPYG_EUNSUPPORTED, at, "generic unit with a multiplier in '%s'", at->s);
             return 0;
         }
     }
@@ -322,7 +323,7 @@ static int build_tuple(builder *b, const npyg__value *v, uint32_t depth, bool in
     npyg_dtype *base;
     int rc = build(b, v->child, depth + 1, true, &base);
     if (rc) return rc;
-    if (second->type == V_STR) {
+    if (second->type == V_STR || second->type == V_LIST) {
         npyg_dtype *view;
         rc = build(b, second, depth + 1, true, &view);
         if (rc) return rc;
@@ -330,16 +331,12 @@ static int build_tuple(builder *b, const npyg__value *v, uint32_t depth, bool in
             return dfail(b, NPYG_EDESCR, v, "%s", "mismatch in size of old and new data-descriptor");
         return dfail(b, NPYG_EUNSUPPORTED, v, "%s", "the (base, view) dtype form is not supported");
     }
-    if ((base->kind == NPYG_KIND_BYTES || base->kind == NPYG_KIND_STR || base->kind == NPYG_KIND_VOID) &&
-        base->itemsize == 0 && second->type == V_INT)
-        return dfail(b, NPYG_EUNSUPPORTED, v, "%s", "the (flexible type, size) form is not supported");
     rc = build_subarray(b, base, second, depth, out);
     if (rc || in_field) return rc;
-    uint64_t elems = 1;
-    for (uint32_t k = 0; (*out)->kind == NPYG_KIND_SUBARRAY && k < (*out)->sub_ndim; k++) elems *= (*out)->sub_shape[k];
-    if (elems != 1)
-        return dfail(b, NPYG_EDESCR, v, "%s", "a subarray dtype cannot be the dtype of an array");
-    return dfail(b, NPYG_EUNSUPPORTED, v, "%s", "a tuple descr at the top level is not supported");
+    /* Top level: whether numpy can use it depends on the shape, so the
+       header decides (npyg__check_top_level). */
+    b->top_tuple = v;
+    return 0;
 }
 
 /* A subarray shape: an int or a tuple of ints (numpy's field shape). */
@@ -348,6 +345,14 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
 {
     uint32_t nd;
     const npyg__value *dims;
+    bool unsized = (base->kind == NPYG_KIND_BYTES || base->kind == NPYG_KIND_STR || base->kind == NPYG_KIND_VOID) &&
+                   base->itemsize == 0;
+    if (unsized && shape->type == V_INT) /* numpy: ('S0', 5) means S5 */
+        return dfail(b, NPYG_EUNSUPPORTED, shape, "%s", "the (flexible type, size) form is not supported");
+    if (unsized)
+        return dfail(b, NPYG_EDESCR, shape, "%s", "invalid itemsize in generic type tuple");
+    if (shape->type == V_LIST)
+        return dfail(b, NPYG_EUNSUPPORTED, shape, "%s", "a subarray shape must be an int or a tuple, not a list");
     if (shape->type == V_INT) {
         if (!shape->negative && shape->u == 1) {
             /* numpy 1.x reads a plain field here, numpy 2 a (1,) subarray:
@@ -489,14 +494,21 @@ static int build(builder *b, const npyg__value *v, uint32_t depth, bool in_field
     case V_TUPLE:
         return build_tuple(b, v, depth, in_field, out);
     case V_SET:
-    case V_DICT: {
-        /* numpy iterates a set, or a dict's keys, as fields: it works
-           only when every element is a field tuple. */
-        bool fields = v->count > 0;
-        for (const npyg__value *x = v->child; x; x = v->type == V_DICT ? x->next->next : x->next)
-            if (x->type != V_TUPLE || x->count < 2 || x->count > 3) fields = false;
+    case V_DICT:
+    case V_BYTES: {
+        /* numpy iterates anything else as fields: a set, a dict's keys, the
+           ints of a bytes. It works when every element unpacks into 2 or 3
+           items (a tuple, list or 2-3 character string), or there are none. */
+        bool fields = true;
+        if (v->type == V_BYTES) fields = v->len == 0;
+        for (const npyg__value *x = v->type == V_BYTES ? NULL : v->child; x;
+             x = v->type == V_DICT ? x->next->next : x->next) {
+            bool seq = (x->type == V_TUPLE || x->type == V_LIST) && x->count >= 2 && x->count <= 3;
+            bool str = x->type == V_STR && (x->len == 2 || x->len == 3);
+            if (!seq && !str) fields = false;
+        }
         return dfail(b, fields ? NPYG_EUNSUPPORTED : NPYG_EDESCR, v, "%s",
-                     "a set or dict is not a list of fields");
+                     "a set, dict or bytes is not a list of fields");
     }
     default:
         return dfail(b, NPYG_EDESCR, v, "%s", "not a type string or a list of fields");
@@ -510,7 +522,7 @@ static void count_zero(const npyg_dtype *d, unsigned *warnings)
 
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr, const npyg_dtype **out, unsigned *warnings)
 {
-    builder b = {ctx, warnings, 0, false, 0};
+    builder b = {ctx, warnings, 0, false, 0, NULL};
     npyg_dtype *d;
     int rc = build(&b, descr, 0, false, &d);
     if (rc) return rc;

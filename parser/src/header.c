@@ -123,7 +123,19 @@ int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len)
     info->fortran_order = fortran->u != 0;
     rc = npyg__build_dtype(ctx, descr, &info->dtype, &info->warnings);
     if (rc) return rc;
-    return fill_shape(ctx, shape, info);
+    rc = fill_shape(ctx, shape, info);
+    if (rc) return rc;
+    if (descr->type == V_TUPLE) {
+        /* numpy folds a top-level subarray into the array; the reshape to
+           'shape' then works only for one element per item, or none. */
+        uint64_t elems = 1;
+        const npyg_dtype *d = info->dtype;
+        for (uint32_t k = 0; d->kind == NPYG_KIND_SUBARRAY && k < d->sub_ndim; k++) elems *= d->sub_shape[k];
+        if (elems != 1 && info->count != 0)
+            return hfail(ctx, NPYG_EDESCR, descr, "%s", "a subarray dtype does not fit the array's shape");
+        return hfail(ctx, NPYG_EUNSUPPORTED, descr, "%s", "a tuple descr at the top level is not supported");
+    }
+    return 0;
 }
 
 /* ---------------- writing back, the way numpy's writer does ---------------- */

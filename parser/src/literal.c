@@ -391,11 +391,14 @@ static int parse_number(lexer *lx, npyg__value **out)
             size_t d0 = lx->i;
             nd = scan_digits(lx, 10, false, &mag, &big);
             if (nd < 0) return syntax(lx, start, "invalid decimal literal");
-            for (size_t k = d0; k < lx->i; k++)
+            long significant = 0;
+            for (size_t k = d0; k < lx->i; k++) {
                 if (lx->s[k] != '0' && lx->s[k] != '_') all_zero = false;
-            /* CPython 3.11 refuses int literals of more than 4300 digits. */
-            if (nd > 4300) t = V_INT, big = true;
-            if (nd > 4300 && !(peek(lx, 0) == '.' || (peek(lx, 0) | 0x20) == 'e' || (peek(lx, 0) | 0x20) == 'j'))
+                if (!all_zero && lx->s[k] != '_') significant++;
+            }
+            /* CPython 3.11 refuses int literals of more than 4300 digits
+               (leading zeros not counted). */
+            if (significant > 4300 && !(peek(lx, 0) == '.' || (peek(lx, 0) | 0x20) == 'e' || (peek(lx, 0) | 0x20) == 'j'))
                 return syntax(lx, start, "integer literal longer than 4300 digits");
         }
         if (peek(lx, 0) == '.') {
@@ -435,14 +438,17 @@ static int parse_number(lexer *lx, npyg__value **out)
                 glued = false;
             } else break;
         }
-        if (j < lx->n && lx->s[j] == 'L' && !(j + 1 < lx->n && (is_ident_char(lx->s[j + 1]) || lx->s[j + 1] >= 0x80))) {
+        while (j < lx->n && lx->s[j] == 'L' && !(j + 1 < lx->n && (is_ident_char(lx->s[j + 1]) || lx->s[j + 1] >= 0x80))) {
             if (!lx->opts->allow_py2long)
                 return fail(lx, NPYG_EPY2LONG, j, "%s",
                             "Python-2 'L' suffix is not allowed in a version 3.0 header");
+            /* numpy's filter drops every 'L' name token after a number. */
             py2 = true;
             *lx->warnings |= NPYG_W_PY2LONG;
-            lx->i = j + 1;
-        } else if (glued && lx->i < lx->n && (is_ident_char(lx->s[lx->i]) || lx->s[lx->i] >= 0x80)) {
+            lx->i = ++j;
+            while (j < lx->n && (lx->s[j] == ' ' || lx->s[j] == '\t' || lx->s[j] == '\f')) j++;
+        }
+        if (!py2 && glued && lx->i < lx->n && (is_ident_char(lx->s[lx->i]) || lx->s[lx->i] >= 0x80)) {
             return syntax(lx, after, "invalid decimal literal");
         }
     }
@@ -730,8 +736,10 @@ static int parse_expr(lexer *lx, npyg__value **out, int *form)
 /* Lines before the value: blank or comment lines, no indentation. */
 static int skip_leading_lines(lexer *lx)
 {
-    /* literal_eval strips spaces and tabs at the very start. */
-    while (peek(lx, 0) == ' ' || peek(lx, 0) == '\t') lx->i++;
+    /* literal_eval strips spaces and tabs at the very start; for v1/v2,
+       numpy's token filter has already rewritten the first line's
+       indentation, form feeds included. */
+    while (peek(lx, 0) == ' ' || peek(lx, 0) == '\t' || (lx->opts->latin1 && peek(lx, 0) == '\f')) lx->i++;
     int col = 0;
     for (;;) {
         int c = peek(lx, 0);
@@ -770,7 +778,8 @@ static int check_trailing(lexer *lx)
         else if (c == '#') skip_comment(lx);
         else if (is_newline(c)) { eat_newline(lx); col = 0; }
         else if (c < 0) {
-            if (col > 0) return syntax(lx, lx->i, "unexpected indent at the end of the header");
+            /* v1/v2: the token filter drops a last line of blanks. */
+            if (col > 0 && !lx->opts->latin1) return syntax(lx, lx->i, "unexpected indent at the end of the header");
             return 0;
         } else return syntax(lx, lx->i, "unexpected text after the header value");
     }
