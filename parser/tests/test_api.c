@@ -1,0 +1,530 @@
+/*
+ * Rules of the C API, each test named for the rule it checks. Expected
+ * values come from the .npy format specification (NEP 1 and numpy's
+ * format.py) or from numpy-written bytes, never from npyguard's output.
+ */
+#include "npyguard.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int passed, failed;
+static const char *test_name;
+
+#define CHECK(cond, ...)                                       \
+    do {                                                       \
+        if (cond) passed++;                                    \
+        else {                                                 \
+            failed++;                                          \
+            fprintf(stderr, "FAIL %s:%d %s: ", __FILE__, __LINE__, test_name); \
+            fprintf(stderr, __VA_ARGS__);                      \
+            fputc('\n', stderr);                               \
+        }                                                      \
+    } while (0)
+
+#define TEST(name) static void name(void)
+#define RUN(name) (test_name = #name, name())
+
+/* A v1 file as numpy 1.24 writes np.arange(3.0): header padded with
+   spaces to a 64-byte data offset, then three little-endian doubles. */
+static size_t make_npy(unsigned char *out, int major, const char *dict, const void *payload, size_t plen)
+{
+    size_t pre = major == 1 ? 10 : 12;
+    size_t dl = strlen(dict);
+    size_t total = pre + dl + 1;
+    size_t pad = (64 - total % 64) % 64;
+    size_t hlen = dl + pad + 1;
+    memcpy(out, "\x93NUMPY", 6);
+    out[6] = (unsigned char)major;
+    out[7] = 0;
+    out[8] = (unsigned char)(hlen & 0xFF);
+    out[9] = (unsigned char)(hlen >> 8);
+    if (major != 1) { out[10] = 0; out[11] = 0; }
+    memcpy(out + pre, dict, dl);
+    memset(out + pre + dl, ' ', pad);
+    out[pre + hlen - 1] = '\n';
+    if (plen) memcpy(out + pre + hlen, payload, plen);
+    return pre + hlen + plen;
+}
+
+static const double three[3] = {0.0, 1.0, 2.0};
+#define F8_3 "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"
+
+TEST(valid_file_reports_what_the_spec_says)
+{
+    unsigned char f[256];
+    size_t n = make_npy(f, 1, F8_3, three, sizeof three);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_buffer(ctx, f, n) == 0, "%s", npyg_last_error(ctx)->message);
+    const npyg_info *in = npyg_get_info(ctx);
+    CHECK(in && in->version_major == 1 && in->version_minor == 0, "version");
+    /* numpy 1.24 writes this very header with HEADER_LEN 118, data at 128. */
+    CHECK(in && in->data_offset == 128 && in->header_len == 118, "offset %llu", in ? (unsigned long long)in->data_offset : 0);
+    CHECK(in && in->ndim == 1 && in->shape[0] == 3 && in->count == 3 && in->payload_bytes == 24, "shape");
+    CHECK(in && in->dtype->kind == NPYG_KIND_FLOAT && in->dtype->byteorder == '<' && in->dtype->itemsize == 8, "dtype");
+    CHECK(in && in->warnings == 0, "warnings %x", in ? in->warnings : 0);
+    npyg_ctx_free(ctx);
+}
+
+TEST(context_refuses_unknown_flags_and_bad_limits)
+{
+    npyg_options o = {.flags = 1};
+    CHECK(npyg_ctx_new(&o) == NULL, "unknown flag accepted");
+    npyg_limits l;
+    npyg_limits_default(&l);
+    l.max_header_bytes = 0;
+    o.flags = 0;
+    o.limits = &l;
+    CHECK(npyg_ctx_new(&o) == NULL, "zero header limit accepted");
+    CHECK(npyg_worst_case_alloc(&l) == 0, "bound of invalid limits");
+    npyg_limits_default(&l);
+    l.max_depth = NPYG_MAX_DEPTH_CAP + 1;
+    CHECK(npyg_ctx_new(&o) == NULL, "depth over the cap accepted");
+    o.profile = (npyg_profile)7;
+    o.limits = NULL;
+    CHECK(npyg_ctx_new(&o) == NULL, "unknown profile accepted");
+    npyg_ctx_free(NULL); /* NULL-safe */
+}
+
+TEST(no_result_before_a_successful_parse)
+{
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_get_info(ctx) == NULL, "info before any parse");
+    CHECK(npyg_validate_buffer(ctx, "xx", 2) == NPYG_EMAGIC, "bad magic");
+    CHECK(npyg_get_info(ctx) == NULL, "info after a failed parse");
+    CHECK(npyg_validate_buffer(NULL, "x", 1) == NPYG_EINVAL, "NULL ctx");
+    CHECK(npyg_validate_buffer(ctx, NULL, 5) == NPYG_EINVAL, "NULL buffer");
+    npyg_ctx_free(ctx);
+}
+
+TEST(error_table_is_complete_and_stable)
+{
+    /* The numbers are part of the API: these never change. */
+    CHECK(NPYG_EMAGIC == 10 && NPYG_ESYNTAX == 20 && NPYG_ESHAPE == 30 && NPYG_EOBJECT == 34 &&
+              NPYG_ETRUNC_PAYLOAD == 40 && NPYG_ELIMIT_HEADER == 50 && NPYG_ELIMIT_PAYLOAD == 55,
+          "renumbered");
+    int known = 0;
+    for (int c = 0; c < NPYG_STATUS_END_; c++) {
+        if (strcmp(npyg_error_name(c), "?") == 0) continue;
+        known++;
+        CHECK(strncmp(npyg_error_name(c), "NPYG_", 5) == 0, "name of %d", c);
+        CHECK(strcmp(npyg_strerror(c), "unknown error code") != 0, "text of %d", c);
+        CHECK(strcmp(npyg_error_class(c), "?") != 0, "class of %d", c);
+    }
+    CHECK(known >= 34, "only %d codes", known);
+    CHECK(strcmp(npyg_error_name(9999), "?") == 0, "unknown code");
+    CHECK(strcmp(npyg_version_string(), NPYG_VERSION_STRING) == 0, "version string");
+}
+
+/* ---------------- allocation: the bound and every failure point ---------------- */
+typedef struct failing {
+    long fail_at; /* the allocation number that fails; -1 never */
+    long calls;
+    size_t now, peak;
+} failing;
+
+static void *f_malloc(void *u, size_t n)
+{
+    failing *f = u;
+    if (f->calls++ == f->fail_at) return NULL;
+    f->now += n;
+    if (f->now > f->peak) f->peak = f->now;
+    return malloc(n);
+}
+
+static void f_free(void *u, void *p, size_t n)
+{
+    failing *f = u;
+    f->now -= n;
+    free(p);
+}
+
+TEST(every_allocation_failure_is_reported_cleanly)
+{
+    /* SQLite-style: fail the 1st, 2nd, ... allocation; each run must end
+       in NPYG_ENOMEM (or succeed once nothing fails) with nothing leaked. */
+    static const char dict[] =
+        "{'descr': [('a', '<i4'), ('b', [('c', '|S3', (2,)), ('d', '<f8')]), (('t', 'e'), '<U4')], "
+        "'fortran_order': False, 'shape': (2, 3), }";
+    unsigned char f[1024];
+    unsigned char payload[6 * (4 + 6 + 8 + 16)] = {0};
+    size_t n = make_npy(f, 1, dict, payload, sizeof payload);
+    long succeeded_at = -1;
+    for (long k = 0; k < 200 && succeeded_at < 0; k++) {
+        failing fa = {k, 0, 0, 0};
+        npyg_alloc al = {f_malloc, f_free, &fa};
+        npyg_options o = {.alloc = &al};
+        npyg_ctx *ctx = npyg_ctx_new(&o);
+        if (!ctx) {
+            CHECK(k == 0, "context creation failed at allocation %ld", k);
+            CHECK(fa.now == 0, "leak after failed ctx_new");
+            continue;
+        }
+        int rc = npyg_validate_buffer(ctx, f, n);
+        if (rc == 0) succeeded_at = k;
+        else CHECK(rc == NPYG_ENOMEM, "allocation %ld failing gave %s", k, npyg_error_name(rc));
+        /* A context survives a failed parse: the same file parses next time. */
+        fa.fail_at = -1;
+        CHECK(npyg_validate_buffer(ctx, f, n) == 0, "context unusable after ENOMEM");
+        npyg_ctx_free(ctx);
+        CHECK(fa.now == 0, "%zu bytes leaked when allocation %ld failed", fa.now, k);
+    }
+    CHECK(succeeded_at > 0, "never succeeded");
+}
+
+TEST(worst_case_alloc_bounds_a_pathological_header)
+{
+    /* The densest literal: one value per byte of text, at the size limit. */
+    npyg_limits l;
+    npyg_limits_default(&l);
+    size_t hl = l.max_header_bytes;
+    char *dict = malloc(hl + 1);
+    static const char head[] = "{'descr': '|u1', 'fortran_order': False, 'shape': (1,), 'x': [";
+    strcpy(dict, head);
+    size_t k = strlen(head);
+    while (k + 4 < hl - 100) { dict[k++] = '0'; dict[k++] = ','; }
+    strcpy(dict + k, "]}");
+    unsigned char *f = malloc(hl + 64);
+    size_t n = make_npy(f, 1, dict, NULL, 0);
+    failing fa = {-1, 0, 0, 0};
+    npyg_alloc al = {f_malloc, f_free, &fa};
+    npyg_options o = {.alloc = &al, .limits = &l};
+    npyg_ctx *ctx = npyg_ctx_new(&o);
+    int rc = npyg_validate_buffer(ctx, f, n);
+    /* A fifth key makes it invalid, but only after the whole literal is read. */
+    CHECK(rc == NPYG_EKEYS, "got %s", npyg_error_name(rc));
+    CHECK(fa.peak <= npyg_worst_case_alloc(&l), "peak %zu over bound %llu", fa.peak,
+          (unsigned long long)npyg_worst_case_alloc(&l));
+    npyg_ctx_free(ctx);
+    free(dict);
+    free(f);
+}
+
+TEST(max_alloc_bytes_is_a_limit_not_an_out_of_memory)
+{
+    npyg_limits l;
+    npyg_limits_default(&l);
+    l.max_alloc_bytes = 8192; /* room for the context and a little */
+    npyg_options o = {.limits = &l};
+    npyg_ctx *ctx = npyg_ctx_new(&o);
+    CHECK(ctx != NULL, "ctx");
+    char dict[4096];
+    strcpy(dict, "{'descr': [");
+    for (int k = 0; k < 150; k++) sprintf(dict + strlen(dict), "('f%d', '<i4'), ", k);
+    strcat(dict, "], 'fortran_order': False, 'shape': (), }");
+    unsigned char f[8192];
+    static unsigned char payload[600];
+    size_t n = make_npy(f, 1, dict, payload, sizeof payload);
+    CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_ELIMIT_ALLOC, "got %s", npyg_error_name(npyg_last_error(ctx)->code));
+    npyg_ctx_free(ctx);
+}
+
+/* ---------------- limits: each has its own code ---------------- */
+static int parse_with(const npyg_limits *l, const char *dict, size_t plen)
+{
+    unsigned char *f = calloc(1, 70000 + plen);
+    static unsigned char zeros[4096];
+    size_t n = make_npy(f, 2, dict, zeros, plen);
+    npyg_options o = {.limits = l};
+    npyg_ctx *ctx = npyg_ctx_new(&o);
+    int rc = npyg_validate_buffer(ctx, f, n);
+    npyg_ctx_free(ctx);
+    free(f);
+    return rc;
+}
+
+TEST(each_limit_has_its_own_error)
+{
+    npyg_limits l;
+    npyg_limits_default(&l);
+    l.max_header_bytes = 63;
+    CHECK(parse_with(&l, F8_3, 24) == NPYG_ELIMIT_HEADER, "header");
+    npyg_limits_default(&l);
+    l.max_dims = 2;
+    CHECK(parse_with(&l, "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 1, 1), }", 1) == NPYG_ELIMIT_DIMS, "dims");
+    npyg_limits_default(&l);
+    l.max_fields = 2;
+    CHECK(parse_with(&l, "{'descr': [('a','|u1'),('b','|u1'),('c','|u1')], 'fortran_order': False, 'shape': (), }", 3) ==
+              NPYG_ELIMIT_FIELDS, "fields");
+    npyg_limits_default(&l);
+    l.max_depth = 2;
+    CHECK(parse_with(&l, "{'descr': [('a', [('b', [('c', '|u1')])])], 'fortran_order': False, 'shape': (), }", 1) ==
+              NPYG_ELIMIT_DEPTH, "depth");
+    npyg_limits_default(&l);
+    l.max_payload_bytes = 23;
+    CHECK(parse_with(&l, F8_3, 24) == NPYG_ELIMIT_PAYLOAD, "payload");
+    l.max_payload_bytes = 24;
+    CHECK(parse_with(&l, F8_3, 24) == 0, "payload exactly at the limit");
+}
+
+TEST(default_header_limit_is_numpys_10000)
+{
+    /* numpy: N = 10000 passes, 10001 is refused (max_header_size). */
+    char *dict = malloc(10001);
+    for (int want = 10000; want <= 10001; want++) {
+        unsigned char *f = calloc(1, 10100);
+        size_t dl = strlen(F8_3);
+        memcpy(f, "\x93NUMPY\x01\x00", 8);
+        f[8] = (unsigned char)(want & 0xFF);
+        f[9] = (unsigned char)(want >> 8);
+        memcpy(f + 10, F8_3, dl);
+        memset(f + 10 + dl, ' ', (size_t)want - dl - 1);
+        f[10 + want - 1] = '\n';
+        memcpy(f + 10 + want, three, sizeof three);
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        int rc = npyg_validate_buffer(ctx, f, 10 + (size_t)want + sizeof three);
+        CHECK(want == 10000 ? rc == 0 : rc == NPYG_ELIMIT_HEADER, "header of %d bytes: %s", want, npyg_error_name(rc));
+        npyg_ctx_free(ctx);
+        free(f);
+    }
+    free(dict);
+}
+
+/* ---------------- inputs ---------------- */
+typedef struct stop_after {
+    size_t calls;
+} stop_after;
+
+static int stop_sink(void *user, const void *data, size_t len)
+{
+    (void)data;
+    (void)len;
+    return ++((stop_after *)user)->calls >= 1;
+}
+
+TEST(payload_sink_can_stop_validation)
+{
+    unsigned char f[256];
+    size_t n = make_npy(f, 1, F8_3, three, sizeof three);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    stop_after s = {0};
+    npyg_set_payload_sink(ctx, stop_sink, &s);
+    CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_EIO, "sink stop");
+    CHECK(s.calls == 1, "sink calls %zu", s.calls);
+    npyg_ctx_free(ctx);
+}
+
+typedef struct sum_sink {
+    size_t bytes, calls;
+} sum_sink;
+
+static int summing(void *user, const void *data, size_t len)
+{
+    sum_sink *s = user;
+    (void)data;
+    s->bytes += len;
+    s->calls++;
+    return len > 64 * 1024;
+}
+
+static long long failing_read(void *user, void *buf, size_t len)
+{
+    (void)user;
+    (void)buf;
+    (void)len;
+    return -1;
+}
+
+TEST(read_errors_are_io_errors)
+{
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_read(ctx, failing_read, NULL) == NPYG_EIO, "callback error");
+    CHECK(npyg_validate_fd(ctx, -1) == NPYG_EIO, "bad fd");
+    npyg_ctx_free(ctx);
+}
+
+TEST(devices_and_directories_are_refused)
+{
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    int fd = open("/dev/zero", O_RDONLY);
+    CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ENOTREG, "/dev/zero");
+    if (fd >= 0) close(fd);
+    fd = open("/", O_RDONLY);
+    CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ENOTREG, "directory");
+    if (fd >= 0) close(fd);
+    npyg_ctx_free(ctx);
+}
+
+TEST(payload_streams_in_bounded_chunks_from_a_pipe)
+{
+    /* 1 MiB payload through a pipe: chunks of at most 64 KiB, all bytes seen. */
+    enum { N = 1 << 17 };
+    size_t plen = (size_t)N * 8;
+    unsigned char *f = calloc(1, plen + 256);
+    size_t n = make_npy(f, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (131072,), }", NULL, 0);
+    n += plen;
+    int p[2];
+    CHECK(pipe(p) == 0, "pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        size_t off = 0;
+        while (off < n) {
+            ssize_t w = write(p[1], f + off, n - off);
+            if (w <= 0) _exit(1);
+            off += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    sum_sink s = {0, 0};
+    npyg_set_payload_sink(ctx, summing, &s);
+    int rc = npyg_validate_fd(ctx, p[0]);
+    CHECK(rc == 0, "%s", npyg_last_error(ctx)->message);
+    CHECK(s.bytes == plen && s.calls >= plen / (64 * 1024), "sink saw %zu bytes in %zu calls", s.bytes, s.calls);
+    close(p[0]);
+    npyg_ctx_free(ctx);
+    free(f);
+}
+
+TEST(fd_is_read_from_its_current_position_and_not_moved_back)
+{
+    /* numpy reads from the handle's position (test_large_file_support). */
+    char path[] = "/tmp/npyg-test-XXXXXX";
+    int fd = mkstemp(path);
+    unsigned char f[256];
+    size_t n = make_npy(f, 1, F8_3, three, sizeof three);
+    CHECK(write(fd, "JUNK", 4) == 4 && write(fd, f, n) == (ssize_t)n, "write");
+    lseek(fd, 4, SEEK_SET);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_fd(ctx, fd) == 0, "%s", npyg_last_error(ctx)->message);
+    CHECK(npyg_get_info(ctx) && npyg_get_info(ctx)->trailing_bytes == 0, "trailing");
+    npyg_ctx_free(ctx);
+    close(fd);
+    unlink(path);
+}
+
+TEST(header_only_parse_needs_no_payload)
+{
+    unsigned char f[256];
+    size_t n = make_npy(f, 1, F8_3, NULL, 0);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_parse_header(ctx, f, n) == 0, "header only");
+    CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_ETRUNC_PAYLOAD, "validate without payload");
+    npyg_ctx_free(ctx);
+}
+
+TEST(trailing_bytes_warn_by_default_and_fail_under_strict)
+{
+    unsigned char f[256];
+    size_t n = make_npy(f, 1, F8_3, three, sizeof three);
+    f[n++] = 0;
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_buffer(ctx, f, n) == 0, "default");
+    CHECK(npyg_get_info(ctx)->warnings & NPYG_W_TRAILING, "warning");
+    CHECK(npyg_get_info(ctx)->trailing_bytes == 1, "count");
+    npyg_ctx_free(ctx);
+    npyg_options o = {.profile = NPYG_PROFILE_STRICT};
+    ctx = npyg_ctx_new(&o);
+    CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_ETRAILING, "strict");
+    npyg_ctx_free(ctx);
+}
+
+TEST(strict_requires_the_writers_text)
+{
+    static const struct { const char *dict; int strict; } cases[] = {
+        {F8_3, 0},
+        {"{'descr': '<f8', 'shape': (3,), 'fortran_order': False, }", NPYG_ENONCANON},   /* key order */
+        {"{\"descr\": '<f8', 'fortran_order': False, 'shape': (3,), }", NPYG_ENONCANON},  /* quotes */
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (3,)}", NPYG_ENONCANON},     /* no ", " */
+        {"{'descr': 'f8', 'fortran_order': False, 'shape': (3,), }", NPYG_ENONCANON},    /* native order */
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (0x3,), }", NPYG_ENONCANON}, /* hex */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char f[256];
+        size_t n = make_npy(f, 1, cases[k].dict, three, sizeof three);
+        npyg_options o = {.profile = NPYG_PROFILE_STRICT};
+        npyg_ctx *ctx = npyg_ctx_new(&o);
+        CHECK(npyg_validate_buffer(ctx, f, n) == cases[k].strict, "case %zu: %s", k, npyg_last_error(ctx)->message);
+        npyg_ctx_free(ctx);
+        ctx = npyg_ctx_new(NULL);
+        CHECK(npyg_validate_buffer(ctx, f, n) == 0, "numpy profile, case %zu", k);
+        CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (cases[k].strict != 0), "warning, case %zu", k);
+        npyg_ctx_free(ctx);
+    }
+}
+
+TEST(strict_requires_64_byte_alignment_numpy_profile_warns)
+{
+    /* numpy <= 1.13 padded to 16 bytes: data at offset 80. */
+    static const char hdr[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }            \n";
+    unsigned char f[256];
+    memcpy(f, "\x93NUMPY\x01\x00", 8);
+    f[8] = (unsigned char)(sizeof hdr - 1);
+    f[9] = 0;
+    memcpy(f + 10, hdr, sizeof hdr - 1);
+    size_t off = 10 + sizeof hdr - 1;
+    CHECK(off == 80, "offset %zu", off);
+    memcpy(f + off, three, sizeof three);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_buffer(ctx, f, off + sizeof three) == 0, "numpy profile");
+    CHECK(npyg_get_info(ctx)->warnings & NPYG_W_LEGACY_ALIGN, "legacy warning");
+    npyg_ctx_free(ctx);
+    npyg_options o = {.profile = NPYG_PROFILE_STRICT};
+    ctx = npyg_ctx_new(&o);
+    CHECK(npyg_validate_buffer(ctx, f, off + sizeof three) == NPYG_EALIGN, "strict");
+    npyg_ctx_free(ctx);
+}
+
+TEST(error_offsets_point_into_the_header)
+{
+    /* The fault is the key 'shap' at byte 10 + its position in the text. */
+    static const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shap': (3,), }";
+    unsigned char f[256];
+    size_t n = make_npy(f, 1, dict, three, sizeof three);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_EKEYS, "keys");
+    CHECK(npyg_last_error(ctx)->offset == 10 + (uint64_t)(strstr(dict, "'shap'") - dict), "offset %llu",
+          (unsigned long long)npyg_last_error(ctx)->offset);
+    npyg_ctx_free(ctx);
+}
+
+TEST(format_descr_reports_the_length_like_snprintf)
+{
+    static const char dict[] = "{'descr': [('a', '<i4'), ('b', '|S3', (2,))], 'fortran_order': False, 'shape': (), }";
+    unsigned char f[256];
+    static unsigned char payload[10];
+    size_t n = make_npy(f, 1, dict, payload, sizeof payload);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    CHECK(npyg_validate_buffer(ctx, f, n) == 0, "%s", npyg_last_error(ctx)->message);
+    const char *want = "[('a', '<i4'), ('b', '|S3', (2,))]"; /* numpy's dtype.descr repr */
+    char small[8];
+    size_t need = npyg_format_descr(npyg_get_info(ctx)->dtype, small, sizeof small);
+    CHECK(need == strlen(want) && strlen(small) == sizeof small - 1, "need %zu", need);
+    char full[64];
+    npyg_format_descr(npyg_get_info(ctx)->dtype, full, sizeof full);
+    CHECK(strcmp(full, want) == 0, "%s", full);
+    npyg_ctx_free(ctx);
+}
+
+int main(void)
+{
+    RUN(valid_file_reports_what_the_spec_says);
+    RUN(context_refuses_unknown_flags_and_bad_limits);
+    RUN(no_result_before_a_successful_parse);
+    RUN(error_table_is_complete_and_stable);
+    RUN(every_allocation_failure_is_reported_cleanly);
+    RUN(worst_case_alloc_bounds_a_pathological_header);
+    RUN(max_alloc_bytes_is_a_limit_not_an_out_of_memory);
+    RUN(each_limit_has_its_own_error);
+    RUN(default_header_limit_is_numpys_10000);
+    RUN(payload_sink_can_stop_validation);
+    RUN(read_errors_are_io_errors);
+    RUN(devices_and_directories_are_refused);
+    RUN(payload_streams_in_bounded_chunks_from_a_pipe);
+    RUN(fd_is_read_from_its_current_position_and_not_moved_back);
+    RUN(header_only_parse_needs_no_payload);
+    RUN(trailing_bytes_warn_by_default_and_fail_under_strict);
+    RUN(strict_requires_the_writers_text);
+    RUN(strict_requires_64_byte_alignment_numpy_profile_warns);
+    RUN(error_offsets_point_into_the_header);
+    RUN(format_descr_reports_the_length_like_snprintf);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

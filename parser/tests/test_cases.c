@@ -1,0 +1,217 @@
+/*
+ * numpy's reader rules, case by case: parser/tests/data/numpy_cases.tsv
+ * holds crafted .npy files and what numpy 1.24's np.load did with each
+ * (gen/gen_cases.py measured it). npyguard, in the numpy profile, must give
+ * the same verdict and, for accepted files, the same dtype, shape, order,
+ * count and offsets — except the deliberate divergences listed in
+ * divergences.tsv (explained in parser/DIVERGENCES.md).
+ *
+ * Each case also goes through the callback input in small random chunks,
+ * which must agree with the buffer input.
+ * Usage: test_cases CASES_TSV DIVERGENCES_TSV
+ */
+#include "npyguard.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rule_count {
+    char rule[32];
+    int passed, failed;
+} rule_count;
+
+static rule_count rules[64];
+static int nrules;
+static int passed, failed;
+
+static rule_count *rule_of(const char *name)
+{
+    char r[32];
+    size_t n = strcspn(name, "/");
+    if (n >= sizeof r) n = sizeof r - 1;
+    memcpy(r, name, n);
+    r[n] = '\0';
+    for (int k = 0; k < nrules; k++)
+        if (!strcmp(rules[k].rule, r)) return &rules[k];
+    if (nrules == 64) return &rules[63];
+    strcpy(rules[nrules].rule, r);
+    return &rules[nrules++];
+}
+
+static void result(const char *name, bool ok, const char *fmt, const char *a, const char *b)
+    __attribute__((format(printf, 3, 0)));
+static void result(const char *name, bool ok, const char *fmt, const char *a, const char *b)
+{
+    rule_count *rc = rule_of(name);
+    if (ok) { passed++; rc->passed++; return; }
+    failed++;
+    rc->failed++;
+    fprintf(stderr, "FAIL %s: ", name);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    fprintf(stderr, fmt, a, b);
+#pragma GCC diagnostic pop
+    fputc('\n', stderr);
+}
+
+/* ---------------- divergences ---------------- */
+typedef struct divergence {
+    char name[200];
+    int code;
+} divergence;
+
+static divergence divs[512];
+static int ndivs;
+
+static int code_of(const char *name)
+{
+    for (int c = 0; c < NPYG_STATUS_END_; c++)
+        if (strcmp(npyg_error_name(c), name) == 0) return c;
+    return -1;
+}
+
+static const divergence *find_div(const char *name)
+{
+    for (int k = 0; k < ndivs; k++)
+        if (!strcmp(divs[k].name, name)) return &divs[k];
+    return NULL;
+}
+
+static int load_divs(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) { perror(path); return -1; }
+    char line[1024];
+    while (fgets(line, sizeof line, f) && ndivs < 512) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char *t1 = strchr(line, '\t');
+        if (!t1) continue;
+        *t1 = '\0';
+        char *code = t1 + 1;
+        code[strcspn(code, "\t\n")] = '\0';
+        if (strlen(line) >= sizeof divs[ndivs].name) continue;
+        memcpy(divs[ndivs].name, line, strlen(line) + 1);
+        divs[ndivs].code = code_of(code);
+        if (divs[ndivs].code < 0) { fprintf(stderr, "%s: unknown code %s\n", path, code); fclose(f); return -1; }
+        ndivs++;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* ---------------- one case ---------------- */
+typedef struct chunked {
+    const unsigned char *p;
+    size_t len, pos;
+    unsigned seed;
+} chunked;
+
+static long long chunked_read(void *user, void *buf, size_t n)
+{
+    chunked *c = user;
+    c->seed = c->seed * 1103515245u + 12345u;
+    size_t k = 1 + (c->seed >> 16) % 13;
+    if (k > n) k = n;
+    if (k > c->len - c->pos) k = c->len - c->pos;
+    memcpy(buf, c->p + c->pos, k);
+    c->pos += k;
+    return (long long)k;
+}
+
+static int unhex(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static void check_case(npyg_ctx *ctx, char **col)
+{
+    const char *name = col[0];
+    size_t hexlen = strlen(col[2]);
+    unsigned char *file = malloc(hexlen / 2 + 1);
+    for (size_t k = 0; k < hexlen / 2; k++)
+        file[k] = (unsigned char)(unhex(col[2][2 * k]) << 4 | unhex(col[2][2 * k + 1]));
+    size_t len = hexlen / 2;
+    bool numpy_accepts = strcmp(col[3], "accept") == 0;
+    const divergence *d = find_div(name);
+    int want = d ? d->code : numpy_accepts ? 0 : -1; /* -1: any refusal */
+
+    int rc = npyg_validate_buffer(ctx, file, len);
+    char got[256];
+    snprintf(got, sizeof got, "%s (%s)", npyg_error_name(rc), rc ? npyg_last_error(ctx)->message : "");
+    if (want < 0) result(name, rc != 0, "numpy refuses (%s), npyguard accepted%s", col[4], "");
+    else result(name, rc == want, "npyguard %s, expected %s", got, npyg_error_name(want));
+
+    if (rc == 0 && want == 0 && numpy_accepts) {
+        const npyg_info *in = npyg_get_info(ctx);
+        char buf[512], shape[256] = "";
+        for (uint32_t k = 0; k < in->ndim; k++)
+            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%llu", k ? "," : "",
+                     (unsigned long long)in->shape[k]);
+        result(name, !strcmp(shape, col[6]), "shape %s, numpy %s", shape, col[6]);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)in->dtype->itemsize);
+        result(name, !strcmp(buf, col[5]), "itemsize %s, numpy %s", buf, col[5]);
+        result(name, !strcmp(in->fortran_order ? "1" : "0", col[7]), "fortran %s, numpy %s",
+               in->fortran_order ? "1" : "0", col[7]);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)in->count);
+        result(name, !strcmp(buf, col[8]), "count %s, numpy %s", buf, col[8]);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)in->payload_bytes);
+        result(name, !strcmp(buf, col[9]), "payload_bytes %s, numpy %s", buf, col[9]);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)in->data_offset);
+        result(name, !strcmp(buf, col[10]), "data_offset %s, numpy %s", buf, col[10]);
+        /* A descr that meant native order comes back resolved to '<'; the
+           table writes non-ASCII names as ascii() escapes. */
+        if (!(in->warnings & NPYG_W_NATIVE_ORDER) && !strchr(col[11], '\\')) {
+            char *descr = malloc(65536);
+            npyg_format_descr(in->dtype, descr, 65536);
+            result(name, !strcmp(descr, col[11]), "descr %s, numpy %s", descr, col[11]);
+            free(descr);
+        }
+    }
+
+    chunked ch = {file, len, 0, 11};
+    int rc2 = npyg_validate_read(ctx, chunked_read, &ch);
+    result(name, rc2 == rc, "callback input gives %s, buffer %s", npyg_error_name(rc2), npyg_error_name(rc));
+    free(file);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cases CASES_TSV DIVERGENCES_TSV\n");
+        return 2;
+    }
+    if (load_divs(argv[2])) return 2;
+    FILE *f = fopen(argv[1], "r");
+    if (!f) { perror(argv[1]); return 2; }
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int ncases = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (line[0] == '#') continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *col[16] = {0};
+        int nc = 0;
+        for (char *p = line; nc < 16;) {
+            col[nc++] = p;
+            char *t = strchr(p, '\t');
+            if (!t) break;
+            *t = '\0';
+            p = t + 1;
+        }
+        if (nc < 12) { fprintf(stderr, "bad line: %.60s\n", line); failed++; continue; }
+        check_case(ctx, col);
+        ncases++;
+    }
+    free(line);
+    fclose(f);
+    npyg_ctx_free(ctx);
+    for (int k = 0; k < nrules; k++)
+        printf("%-16s %4d passed, %d failed\n", rules[k].rule, rules[k].passed, rules[k].failed);
+    printf("cases: %d (%d listed divergences)\n", ncases, ndivs);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
