@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""npyvalidate's behaviour as a command: exit status, output formats, input
+kinds, ordering, and that inputs are never written. Expected header fields
+and payload hashes come from corpus/manifest.json (measured with numpy).
+
+Usage: test_cli.py NPYVALIDATE CORPUS_DIR
+"""
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+NPYV, CORPUS = sys.argv[1], sys.argv[2]
+MANIFEST = json.load(open(os.path.join(CORPUS, "manifest.json")))["files"]
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL", what, file=sys.stderr)
+
+
+def run(*args, stdin=None, timeout=60):
+    return subprocess.run([NPYV, *args], input=stdin, capture_output=True, timeout=timeout)
+
+
+def path(name):
+    return os.path.join(CORPUS, name)
+
+
+def group(g):
+    return sorted(n for n, e in MANIFEST.items() if e["group"] == g)
+
+
+def expect_ok(name):
+    e = MANIFEST[name]
+    return e["group"] == "valid" and "npyguard_error" not in e
+
+
+valid = [n for n in group("valid") if expect_ok(n)]
+invalid = group("invalid")
+
+
+def test_exit_status():
+    r = run(*[path(n) for n in valid[:20]])
+    check(r.returncode == 0, "exit 0 when every file is valid: %d %s" % (r.returncode, r.stderr))
+    r = run(path(valid[0]), path(invalid[0]))
+    check(r.returncode == 1, "exit 1 when a file is invalid: %d" % r.returncode)
+    r = run(path(valid[0]), "/nonexistent/file.npy")
+    check(r.returncode == 2, "exit 2 on a missing file: %d" % r.returncode)
+    r = run("--no-such-option", path(valid[0]))
+    check(r.returncode == 2, "exit 2 on a bad option: %d" % r.returncode)
+    r = run()
+    check(r.returncode == 2, "exit 2 without paths")
+    r = run(CORPUS)
+    check(r.returncode == 2 and b"-r" in r.stdout, "a directory without -r is an error")
+    r = run("--max-dims", "x", path(valid[0]))
+    check(r.returncode == 2, "exit 2 on a bad limit value")
+
+
+def test_human_output():
+    name = "valid/f8-le-1d-C-v1.npy"
+    e = MANIFEST[name]
+    r = run(path(name))
+    want = "%s: ok <f8 shape=(%d,) order=C v1.0\n" % (path(name), e["shape"][0])
+    check(r.stdout.decode() == want, "human ok line: %r, want %r" % (r.stdout, want))
+    bad = next(n for n in invalid if MANIFEST[n]["npyguard_error"] == "NPYG_EKEYS")
+    r = run(path(bad))
+    line = r.stdout.decode()
+    head, _, rest = line.partition(": ")
+    check(head.startswith(path(bad) + ":") and head[len(path(bad)) + 1:].isdigit(),
+          "error line is path:offset: %r" % line)
+    check(rest.startswith("header: "), "error class after the offset: %r" % line)
+
+
+def test_json_matches_manifest():
+    names = valid
+    r = run("--json", "--hash", *[path(n) for n in names])
+    lines = r.stdout.decode().splitlines()
+    check(len(lines) == len(names), "one JSON line per file (%d for %d)" % (len(lines), len(names)))
+    for n, line in zip(names, lines):
+        o = json.loads(line)
+        e = MANIFEST[n]
+        check(o["path"] == path(n), "JSON in input order: %s" % n)
+        check(o["ok"] is True, "JSON ok for %s" % n)
+        check([int(x) for x in o["shape"]] == [int(x) for x in e["shape"]], "shape of %s" % n)
+        check(o["fortran_order"] == e["fortran_order"], "fortran_order of %s" % n)
+        check(o["header_len"] == e["header_len"] and o["data_offset"] == e["data_offset"], "offsets of %s" % n)
+        check(o["version"] == "%d.%d" % tuple(e["version"]), "version of %s" % n)
+        check(o.get("payload_sha256") == e["payload_sha256"], "--hash of %s" % n)
+        if not e.get("platform_dependent"):
+            check(o["descr_repr"] == e["descr_repr"], "descr_repr of %s: %s" % (n, o["descr_repr"]))
+    bad = invalid[0]
+    o = json.loads(run("--json", path(bad)).stdout)
+    check(o["ok"] is False and o["error"]["name"] == MANIFEST[bad]["npyguard_error"], "JSON error of %s" % bad)
+    check(isinstance(o["error"]["offset"], int) and o["error"]["code"] > 0, "JSON error fields")
+
+
+def test_unsafe_is_refused():
+    for n in group("unsafe"):
+        o = json.loads(run("--json", path(n)).stdout)
+        check(not o["ok"] and o["error"]["name"] == "NPYG_EOBJECT" and o["error"]["class"] == "unsafe",
+              "object array refused: %s" % n)
+
+
+def test_parallel_output_keeps_input_order():
+    names = [path(n) for n in sorted(MANIFEST)]
+    one = run("-j", "1", "--json", *names).stdout
+    two = run("-j", "2", "--json", *names).stdout
+    check(one == two, "-j 2 output identical to -j 1")
+    paths = [json.loads(l)["path"] for l in two.decode().splitlines()]
+    check(paths == names, "output in input order")
+
+
+def test_recursive_and_files_from():
+    r = run("-r", "--json", os.path.join(CORPUS, "valid"))
+    got = sorted(json.loads(l)["path"] for l in r.stdout.decode().splitlines())
+    want = sorted(path(n) for n in group("valid"))
+    check(got == want, "-r finds every *.npy (%d of %d)" % (len(got), len(want)))
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(path(n) for n in valid[:5]) + "\n")
+    r = run("--files-from", f.name, "--json")
+    os.unlink(f.name)
+    check(len(r.stdout.decode().splitlines()) == 5 and r.returncode == 0, "--files-from")
+
+
+def test_stdin_pipe_and_hash():
+    name = "valid/f8-le-1d-C-v1.npy"
+    data = open(path(name), "rb").read()
+    o = json.loads(run("--json", "--hash", "-", stdin=data).stdout)
+    check(o["ok"] and o["payload_sha256"] == MANIFEST[name]["payload_sha256"], "stdin with --hash")
+
+
+def test_refuses_fifo_and_devices_without_hanging():
+    d = tempfile.mkdtemp()
+    fifo = os.path.join(d, "fifo.npy")
+    os.mkfifo(fifo)
+    try:
+        r = run(fifo, timeout=10)
+        check(r.returncode == 2, "a FIFO is refused, not waited on: %d" % r.returncode)
+    except subprocess.TimeoutExpired:
+        check(False, "npyvalidate hung on a FIFO")
+    finally:
+        os.unlink(fifo)
+        os.rmdir(d)
+    r = run("/dev/zero", timeout=10)
+    check(r.returncode == 2, "a device is refused")
+
+
+def test_strict_and_limits():
+    trailing = next(n for n, e in MANIFEST.items() if e["group"] == "compat" and e.get("trailing_bytes", 0) > 0
+                    and "npyguard_error" not in e and e["numpy"]["verdict"] == "accept")
+    check(run(path(trailing)).returncode == 0, "trailing bytes accepted by default")
+    r = run("--strict", path(trailing))
+    check(r.returncode == 1 and b"strict" in r.stdout, "trailing bytes refused by --strict")
+    r = run("--strict", *[path(n) for n in valid[:50]])
+    check(r.returncode == 0, "--strict accepts numpy-written files")
+    name = "valid/f8-le-1d-C-v1.npy"
+    r = run("--json", "--max-header-bytes", "64", path(name))
+    o = json.loads(r.stdout)
+    check(r.returncode == 1 and o["error"]["name"] == "NPYG_ELIMIT_HEADER", "--max-header-bytes")
+    r = run("--json", "--max-payload=8", path(name))
+    check(json.loads(r.stdout)["error"]["name"] == "NPYG_ELIMIT_PAYLOAD", "--max-payload")
+
+
+def test_quiet_prints_only_problems():
+    r = run("-q", path(valid[0]), path(invalid[0]))
+    out = r.stdout.decode()
+    check(path(valid[0]) not in out and path(invalid[0]) in out, "-q output: %r" % out)
+
+
+def test_inputs_are_never_written():
+    names = sorted(MANIFEST)
+    before = {n: (os.stat(path(n)).st_mtime_ns, hashlib.sha256(open(path(n), "rb").read()).hexdigest())
+              for n in names}
+    run("--hash", "--strict", *[path(n) for n in names])
+    after = {n: (os.stat(path(n)).st_mtime_ns, hashlib.sha256(open(path(n), "rb").read()).hexdigest())
+             for n in names}
+    check(before == after, "no input modified")
+
+
+def test_help_and_version():
+    r = run("--help")
+    check(r.returncode == 0 and b"usage: npyvalidate" in r.stdout, "--help")
+    r = run("--version")
+    check(r.returncode == 0 and r.stdout.startswith(b"npyvalidate "), "--version")
+
+
+for t in [v for k, v in sorted(globals().items()) if k.startswith("test_")]:
+    t()
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
