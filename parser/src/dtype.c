@@ -320,11 +320,11 @@ static int build_tuple(builder *b, const npyg__value *v, uint32_t depth, bool in
         return dfail(b, !in_field && v->count > 2 ? NPYG_EUNSUPPORTED : NPYG_EDESCR, v, "%s",
                      "a subarray type must be (type, shape)");
     const npyg__value *second = v->child->next;
-    npyg_dtype *base;
+    npyg_dtype *base = NULL;
     int rc = build(b, v->child, depth + 1, true, &base);
     if (rc) return rc;
     if (second->type == V_STR || second->type == V_LIST) {
-        npyg_dtype *view;
+        npyg_dtype *view = NULL;
         rc = build(b, second, depth + 1, true, &view);
         if (rc) return rc;
         if (view->itemsize != base->itemsize)
@@ -443,7 +443,7 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         }
         if (nv->type != V_STR || (title && title->type != V_STR))
             return dfail(b, NPYG_EDESCR, nv, "%s", "field names must be strings");
-        npyg_dtype *t;
+        npyg_dtype *t = NULL;
         int rc = build(b, tv, depth + 1, true, &t);
         if (rc) return rc;
         if (sv) {
@@ -523,7 +523,7 @@ static void count_zero(const npyg_dtype *d, unsigned *warnings)
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr, const npyg_dtype **out, unsigned *warnings)
 {
     builder b = {ctx, warnings, 0, false, 0, NULL};
-    npyg_dtype *d;
+    npyg_dtype *d = NULL;
     int rc = build(&b, descr, 0, false, &d);
     if (rc) return rc;
     if (b.has_object)

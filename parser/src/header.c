@@ -107,7 +107,7 @@ int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len)
             if (u[k] >= 0x80) { info->warnings |= NPYG_W_LATIN1; break; }
 
     npyg__lit_opts opts = {.allow_py2long = !v3, .latin1 = !v3};
-    npyg__value *top;
+    npyg__value *top = NULL;
     int rc = npyg__parse_literal(ctx, text, len, &opts, &top, &info->warnings);
     if (rc) return rc;
     if (top->type != V_DICT) return hfail(ctx, NPYG_ENOTDICT, top, "%s", "not a dict");
@@ -307,7 +307,10 @@ bool npyg__header_is_canonical(npyg_ctx *ctx, const char *text, size_t len)
     const npyg_info *info = &ctx->info;
     /* The dict part can be no longer than the header itself. */
     char *buf = npyg__arena_alloc(&ctx->arena, len + 1);
-    if (!buf) return false;
+    if (!buf) {
+        npyg__nomem(ctx, ctx->base);
+        return false;
+    }
     sbuf b = {buf, len + 1, 0};
     puts_(&b, "{'descr': ");
     put_descr(&b, info->dtype);

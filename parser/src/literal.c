@@ -530,8 +530,8 @@ static int parse_items(lexer *lx, npyg__value *list, npyg__value *tail, int clos
 {
     bool done = false;
     while (!done) {
-        npyg__value *item;
-        int form;
+        npyg__value *item = NULL;
+        int form = 0;
         int rc = parse_expr(lx, &item, &form);
         if (rc) return rc;
         append(list, &tail, item);
@@ -552,7 +552,7 @@ static int parse_paren(lexer *lx, npyg__value **out, int *form)
         *out = t;
         return close_bracket(lx);
     }
-    npyg__value *first;
+    npyg__value *first = NULL;
     rc = parse_expr(lx, &first, form);
     if (rc) return rc;
     rc = skip_blank(lx);
@@ -582,8 +582,8 @@ static int parse_brace(lexer *lx, npyg__value **out)
     if (peek(lx, 0) == '}') return close_bracket(lx);
     if (peek(lx, 0) == '*')
         return fail(lx, NPYG_ENOTLITERAL, lx->i, "%s", "unpacking is not a literal");
-    npyg__value *tail = NULL, *key;
-    int form;
+    npyg__value *tail = NULL, *key = NULL;
+    int form = 0;
     rc = parse_expr(lx, &key, &form);
     if (rc) return rc;
     rc = skip_blank(lx);
@@ -602,7 +602,7 @@ static int parse_brace(lexer *lx, npyg__value **out)
         lx->i++;
         rc = skip_blank(lx);
         if (rc) return rc;
-        npyg__value *val;
+        npyg__value *val = NULL;
         rc = parse_expr(lx, &val, &form);
         if (rc) return rc;
         if (tail) tail->next = key;
@@ -690,13 +690,13 @@ static int parse_expr(lexer *lx, npyg__value **out, int *form)
 {
     size_t start = lx->i;
     int c = peek(lx, 0);
-    npyg__value *v;
+    npyg__value *v = NULL;
     int rc;
     if (c == '+' || c == '-') {
         lx->i++;
         rc = skip_blank(lx);
         if (rc) return rc;
-        int f;
+        int f = 0;
         rc = parse_atom(lx, &v, &f);
         if (rc) return rc;
         if (!is_number(v) || f != FORM_CONST)
@@ -716,8 +716,8 @@ static int parse_expr(lexer *lx, npyg__value **out, int *form)
         lx->i++;
         rc = skip_blank(lx);
         if (rc) return rc;
-        npyg__value *im;
-        int f;
+        npyg__value *im = NULL;
+        int f = 0;
         rc = parse_atom(lx, &im, &f);
         if (rc) return rc;
         if (im->type != V_COMPLEX || f != FORM_CONST)
@@ -792,8 +792,8 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
     lexer lx = {ctx, (const unsigned char *)text, len, 0, 0, opts, warnings};
     int rc = skip_leading_lines(&lx);
     if (rc) return rc;
-    npyg__value *v;
-    int form;
+    npyg__value *v = NULL;
+    int form = 0;
     size_t start = lx.i;
     rc = parse_expr(&lx, &v, &form);
     if (rc) return rc;
@@ -808,7 +808,7 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
             if (rc) return rc;
             int c = peek(&lx, 0);
             if (c < 0 || is_newline(c) || c == '#') break;
-            npyg__value *item;
+            npyg__value *item = NULL;
             rc = parse_expr(&lx, &item, &form);
             if (rc) return rc;
             append(t, &tail, item);

@@ -129,8 +129,8 @@ static int finish_header(npyg_ctx *ctx, const char *text, uint32_t hlen, unsigne
 
 static int parse_from_buffer(npyg_ctx *ctx, source *s)
 {
-    uint32_t hlen;
-    unsigned lensize;
+    uint32_t hlen = 0;
+    unsigned lensize = 0;
     int rc = read_preamble(ctx, s, &hlen, &lensize);
     if (rc) return rc;
     uint64_t avail = s->len - s->pos;
@@ -145,8 +145,8 @@ static int parse_from_buffer(npyg_ctx *ctx, source *s)
 
 static int parse_from_stream(npyg_ctx *ctx, source *s)
 {
-    uint32_t hlen;
-    unsigned lensize;
+    uint32_t hlen = 0;
+    unsigned lensize = 0;
     int rc = read_preamble(ctx, s, &hlen, &lensize);
     if (rc) return rc;
     if (s->size_known && hlen > s->size - s->pos)
