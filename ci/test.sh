@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole suite: install what is missing, then build and test twice
+# (release with gcc; debug with clang under ASan and UBSan), check the
+# committed corpus against numpy, and run the fuzz smoke when the fuzzers
+# are available. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/install-deps.sh
+jobs=$(nproc)
+
+echo "== release build (gcc), ctest"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+ctest --preset release -j "$jobs"
+
+echo "== ASan + UBSan build (clang), ctest"
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan -j "$jobs"
+
+echo "== corpus: regenerate with numpy and compare, then re-read with numpy"
+bash gen/check_regen.sh
+/usr/bin/python3 gen/verify_manifest.py
+
+if [ -x ci/fuzz-smoke.sh ]; then
+  echo "== fuzz smoke"
+  FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash ci/fuzz-smoke.sh
+fi
+echo "== all tests passed"
