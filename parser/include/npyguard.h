@@ -304,6 +304,137 @@ NPYG_API const npyg_info *npyg_get_info(const npyg_ctx *ctx);
    without the NUL, like snprintf; writes at most size bytes. */
 NPYG_API size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size);
 
+/* ------------------------------------------------------------------ */
+/* .npz archives                                                       */
+/*                                                                     */
+/* A zip container read strictly and within bounds: the end record     */
+/* (zip64 included), the central directory and every local header are  */
+/* read and cross-checked when the archive is opened; a member is       */
+/* inflated in bounded chunks, its CRC-32 and sizes verified, and its   */
+/* bytes validated as .npy by the same parser, profile and limits.      */
+/*                                                                     */
+/*     npyg_zip *z;                                                    */
+/*     int rc = npyg_zip_open_fd(ctx, fd, NULL, &z);   // default limits */
+/*     for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {         */
+/*         const npyg_zip_entry *e = npyg_zip_member(z, i);            */
+/*         int mrc = npyg_zip_validate_member(z, i);                   */
+/*         ...  npyg_get_info(ctx) describes member i's array          */
+/*     }                                                               */
+/*     npyg_zip_close(z);                                              */
+/*                                                                     */
+/* Error offsets: for codes 60-89 (class "zip", and the zip limits) the */
+/* offset is in the archive; for every other code it is in the          */
+/* member's decompressed bytes, as for a .npy file.                     */
+/* ------------------------------------------------------------------ */
+enum npyg_zip_status {
+    NPYG_EZIP_NOTZIP = 60,      /* does not start with PK\3\4 or PK\5\6 */
+    NPYG_EZIP_EOCD = 61,        /* no valid end-of-central-directory record at the end */
+    NPYG_EZIP_ZIP64 = 62,       /* bad zip64 end record, locator or extra field */
+    NPYG_EZIP_MULTIDISK = 63,   /* spans several disks */
+    NPYG_EZIP_CDIR = 64,        /* central directory malformed or not where it says */
+    NPYG_EZIP_LOCAL = 65,       /* local header missing, malformed or disagrees with the directory */
+    NPYG_EZIP_BOUNDS = 66,      /* an entry runs past the archive or into the directory */
+    NPYG_EZIP_OVERLAP = 67,     /* two entries share bytes */
+    NPYG_EZIP_GAP = 68,         /* bytes that belong to no entry */
+    NPYG_EZIP_DUPNAME = 69,     /* two members with one name (or one key once '.npy' is dropped) */
+    NPYG_EZIP_NAME = 70,        /* absolute, '..', backslash, NUL, empty or undecodable name */
+    NPYG_EZIP_ENCRYPTED = 71,   /* encrypted member */
+    NPYG_EZIP_METHOD = 72,      /* compression other than stored (0) and deflate (8) */
+    NPYG_EZIP_FLAGS = 73,       /* general-purpose flag bits npyguard does not handle */
+    NPYG_EZIP_DESCRIPTOR = 74,  /* data descriptor missing or disagrees with the directory */
+    NPYG_EZIP_INFLATE = 75,     /* corrupt or truncated deflate stream */
+    NPYG_EZIP_SIZE = 76,        /* member data longer or shorter than declared */
+    NPYG_EZIP_CRC = 77,         /* CRC-32 of the member does not match */
+    NPYG_EZIP_NOTNPY = 78,      /* member is not .npy (strict; a warning otherwise) */
+    NPYG_EZIP_COMMENT = 79,     /* archive comment (strict) */
+
+    /* npyg_zip_limits; each has its own code */
+    NPYG_ELIMIT_MEMBERS = 85,
+    NPYG_ELIMIT_NAME = 86,
+    NPYG_ELIMIT_UNCOMPRESSED = 87,
+    NPYG_ELIMIT_RATIO = 88
+};
+
+/* Member warnings, in npyg_zip_entry.warnings after validation. */
+enum npyg_zip_warning {
+    NPYG_ZW_NOT_NPY_NAME = 1u << 0, /* name does not end in .npy */
+    NPYG_ZW_NOT_NPY = 1u << 1,      /* no NPY magic: numpy returns the raw bytes */
+    NPYG_ZW_NON_ASCII_NAME = 1u << 2 /* non-ASCII name without the UTF-8 flag (cp437) */
+};
+
+NPYG_API const char *npyg_zip_warning_string(unsigned bit);
+
+/* Kept apart from npyg_limits so that struct keeps its layout. */
+typedef struct npyg_zip_limits {
+    uint32_t max_members;            /* entries in the central directory */
+    uint32_t max_name_bytes;         /* bytes of one member name */
+    uint64_t max_total_uncompressed; /* sum of the members' uncompressed sizes */
+    uint64_t max_ratio;              /* uncompressed / compressed, per member... */
+    uint64_t ratio_grace_bytes;      /* ...once its output exceeds this */
+} npyg_zip_limits;
+
+#define NPYG_DEFAULT_MAX_MEMBERS 4096u
+#define NPYG_DEFAULT_MAX_NAME_BYTES 512u
+#define NPYG_DEFAULT_MAX_TOTAL_UNCOMPRESSED (UINT64_C(16) << 30) /* 16 GiB */
+#define NPYG_DEFAULT_MAX_RATIO 100u
+#define NPYG_DEFAULT_RATIO_GRACE_BYTES (UINT64_C(1) << 20)      /* 1 MiB */
+/* Caps: npyg_zip_open refuses limits above them (EINVAL). */
+#define NPYG_MAX_MEMBERS_CAP 1000000u
+#define NPYG_MAX_NAME_BYTES_CAP 65535u
+
+NPYG_API void npyg_zip_limits_default(npyg_zip_limits *limits);
+
+/* Everything a context allocates at once while it reads an archive
+   under these limits (NULL zip limits: the defaults): the .npy parse,
+   the directory table, the buffers and zlib's state. Never more than
+   limits->max_alloc_bytes, which every allocation is charged against.
+   Returns 0 for invalid limits. */
+NPYG_API uint64_t npyg_zip_worst_case_alloc(const npyg_limits *limits,
+                                            const npyg_zip_limits *zip_limits);
+
+/* 1 when buf starts like a zip (PK\3\4 or PK\5\6), as numpy's np.load
+   decides; 0 otherwise (len < 4 included). */
+NPYG_API int npyg_is_zip(const void *buf, size_t len);
+
+typedef struct npyg_zip npyg_zip;
+
+typedef struct npyg_zip_entry {
+    const char *name;           /* as stored, NUL-terminated (no NUL inside) */
+    size_t name_len;
+    unsigned method;            /* 0 stored, 8 deflate */
+    unsigned flags;             /* general-purpose bits */
+    uint32_t crc32;
+    uint64_t compressed_size;
+    uint64_t uncompressed_size;
+    uint64_t header_offset;     /* local header, from the start of the archive */
+    uint64_t data_offset;       /* first byte of the (compressed) data */
+    uint64_t end_offset;        /* one past the data (and data descriptor) */
+    unsigned warnings;          /* NPYG_ZW_*; complete after validation */
+} npyg_zip_entry;
+
+/* Open an archive: from a descriptor (random access with pread from its
+   current position to the end of the regular file; never written, moved or
+   closed) or from a buffer that must outlive the handle. The context holds
+   the errors, the allocator and the limits; it must outlive the handle and
+   serve one archive at a time. zip_limits NULL: the defaults. On failure
+   *out is NULL and nothing stays allocated. */
+NPYG_API int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zip_limits,
+                              npyg_zip **out);
+NPYG_API int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len,
+                                  const npyg_zip_limits *zip_limits, npyg_zip **out);
+
+/* Members in central-directory order. NULL when i is out of range. */
+NPYG_API size_t npyg_zip_count(const npyg_zip *z);
+NPYG_API const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i);
+
+/* Inflates member i, checks its sizes and CRC-32 and validates it as .npy
+   (payload to the context's sink). 0: npyg_get_info(ctx) describes the
+   array, or is NULL for a member that is not .npy (numpy profile only; see
+   its warnings). Any member may be validated, in any order, again. */
+NPYG_API int npyg_zip_validate_member(npyg_zip *z, size_t i);
+
+NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
+
 #ifdef __cplusplus
 }
 #endif
