@@ -21,6 +21,11 @@ ctest --preset asan -j "$jobs"
 echo "== corpus: regenerate with numpy and compare, then re-read with numpy"
 bash gen/check_regen.sh
 /usr/bin/python3 gen/verify_manifest.py
+cases=$(mktemp)
+/usr/bin/python3 gen/gen_cases.py "$cases" >/dev/null
+cmp "$cases" parser/tests/data/numpy_cases.tsv || { echo "numpy_cases.tsv does not regenerate byte for byte"; exit 1; }
+rm -f "$cases"
+echo "numpy_cases.tsv regenerates byte for byte"
 
 if [ -x ci/fuzz-smoke.sh ]; then
   echo "== fuzz smoke"
