@@ -1,0 +1,191 @@
+/*
+ * main() for the harnesses when libFuzzer does not provide one.
+ *
+ * Replay (any C compiler): every file named, and every file under every
+ * directory named, is run once through LLVMFuzzerTestOneInput, in sorted
+ * order, with a per-input timeout. A crash, abort or timeout names the
+ * input. ctest uses this to replay corpus/ and corpus/fuzz-regressions/.
+ *
+ *   npy_file_fuzzer_replay [-t SECONDS] [-T] PATH...
+ *     -t  per-input timeout (default 10; 0 disables)
+ *     -T  also run each file with an all-zero configuration trailer
+ *         appended, so that a plain .npy file is seen whole under the
+ *         default profile and limits
+ *
+ * AFL++ (built with afl-clang-fast): with no PATH, persistent mode on
+ * shared-memory test cases; with PATHs (afl-cmin/afl-tmin with @@, or a
+ * person reproducing a finding), the replay above.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "fuzz_common.h"
+
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+__AFL_FUZZ_INIT();
+#endif
+
+/* Called by sanitizer runtimes just before they exit on a report. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static char current[4096];
+
+static void say_current(void)
+{
+    static const char a[] = "\n*** failing input: ";
+    ssize_t w = write(2, a, sizeof a - 1);
+    w = write(2, current, strlen(current));
+    w = write(2, "\n", 1);
+    (void)w;
+}
+
+static void on_signal(int sig)
+{
+    if (sig == SIGALRM) {
+        static const char t[] = "\n*** timeout";
+        ssize_t w = write(2, t, sizeof t - 1);
+        (void)w;
+    }
+    say_current();
+    signal(sig, SIG_DFL);
+    raise(sig == SIGALRM ? SIGABRT : sig);
+}
+
+typedef struct pathlist {
+    char **v;
+    size_t n, cap;
+} pathlist;
+
+static pathlist found;
+
+static void add_path(pathlist *l, const char *p)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v) { perror("realloc"); exit(2); }
+    }
+    size_t n = strlen(p) + 1;
+    l->v[l->n] = malloc(n);
+    if (!l->v[l->n]) { perror("malloc"); exit(2); }
+    memcpy(l->v[l->n++], p, n);
+}
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    const char *base = path + ftw->base;
+    if (type == FTW_F && base[0] != '.') add_path(&found, path);
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int run_file(const char *path, bool trailer, unsigned timeout)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); return 1; }
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf) { perror("malloc"); exit(2); }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap) break;
+        cap *= 2;
+        buf = realloc(buf, cap);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) { perror(path); free(buf); return 1; }
+    /* An exact-size copy, so that an over-read is caught by ASan. */
+    for (int pass = 0; pass < (trailer ? 2 : 1); pass++) {
+        size_t n = len + (pass ? NPYG_FUZZ_TRAILER : 0);
+        uint8_t *in = malloc(n ? n : 1);
+        if (!in) { perror("malloc"); exit(2); }
+        if (len) memcpy(in, buf, len);
+        if (pass) memset(in + len, 0, NPYG_FUZZ_TRAILER);
+        snprintf(current, sizeof current, "%s%s", path, pass ? " (with a zero trailer)" : "");
+        if (timeout) alarm(timeout);
+        LLVMFuzzerTestOneInput(in, n);
+        if (timeout) alarm(0);
+        free(in);
+    }
+    free(buf);
+    return 0;
+}
+
+static int replay(int argc, char **argv)
+{
+    unsigned timeout = 10;
+    bool trailer = false;
+    int opt;
+    while ((opt = getopt(argc, argv, "t:T")) != -1) {
+        if (opt == 't') timeout = (unsigned)strtoul(optarg, NULL, 10);
+        else if (opt == 'T') trailer = true;
+        else {
+            fprintf(stderr, "usage: %s [-t SECONDS] [-T] PATH...\n", argv[0]);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "usage: %s [-t SECONDS] [-T] PATH...\n", argv[0]);
+        return 2;
+    }
+    signal(SIGALRM, on_signal);
+    signal(SIGABRT, on_signal);
+    signal(SIGSEGV, on_signal);
+    signal(SIGBUS, on_signal);
+    signal(SIGFPE, on_signal);
+    signal(SIGILL, on_signal);
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(say_current);
+    int errors = 0;
+    for (int k = optind; k < argc; k++) {
+        struct stat st;
+        if (stat(argv[k], &st) != 0) { perror(argv[k]); errors++; continue; }
+        if (S_ISDIR(st.st_mode)) {
+            if (nftw(argv[k], visit, 32, FTW_PHYS) != 0) { perror(argv[k]); errors++; }
+        } else {
+            add_path(&found, argv[k]);
+        }
+    }
+    qsort(found.v, found.n, sizeof *found.v, by_name);
+    for (size_t k = 0; k < found.n; k++) {
+        errors += run_file(found.v[k], trailer, timeout);
+        free(found.v[k]);
+    }
+    free(found.v);
+    fprintf(stderr, "%s: %zu inputs replayed%s, %d unreadable\n", argv[0], found.n,
+            trailer ? " (each also with a zero trailer)" : "", errors);
+    return errors ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+    if (argc > 1) return replay(argc, argv);
+    __AFL_INIT();
+    const unsigned char *shm = __AFL_FUZZ_TESTCASE_BUF;
+    while (__AFL_LOOP(100000)) {
+        size_t len = (size_t)__AFL_FUZZ_TESTCASE_LEN;
+        /* Shared memory has no redzone: copy so that ASan sees the end. */
+        uint8_t *in = malloc(len ? len : 1);
+        if (!in) abort();
+        if (len) memcpy(in, shm, len);
+        LLVMFuzzerTestOneInput(in, len);
+        free(in);
+    }
+    return 0;
+#else
+    return replay(argc, argv);
+#endif
+}

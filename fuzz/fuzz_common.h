@@ -1,0 +1,111 @@
+/*
+ * Shared by the fuzz harnesses: the input's configuration trailer, the
+ * counting allocator that holds the parser to npyg_worst_case_alloc(), and
+ * the invariant checks run on every result. Any inconsistency calls
+ * npyg_fuzz_fail(), which prints why and aborts, so every engine (libFuzzer,
+ * AFL++, the replay driver) reports it as a crash.
+ */
+#ifndef NPYG_FUZZ_COMMON_H
+#define NPYG_FUZZ_COMMON_H
+
+#include "npyguard.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#if defined(__GNUC__)
+__attribute__((noreturn, format(printf, 1, 2)))
+#endif
+void npyg_fuzz_fail(const char *fmt, ...);
+
+#define FUZZ_CHECK(cond, ...)                                   \
+    do {                                                        \
+        if (!(cond)) npyg_fuzz_fail(__VA_ARGS__);               \
+    } while (0)
+
+/* ------------------------------------------------------------------ */
+/* The last NPYG_FUZZ_TRAILER bytes of an input are its configuration,  */
+/* so that the engine mutates the API mode along with the bytes. An     */
+/* input shorter than that runs with an all-zero (default) trailer.     */
+/* ------------------------------------------------------------------ */
+#define NPYG_FUZZ_TRAILER 4
+
+typedef struct fuzz_config {
+    uint32_t raw;
+    npyg_profile profile;
+    npyg_limits limits;
+    bool sink;            /* hash the payload through npyg_set_payload_sink */
+    bool sink_fails;      /* the sink refuses once it has seen sink_stop bytes */
+    uint64_t sink_stop;
+    bool read_error;      /* the read callback fails once, at read_error_at */
+    bool use_fd;          /* also validate through a descriptor */
+    uint32_t fail_alloc;  /* fail the Nth allocation (0: never) */
+    uint32_t seed;        /* chunk sizes of the read callback */
+    unsigned extra;       /* two bits a harness may use for itself */
+} fuzz_config;
+
+/* Splits data into the file bytes and the trailer. */
+void fuzz_config_parse(const uint8_t *data, size_t size, const uint8_t **file,
+                       size_t *file_len, fuzz_config *cfg);
+
+/* ------------------------------------------------------------------ */
+/* Counting allocator                                                  */
+/* ------------------------------------------------------------------ */
+typedef struct fuzz_alloc {
+    npyg_alloc alc;       /* pass &alc to npyg_ctx_new */
+    uint64_t bound;       /* npyg_worst_case_alloc(limits) */
+    uint64_t live_bytes;
+    uint64_t live_blocks;
+    uint64_t peak;
+    uint32_t calls;
+    uint32_t fail_at;     /* 1-based allocation to refuse; 0: none */
+    bool failed;          /* an allocation was refused on purpose */
+} fuzz_alloc;
+
+void fuzz_alloc_init(fuzz_alloc *fa, const npyg_limits *limits, uint32_t fail_at);
+/* Aborts if anything is still allocated (call after npyg_ctx_free). */
+void fuzz_alloc_check_empty(const fuzz_alloc *fa);
+
+/* ------------------------------------------------------------------ */
+/* Invariants                                                          */
+/* ------------------------------------------------------------------ */
+
+/* What a call reports, kept for comparison with another input path. */
+typedef struct fuzz_result {
+    int rc;
+    npyg_error err;
+    bool have_info;
+    npyg_info info;      /* pointers are not to be followed after the next call */
+    uint64_t shape_hash; /* so that shapes compare after the call is gone */
+    uint64_t itemsize;
+    char descr[512];     /* npyg_format_descr, cut short when longer */
+    size_t descr_len;
+} fuzz_result;
+
+enum fuzz_call { CALL_HEADER, CALL_VALIDATE };
+
+/* Checks everything the API promises about the result of one call and
+   fills *out. input_len: the bytes the call could see. */
+void fuzz_check_result(const npyg_ctx *ctx, int rc, enum fuzz_call call,
+                       uint64_t input_len, const fuzz_config *cfg,
+                       const npyg_limits *limits, fuzz_result *out);
+
+/* Checks the code tables and the warning strings once per run. */
+void fuzz_check_tables(void);
+
+/* Aborts unless a and b describe the same header (and, if payload is set,
+   the same payload accounting). */
+void fuzz_same_info(const fuzz_result *a, const fuzz_result *b, bool payload,
+                    const char *what);
+
+/* A 64-bit FNV-1a, enough to compare payload streams. */
+#define FUZZ_HASH_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t fuzz_hash(uint64_t h, const void *p, size_t n);
+
+/* A small deterministic generator for chunk sizes. */
+uint32_t fuzz_rand(uint32_t *state);
+
+#endif

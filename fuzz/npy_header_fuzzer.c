@@ -1,0 +1,84 @@
+/*
+ * Header parsing from a buffer (npyg_parse_header). Beyond the invariants
+ * every result must satisfy: a successful parse needs no byte past
+ * data_offset and gives the same answer from exactly that prefix; any
+ * shorter prefix fails as a truncation; and npyg_validate_buffer on the same
+ * bytes reaches the same verdict on the header.
+ */
+#include "fuzz_common.h"
+
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *file;
+    size_t len;
+    fuzz_config cfg;
+    fuzz_config_parse(data, size, &file, &len, &cfg);
+    fuzz_check_tables();
+
+    fuzz_alloc fa;
+    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
+    npyg_options opt = {cfg.profile, &cfg.limits, &fa.alc, 0};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    if (!ctx) {
+        FUZZ_CHECK(fa.failed, "npyg_ctx_new refused valid options");
+        fuzz_alloc_check_empty(&fa);
+        return 0;
+    }
+
+    fuzz_result r;
+    bool before = fa.failed;
+    int rc = npyg_parse_header(ctx, file, len);
+    fuzz_check_result(ctx, rc, CALL_HEADER, len, &cfg, &cfg.limits, &r);
+    bool inject = fa.failed && !before;
+    if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but parse_header says %s", npyg_error_name(rc));
+
+    /* The results stay readable until the next call. */
+    if (rc == 0) FUZZ_CHECK(npyg_get_info(ctx) == npyg_get_info(ctx), "npyg_get_info is not stable");
+
+    if (!inject) {
+        if (rc == 0) {
+            uint64_t off = r.info.data_offset;
+            fuzz_result p;
+            before = fa.failed;
+            int rc2 = npyg_parse_header(ctx, file, (size_t)off);
+            fuzz_check_result(ctx, rc2, CALL_HEADER, off, &cfg, &cfg.limits, &p);
+            if (!(fa.failed && !before)) {
+                FUZZ_CHECK(rc2 == 0, "parse_header of the first data_offset bytes: %s", npyg_error_name(rc2));
+                fuzz_same_info(&r, &p, false, "parse_header of the prefix");
+            }
+            /* one shorter prefix, chosen by the trailer */
+            size_t cut = (size_t)(cfg.seed % off);
+            before = fa.failed;
+            rc2 = npyg_parse_header(ctx, file, cut);
+            fuzz_check_result(ctx, rc2, CALL_HEADER, cut, &cfg, &cfg.limits, &p);
+            if (!(fa.failed && !before)) {
+                int want = cut < (r.info.version_major == 1 ? 10u : 12u) ? NPYG_ETRUNC_PREAMBLE : NPYG_ETRUNC_HEADER;
+                FUZZ_CHECK(rc2 == want, "a %zu-byte prefix of a good header gives %s", cut, npyg_error_name(rc2));
+                FUZZ_CHECK(p.err.offset == cut, "truncation of %zu bytes reported at %llu", cut,
+                           (unsigned long long)p.err.offset);
+            }
+        }
+        fuzz_result v;
+        before = fa.failed;
+        int rcv = npyg_validate_buffer(ctx, file, len);
+        fuzz_check_result(ctx, rcv, CALL_VALIDATE, len, &cfg, &cfg.limits, &v);
+        if (!(fa.failed && !before)) {
+            if (rc == 0) {
+                FUZZ_CHECK(rcv == 0 || rcv == NPYG_ETRUNC_PAYLOAD || rcv == NPYG_ETRAILING,
+                           "header parses, but validate_buffer says %s", npyg_error_name(rcv));
+                if (rcv == 0) fuzz_same_info(&r, &v, false, "validate_buffer");
+            } else {
+                FUZZ_CHECK(rcv == rc && v.err.offset == r.err.offset,
+                           "parse_header says %s at %llu, validate_buffer %s at %llu", npyg_error_name(rc),
+                           (unsigned long long)r.err.offset, npyg_error_name(rcv),
+                           (unsigned long long)v.err.offset);
+            }
+        }
+    }
+
+    npyg_ctx_free(ctx);
+    fuzz_alloc_check_empty(&fa);
+    return 0;
+}
