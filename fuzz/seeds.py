@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every harness from corpus/.
+
+    fuzz/seeds.py OUTDIR   ->  OUTDIR/<target>/<name>
+
+Every input ends with the harnesses' 4-byte configuration trailer
+(fuzz_common.h): all-zero is the numpy profile with default limits, 1 the
+strict profile. npy_header_fuzzer and npy_file_fuzzer get each corpus file
+whole; npy_descr_fuzzer gets the descr value cut out of each header, plus
+a few hand-written forms the corpus does not spell.
+"""
+import os
+import struct
+import sys
+
+TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer")
+GROUPS = ("valid", "compat", "invalid", "unsafe", "fuzz-regressions")
+DEFAULT = struct.pack("<I", 0)
+STRICT = struct.pack("<I", 1)
+
+EXTRA_DESCRS = [
+    b"'<f8'", b"'|b1'", b"'>i2'", b"'<U3'", b"'|S0'", b"'|V16'", b"'<M8[25s]'",
+    b"'>m8[as]'", b"'<M8[\xce\xbcs]'", b"'float64'", b"'datetime64'", b"'<c32'",
+    b"[('a', '<i4'), ('b', '<f8', (2, 3))]",
+    b"[(('title', 'x'), '|u1'), ('', '|V3'), ('y', [('z', '>u2')], (2,))]",
+    b"[('a', ('<i4', (2,)), (3,))]",
+    b"[('a', '<i4', 1), ('b', '<i4', ())]",
+    b"[('n\\xe9', '<u8'), (u'r', r'<f4'), ('q\\'', '|S2')]",
+    b"['<i4']", b"('<i4', (1,))", b"{'a'}", b"'i4' 'x'", b"'''<f8'''",
+    b"[('a', '|O')]", b"'<i4'L", b"[('a', '<i8', (2L,))]",
+]
+
+
+def descr_of(data):
+    """The text of the descr value of a .npy header, if it can be found."""
+    if not data.startswith(b"\x93NUMPY") or len(data) < 10:
+        return None
+    pre = 10 if data[6] == 1 else 12
+    if len(data) < pre:
+        return None
+    hlen = int.from_bytes(data[8:pre], "little")
+    text = data[pre:pre + hlen]
+    k = text.find(b"'descr':")
+    if k < 0:
+        return None
+    v = text[k + len(b"'descr':"):].lstrip(b" ")
+    e = v.find(b", 'fortran_order'")
+    if e < 0:
+        e = v.find(b", 'shape'")
+    return v[:e] if e > 0 else None
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: seeds.py OUTDIR")
+    out = sys.argv[1]
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")
+    for t in TARGETS:
+        os.makedirs(os.path.join(out, t), exist_ok=True)
+    descrs = set()
+    count = 0
+    for group in GROUPS:
+        d = os.path.join(corpus, group)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if not os.path.isfile(p) or name.startswith(".") or name.endswith(".md"):
+                continue
+            with open(p, "rb") as f:
+                data = f.read()
+            base = group + "-" + name
+            for t in ("npy_header_fuzzer", "npy_file_fuzzer"):
+                if group == "fuzz-regressions":
+                    write(os.path.join(out, t, base), data)  # trailer included
+                    continue
+                write(os.path.join(out, t, base), data + DEFAULT)
+                if group == "valid":
+                    write(os.path.join(out, t, base + ".strict"), data + STRICT)
+            dv = descr_of(data)
+            if dv is not None:
+                descrs.add(dv)
+            count += 1
+    for k, dv in enumerate(sorted(descrs | set(EXTRA_DESCRS))):
+        write(os.path.join(out, "npy_descr_fuzzer", "descr-%04d" % k), dv + DEFAULT)
+    print("seeds: %d corpus files, %d descr fragments -> %s" % (count, len(descrs | set(EXTRA_DESCRS)), out))
+
+
+if __name__ == "__main__":
+    main()
