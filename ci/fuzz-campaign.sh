@@ -1,0 +1,95 @@
+#!/bin/sh
+# The long fuzz run: every harness, libFuzzer then AFL++, each engine
+# using every core, then the corpora are merged and minimised.
+#
+#   ci/fuzz-campaign.sh                       1 hour per harness per engine
+#   FUZZ_HOURS=4 FUZZ_JOBS=8 ci/fuzz-campaign.sh
+#   FUZZ_ENGINES=afl FUZZ_TARGETS=npy_file_fuzzer ci/fuzz-campaign.sh
+#
+# State lives in FUZZ_CAMPAIGN_DIR (default build-fuzz-campaign/) and is
+# reused by the next run: corpus/<target>/ is the merged corpus, findings/
+# the crashes, leaks and hangs to triage into corpus/fuzz-regressions/.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+hours=${FUZZ_HOURS:-1}
+secs=$(awk "BEGIN { printf \"%d\", $hours * 3600 }")
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+engines=${FUZZ_ENGINES:-libfuzzer afl}
+targets=${FUZZ_TARGETS:-$(cd "$root/fuzz" && ls *_fuzzer.c | sed 's/\.c$//')}
+dir=${FUZZ_CAMPAIGN_DIR:-$root/build-fuzz-campaign}
+mkdir -p "$dir/findings"
+
+python3 "$root/fuzz/seeds.py" "$dir/seeds" >/dev/null || exit 1
+for t in $targets; do
+    mkdir -p "$dir/corpus/$t"
+    cp -n "$dir/seeds/$t"/* "$dir/corpus/$t/" 2>/dev/null
+done
+
+for e in $engines; do
+    "$root/fuzz/build.sh" "$e" "$root/build-fuzz-$e" >"$dir/build-$e.log" 2>&1 ||
+        { echo "fuzz-campaign: $e build failed, see $dir/build-$e.log"; exit 1; }
+done
+
+for e in $engines; do
+    for t in $targets; do
+        echo "fuzz-campaign: $e $t: $jobs workers for $secs s ($(date))"
+        case $e in
+        libfuzzer)
+            bin=$root/build-fuzz-libfuzzer/fuzz/$t
+            run=$dir/libfuzzer-$t
+            rm -rf "$run" && mkdir -p "$run/new"
+            # -jobs: restarted after each finding; the wrapper bounds the wall clock.
+            (cd "$run" && timeout "$secs" "$bin" -jobs=$((jobs * 1000)) -workers="$jobs" -timeout=25 \
+                -rss_limit_mb=2560 -dict="$root/fuzz/npy.dict" -artifact_prefix="$dir/findings/libfuzzer-$t-" \
+                "$run/new" "$dir/corpus/$t" >/dev/null 2>&1)
+            # Merge what was found into the corpus, keeping only inputs that add coverage.
+            mkdir -p "$run/merged"
+            "$bin" -merge=1 -timeout=25 -rss_limit_mb=2560 "$run/merged" "$dir/corpus/$t" "$run/new" \
+                >"$run/merge.log" 2>&1 && { rm -rf "$dir/corpus/$t"; mv "$run/merged" "$dir/corpus/$t"; }
+            ;;
+        afl)
+            bin=$root/build-fuzz-afl/fuzz/${t}_afl
+            out=$dir/afl-$t
+            export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_AUTORESUME=1
+            pids=""
+            # Main: ASan build with CmpLog; secondaries vary power schedule and mutators.
+            afl-fuzz -M main -i "$dir/corpus/$t" -o "$out" -x "$root/fuzz/npy.dict" -c "${bin}_cmplog" -l 2AT \
+                -m none -t 2000+ -- "$bin" >"$out.main.log" 2>&1 &
+            pids="$pids $!"
+            k=1
+            while [ $k -lt "$jobs" ]; do
+                case $((k % 4)) in
+                1) extra="-p explore" ;;
+                2) extra="-p exploit -c ${bin}_cmplog" ;;
+                3) extra="-L 0" ;;
+                *) extra="-p rare" ;;
+                esac
+                afl-fuzz -S "s$k" -i "$dir/corpus/$t" -o "$out" -x "$root/fuzz/npy.dict" $extra \
+                    -m none -t 2000+ -- "$bin" >"$out.s$k.log" 2>&1 &
+                pids="$pids $!"
+                k=$((k + 1))
+            done
+            sleep "$secs"
+            for p in $pids; do kill -INT "$p" 2>/dev/null; done
+            for p in $pids; do wait "$p" 2>/dev/null; done
+            for f in "$out"/*/crashes/id:* "$out"/*/hangs/id:*; do
+                [ -f "$f" ] && cp "$f" "$dir/findings/afl-$t-$(basename "$(dirname "$(dirname "$f")")")-$(basename "$(dirname "$f")")-$(basename "$f" | cut -d, -f1)"
+            done
+            # Minimise every instance's queue plus the old corpus into the new corpus.
+            mkdir -p "$out/all"
+            cp "$dir/corpus/$t"/* "$out/all/" 2>/dev/null
+            for q in "$out"/*/queue; do
+                for f in "$q"/id:*; do [ -f "$f" ] && cp "$f" "$out/all/$(basename "$(dirname "$q")")-$(basename "$f" | cut -d, -f1)"; done
+            done
+            rm -rf "$out/cmin"
+            AFL_NO_UI=1 afl-cmin -m none -t 5000 -i "$out/all" -o "$out/cmin" -- "$bin" @@ >"$out.cmin.log" 2>&1 &&
+                { rm -rf "$dir/corpus/$t"; mv "$out/cmin" "$dir/corpus/$t"; }
+            ;;
+        esac
+        echo "fuzz-campaign: $e $t: corpus $(ls "$dir/corpus/$t" | wc -l) inputs"
+    done
+done
+
+n=$(ls "$dir/findings" | wc -l)
+echo "fuzz-campaign: done, $n findings in $dir/findings"
+[ "$n" = 0 ]
