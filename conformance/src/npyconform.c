@@ -1,0 +1,1104 @@
+/*
+ * npyconform: run an NPY reader's adapter over the golden corpus and say
+ * where it disagrees with numpy. The adapter protocol is in PROTOCOL.md.
+ *
+ * Exit status: 0 every case that is not skipped passed, 1 some case failed
+ * (or a skipped case now passes), 2 usage, corpus or I/O error.
+ */
+#include "descr.h"
+#include "spawn.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef NPYCONFORM_CORPUS_DIR
+#define NPYCONFORM_CORPUS_DIR "corpus"
+#endif
+#define RUNNER_VERSION "1.0.0"
+#define OUT_CAP (1u << 20)  /* adapter stdout kept */
+#define ERR_CAP 4096u       /* adapter stderr kept */
+
+/* ---------------- small helpers ---------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("npyconform: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) die("out of memory");
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 128;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) die("out of memory");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    char *tmp = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_put(b, tmp, (size_t)n);
+    free(tmp);
+}
+
+static char *sb_take(sbuf *b)
+{
+    char *p = b->p ? b->p : xstrdup("");
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+/* Text from an adapter, made safe for every report format: valid UTF-8
+   (bad bytes become '?'), no control characters but tab and newline, at
+   most max bytes (then "..."). */
+static char *clean_text(const char *s, size_t n, size_t max)
+{
+    sbuf b = {0};
+    size_t i = 0;
+    while (i < n && b.len < max) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            if (c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f)) sb_put(&b, (const char *)&c, 1);
+            else if (c == '\r') {}
+            else sb_puts(&b, "?");
+            i++;
+            continue;
+        }
+        size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+        bool ok = len && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++) ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
+        if (ok && len == 3) { /* no overlongs, no surrogates */
+            unsigned char c1 = (unsigned char)s[i + 1];
+            if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0)) ok = false;
+        }
+        if (ok && len == 4) {
+            unsigned char c1 = (unsigned char)s[i + 1];
+            if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90)) ok = false;
+        }
+        if (ok) { sb_put(&b, s + i, len); i += len; }
+        else { sb_puts(&b, "?"); i++; }
+    }
+    if (i < n) sb_puts(&b, "...");
+    return sb_take(&b);
+}
+
+static char *one_line(const char *s, size_t max)
+{
+    char *t = clean_text(s, strlen(s), max);
+    for (char *p = t; *p; p++)
+        if (*p == '\n' || *p == '\t') *p = ' ';
+    return t;
+}
+
+static char *dump_json(const json_t *v)
+{
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!s) return xstrdup("?");
+    char *t = xstrdup(s);
+    free(s);
+    return t;
+}
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---------------- cases ---------------- */
+
+enum { G_VALID, G_INVALID, G_UNSAFE, G_COMPAT, G_COUNT };
+static const char *const group_names[G_COUNT] = {"valid", "invalid", "unsafe", "compat"};
+
+typedef enum verdict { V_ACCEPT, V_REFUSE, V_CRASH, V_TIMEOUT, V_BADOUT } verdict;
+static const char *const verdict_names[] = {"accept", "refuse", "crash", "timeout", "bad-output"};
+
+typedef enum outcome { O_PASS, O_FAIL, O_SKIP, O_STALE } outcome;
+static const char *const outcome_names[] = {"pass", "fail", "skip", "stale-skip"};
+
+enum { F_DESCR = 1, F_SHAPE = 2, F_FORTRAN = 4, F_SHA = 8, F_ITEMSIZE = 16 };
+static const char *const field_names[] = {"descr", "shape", "fortran_order", "payload_sha256", "itemsize"};
+#define NFIELDS 5
+
+typedef struct tcase {
+    char *name;
+    int group;
+    /* what numpy 1.24 did, from the manifest */
+    bool numpy_accepts;
+    char *numpy_error;
+    bool limit_case;       /* a valid file numpy refuses under its default limits */
+    bool platform_dependent;
+    json_t *exp_descr;     /* normalised; NULL when the manifest has none */
+    json_t *exp_shape;
+    int exp_fortran;       /* -1 unknown */
+    char *exp_sha;
+    json_t *exp_itemsize;
+    const char *skip_reason;
+    /* the run */
+    verdict v;
+    int exit_code, signal_no;
+    double seconds;
+    char *adapter_error;   /* refusal message */
+    char *problem;         /* crash / bad output description */
+    char *stderr_text;
+    char *stdout_text;     /* only kept for bad output */
+    json_t *got;           /* the adapter's JSON object */
+    unsigned reported;     /* F_* the adapter gave */
+    char *mismatches;      /* one line per differing field; NULL when none */
+    /* the verdict of the suite */
+    outcome out;
+    bool agrees_numpy;     /* compat: same verdict as numpy */
+    char *summary;
+    char *details;
+} tcase;
+
+typedef struct skip_entry {
+    char *pattern;
+    char *reason;
+    bool used;
+} skip_entry;
+
+typedef struct config {
+    const char *adapter;
+    const char *corpus;
+    skip_entry *skips;
+    size_t nskips;
+    unsigned groups;       /* bit per group */
+    const char **runs;     /* --run patterns */
+    size_t nruns;
+    const char *format;
+    const char *output;
+    const char *write_skips;
+    int jobs;
+    double timeout;
+    bool expect_numpy;
+    bool allow_stale;
+    bool verbose;
+} config;
+
+static const config *cfg;
+static tcase *cases;
+static size_t ncases;
+static size_t next_case;
+static size_t done_cases;
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---------------- the manifest ---------------- */
+
+static char *str_or_null(const json_t *v) { return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL; }
+
+static bool selected(const char *name, int group)
+{
+    if (!(cfg->groups & (1u << group))) return false;
+    if (!cfg->nruns) return true;
+    for (size_t k = 0; k < cfg->nruns; k++)
+        if (fnmatch(cfg->runs[k], name, 0) == 0 || strcmp(cfg->runs[k], name) == 0) return true;
+    return false;
+}
+
+static int cmp_case(const void *a, const void *b)
+{
+    const tcase *x = a, *y = b;
+    if (x->group != y->group) return x->group - y->group;
+    return strcmp(x->name, y->name);
+}
+
+static void load_manifest(const char *dir, char *suite_version, size_t svlen, char *numpy_version, size_t nvlen,
+                          size_t *total)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    json_error_t jerr;
+    json_t *m = json_load_file(path, 0, &jerr);
+    if (!m) die("cannot read %s: %s (line %d)", path, jerr.text, jerr.line);
+    const json_t *sv = json_object_get(m, "suite_version");
+    const json_t *nv = json_object_get(m, "numpy_version");
+    snprintf(suite_version, svlen, "%s", json_is_string(sv) ? json_string_value(sv) : "?");
+    snprintf(numpy_version, nvlen, "%s", json_is_string(nv) ? json_string_value(nv) : "?");
+    const json_t *files = json_object_get(m, "files");
+    if (!json_is_object(files)) die("%s has no \"files\" object", path);
+    cases = calloc(json_object_size(files) + 1, sizeof *cases);
+    if (!cases) die("out of memory");
+    *total = json_object_size(files);
+    const char *name;
+    const json_t *e;
+    json_object_foreach((json_t *)files, name, e) {
+        const char *g = json_string_value(json_object_get(e, "group"));
+        int group = -1;
+        for (int k = 0; k < G_COUNT; k++)
+            if (g && !strcmp(g, group_names[k])) group = k;
+        if (group < 0) die("%s: %s: unknown group '%s'", path, name, g ? g : "(none)");
+        if (!selected(name, group)) continue;
+        tcase *c = &cases[ncases++];
+        c->name = xstrdup(name);
+        c->group = group;
+        const json_t *np = json_object_get(e, "numpy");
+        const char *nverdict = json_string_value(json_object_get(np, "verdict"));
+        c->numpy_accepts = nverdict && !strcmp(nverdict, "accept");
+        if (!c->numpy_accepts) {
+            const char *ex = json_string_value(json_object_get(np, "exception"));
+            const char *msg = json_string_value(json_object_get(np, "message"));
+            sbuf b = {0};
+            sb_printf(&b, "%s: %s", ex ? ex : "?", msg ? msg : "");
+            char *t = sb_take(&b);
+            c->numpy_error = one_line(t, 200);
+            free(t);
+        }
+        c->limit_case = group == G_VALID && !c->numpy_accepts && json_object_get(e, "numpy_max_header_size");
+        c->platform_dependent = json_is_true(json_object_get(e, "platform_dependent"));
+        char err[256];
+        const json_t *d = json_object_get(e, "descr");
+        if (d && !(c->exp_descr = ncf_descr_norm(d, err, sizeof err))) die("%s: %s: descr: %s", path, name, err);
+        const json_t *s = json_object_get(e, "shape");
+        if (s && !(c->exp_shape = ncf_shape_norm(s, err, sizeof err))) die("%s: %s: %s", path, name, err);
+        const json_t *fo = json_object_get(e, "fortran_order");
+        c->exp_fortran = json_is_boolean(fo) ? json_is_true(fo) : -1;
+        c->exp_sha = str_or_null(json_object_get(e, "payload_sha256"));
+        const json_t *is = json_object_get(e, "itemsize");
+        if (is) c->exp_itemsize = ncf_int_norm(is);
+    }
+    json_decref(m);
+    qsort(cases, ncases, sizeof *cases, cmp_case);
+}
+
+/* ---------------- skip files ---------------- */
+
+static void load_skips(config *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) die("cannot open skip file %s: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        char *p = line;
+        while (*p && isspace((unsigned char)*p)) p++;
+        if (!*p || *p == '#') continue;
+        char *end = p;
+        while (*end && !isspace((unsigned char)*end)) end++;
+        char *reason = end;
+        if (*reason) *reason++ = '\0';
+        while (*reason && isspace((unsigned char)*reason)) reason++;
+        size_t rl = strlen(reason);
+        while (rl && isspace((unsigned char)reason[rl - 1])) reason[--rl] = '\0';
+        if (*reason == '#') reason++; /* "case  # reason" is fine too */
+        while (*reason == ' ') reason++;
+        skip_entry *s = realloc(c->skips, (c->nskips + 1) * sizeof *s);
+        if (!s) die("out of memory");
+        c->skips = s;
+        c->skips[c->nskips].pattern = xstrdup(p);
+        c->skips[c->nskips].reason = xstrdup(*reason ? reason : "(no reason given)");
+        c->skips[c->nskips].used = false;
+        c->nskips++;
+    }
+    free(line);
+    fclose(f);
+}
+
+static const char *skip_reason_for(const char *name)
+{
+    for (size_t k = 0; k < cfg->nskips; k++) {
+        skip_entry *s = &cfg->skips[k];
+        if (!strcmp(s->pattern, name) || fnmatch(s->pattern, name, 0) == 0) {
+            s->used = true;
+            return s->reason;
+        }
+    }
+    return NULL;
+}
+
+/* ---------------- one case ---------------- */
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "signal";
+    }
+}
+
+/* Exactly one non-blank line of output, parsed; NULL with why. */
+static json_t *parse_output(const char *out, size_t len, sbuf *why)
+{
+    const char *first = NULL, *first_end = NULL;
+    int lines = 0;
+    for (const char *p = out; p < out + len;) {
+        const char *e = memchr(p, '\n', (size_t)(out + len - p));
+        if (!e) e = out + len;
+        bool blank = true;
+        for (const char *q = p; q < e; q++)
+            if (!isspace((unsigned char)*q)) blank = false;
+        if (!blank) {
+            if (!lines) { first = p; first_end = e; }
+            lines++;
+        }
+        p = e + 1;
+    }
+    if (lines == 0) { sb_puts(why, "no output (expected one JSON line)"); return NULL; }
+    if (lines > 1) { sb_printf(why, "%d lines of output (expected one JSON line)", lines); return NULL; }
+    char *text = ncf_quote_big_ints(first, (size_t)(first_end - first));
+    if (!text) die("out of memory");
+    json_error_t jerr;
+    json_t *v = json_loads(text, 0, &jerr);
+    free(text);
+    if (!v) { sb_printf(why, "output is not JSON: %s", jerr.text); return NULL; }
+    if (!json_is_object(v)) { sb_puts(why, "output is not a JSON object"); json_decref(v); return NULL; }
+    if (!json_is_boolean(json_object_get(v, "ok"))) {
+        sb_puts(why, "output has no boolean \"ok\"");
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void describe_expected(sbuf *b, const tcase *c)
+{
+    if (c->exp_descr) {
+        char *d = dump_json(c->exp_descr);
+        sb_printf(b, "descr %s", d);
+        free(d);
+    }
+    if (c->exp_shape) {
+        char *s = dump_json(c->exp_shape);
+        sb_printf(b, ", shape %s", s);
+        free(s);
+    }
+    if (c->exp_fortran >= 0) sb_printf(b, ", fortran_order %s", c->exp_fortran ? "true" : "false");
+}
+
+/* Compares what the adapter reported with the manifest; one line per
+   difference into m. Fields the adapter left out are not compared. */
+static void compare_fields(tcase *c, sbuf *m)
+{
+    const json_t *g = c->got;
+    char err[256];
+    const json_t *d = json_object_get(g, "descr");
+    if (d) {
+        c->reported |= F_DESCR;
+        json_t *nd = ncf_descr_norm(d, err, sizeof err);
+        if (!nd) {
+            char *raw = dump_json(d);
+            sb_printf(m, "descr: not a descr in the protocol's form (%s): %s\n", err, raw);
+            free(raw);
+        } else if (c->exp_descr && !json_equal(nd, c->exp_descr)) {
+            char *a = dump_json(c->exp_descr), *b = dump_json(nd);
+            sb_printf(m, "descr: expected %s, got %s\n", a, b);
+            free(a);
+            free(b);
+        }
+        json_decref(nd);
+    }
+    const json_t *s = json_object_get(g, "shape");
+    if (s) {
+        c->reported |= F_SHAPE;
+        json_t *ns = ncf_shape_norm(s, err, sizeof err);
+        if (!ns) {
+            sb_printf(m, "shape: %s\n", err);
+        } else if (c->exp_shape && !json_equal(ns, c->exp_shape)) {
+            char *a = dump_json(c->exp_shape), *b = dump_json(ns);
+            sb_printf(m, "shape: expected %s, got %s\n", a, b);
+            free(a);
+            free(b);
+        }
+        json_decref(ns);
+    }
+    const json_t *fo = json_object_get(g, "fortran_order");
+    if (fo) {
+        c->reported |= F_FORTRAN;
+        if (!json_is_boolean(fo)) sb_puts(m, "fortran_order: not a boolean\n");
+        else if (c->exp_fortran >= 0 && json_is_true(fo) != c->exp_fortran)
+            sb_printf(m, "fortran_order: expected %s, got %s\n", c->exp_fortran ? "true" : "false",
+                      json_is_true(fo) ? "true" : "false");
+    }
+    const json_t *h = json_object_get(g, "payload_sha256");
+    if (h) {
+        c->reported |= F_SHA;
+        if (!json_is_string(h)) sb_puts(m, "payload_sha256: not a string\n");
+        else if (c->exp_sha && strcasecmp(json_string_value(h), c->exp_sha) != 0)
+            sb_printf(m, "payload_sha256: expected %s, got %s\n", c->exp_sha, json_string_value(h));
+    }
+    const json_t *is = json_object_get(g, "itemsize");
+    if (is) {
+        c->reported |= F_ITEMSIZE;
+        json_t *ni = ncf_int_norm(is);
+        if (!ni) sb_puts(m, "itemsize: not an integer\n");
+        else if (c->exp_itemsize && !json_equal(ni, c->exp_itemsize)) {
+            char *a = dump_json(c->exp_itemsize), *b = dump_json(ni);
+            sb_printf(m, "itemsize: expected %s, got %s\n", a, b);
+            free(a);
+            free(b);
+        }
+        json_decref(ni);
+    }
+}
+
+static void run_case(tcase *c)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", cfg->corpus, c->name);
+    char *cmd = ncf_command_with_path(cfg->adapter, path);
+    if (!cmd) die("out of memory");
+    ncf_proc_result r;
+    if (ncf_run(cmd, cfg->timeout, OUT_CAP, ERR_CAP, &r) != 0) die("out of memory");
+    free(cmd);
+    c->seconds = r.seconds;
+    c->stderr_text = r.err_len ? clean_text(r.err, r.err_len, 2000) : NULL;
+    sbuf why = {0};
+
+    switch (r.kind) {
+    case NCF_SPAWN_FAILED:
+        c->v = V_CRASH;
+        sb_printf(&why, "could not start /bin/sh: %s", strerror(r.code));
+        break;
+    case NCF_TIMEOUT:
+        c->v = V_TIMEOUT;
+        sb_printf(&why, "timed out after %g s (raise --timeout if this is not a hang)", cfg->timeout);
+        break;
+    case NCF_SIGNALED:
+        c->v = V_CRASH;
+        c->signal_no = r.code;
+        sb_printf(&why, "killed by %s (signal %d)", signal_name(r.code), r.code);
+        break;
+    case NCF_EXITED:
+        c->exit_code = r.code;
+        if (r.code != 0 && r.code != 1) {
+            c->v = V_CRASH;
+            sb_printf(&why, "exit status %d (only 0 = accepted and 1 = refused are allowed)", r.code);
+            break;
+        }
+        if (r.out_truncated) {
+            c->v = V_BADOUT;
+            sb_printf(&why, "more than %u bytes on stdout", OUT_CAP);
+            break;
+        }
+        c->got = parse_output(r.out, r.out_len, &why);
+        if (!c->got) { c->v = V_BADOUT; break; }
+        bool ok = json_is_true(json_object_get(c->got, "ok"));
+        if (ok != (r.code == 0)) {
+            c->v = V_BADOUT;
+            sb_printf(&why, "exit status %d with \"ok\": %s (accepted is 0/true, refused 1/false)", r.code,
+                      ok ? "true" : "false");
+            break;
+        }
+        if (ok) {
+            c->v = V_ACCEPT;
+        } else {
+            c->v = V_REFUSE;
+            const json_t *e = json_object_get(c->got, "error");
+            if (json_is_string(e)) c->adapter_error = one_line(json_string_value(e), 300);
+            else if (e) { char *t = dump_json(e); c->adapter_error = one_line(t, 300); free(t); }
+            else c->adapter_error = xstrdup("(no message)");
+        }
+        break;
+    }
+    if (c->v == V_BADOUT) c->stdout_text = clean_text(r.out, r.out_len, 600);
+    if (why.len) c->problem = sb_take(&why);
+    ncf_proc_result_free(&r);
+
+    /* ---- judge ---- */
+    sbuf m = {0};
+    if (c->v == V_ACCEPT) compare_fields(c, &m);
+    if (m.len) c->mismatches = sb_take(&m);
+    bool match = c->v == V_ACCEPT && !c->mismatches;
+    bool fail = false;
+    sbuf sum = {0};
+    const char *gname = group_names[c->group];
+    if (c->v == V_CRASH || c->v == V_TIMEOUT || c->v == V_BADOUT) {
+        fail = true;
+        sb_printf(&sum, "%s: %s", verdict_names[c->v], c->problem ? c->problem : "");
+    } else if (c->group == G_VALID) {
+        bool numpy_rule = c->limit_case && cfg->expect_numpy;
+        if (c->v == V_ACCEPT && !match) { fail = true; sb_puts(&sum, "accepted, but read the header or payload differently"); }
+        else if (c->v == V_ACCEPT && numpy_rule) { fail = true; sb_puts(&sum, "accepted; numpy refuses it under its default limits (--expect-numpy)"); }
+        else if (c->v == V_REFUSE && !c->limit_case) { fail = true; sb_printf(&sum, "refused a valid file: %s", c->adapter_error); }
+        else if (c->v == V_REFUSE) sb_printf(&sum, "refused (allowed: numpy refuses it under its default limits): %s", c->adapter_error);
+        else sb_puts(&sum, "accepted, fields match");
+    } else if (c->group == G_INVALID || c->group == G_UNSAFE) {
+        if (c->v == V_ACCEPT) {
+            fail = true;
+            sb_printf(&sum, "accepted %s file", c->group == G_UNSAFE ? "an unsafe (pickle)" : "an invalid");
+        } else {
+            sb_printf(&sum, "refused: %s", c->adapter_error);
+        }
+    } else { /* compat */
+        c->agrees_numpy = (c->v == V_ACCEPT) == c->numpy_accepts;
+        const char *nv = c->numpy_accepts ? "accept" : "refuse";
+        if (cfg->expect_numpy && !c->agrees_numpy) {
+            fail = true;
+            sb_printf(&sum, "%s, numpy: %s (--expect-numpy)", c->v == V_ACCEPT ? "accepted" : "refused", nv);
+        } else if (cfg->expect_numpy && c->v == V_ACCEPT && !match) {
+            fail = true;
+            sb_puts(&sum, "accepted like numpy, but read the header or payload differently (--expect-numpy)");
+        } else if (c->v == V_ACCEPT) {
+            sb_printf(&sum, "accepted (numpy: %s)%s", nv, c->mismatches ? "; fields differ from numpy's reading" : "");
+        } else {
+            sb_printf(&sum, "refused (numpy: %s): %s", nv, c->adapter_error);
+        }
+    }
+    c->summary = sb_take(&sum);
+
+    sbuf det = {0};
+    bool want_accept = c->group == G_VALID || (c->group == G_COMPAT && c->numpy_accepts);
+    if (c->group == G_COMPAT) sb_printf(&det, "numpy:    %s", c->numpy_accepts ? "accept" : "refuse");
+    else sb_printf(&det, "expected: %s", want_accept ? "accept" : "refuse");
+    if (want_accept) {
+        sb_puts(&det, ": ");
+        describe_expected(&det, c);
+        if (c->limit_case) sb_puts(&det, " (or refuse: over numpy's default max_header_size)");
+    } else if (c->numpy_error) {
+        sb_printf(&det, " (numpy: %s)", c->numpy_error);
+    }
+    sb_puts(&det, "\nadapter:  ");
+    if (c->v == V_ACCEPT) {
+        char *g = dump_json(c->got);
+        char *g1 = one_line(g, 600);
+        sb_printf(&det, "accepted: %s", g1);
+        free(g);
+        free(g1);
+    } else if (c->v == V_REFUSE) {
+        sb_printf(&det, "refused: %s", c->adapter_error);
+    } else {
+        sb_printf(&det, "%s: %s", verdict_names[c->v], c->problem ? c->problem : "");
+    }
+    if (c->mismatches) {
+        for (char *p = c->mismatches; *p;) {
+            char *e = strchr(p, '\n');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            sb_puts(&det, "\n  differs: ");
+            sb_put(&det, p, n);
+            p += n + (e ? 1 : 0);
+        }
+    }
+    if (c->stdout_text && *c->stdout_text) sb_printf(&det, "\nstdout:   %s", c->stdout_text);
+    if ((c->v == V_CRASH || c->v == V_BADOUT || c->v == V_TIMEOUT) && c->stderr_text) {
+        char *e1 = one_line(c->stderr_text, 400);
+        sb_printf(&det, "\nstderr:   %s", e1);
+        free(e1);
+    }
+    if (c->platform_dependent) sb_puts(&det, "\nnote:     platform-dependent case (measured on little-endian x86-64)");
+    if (c->skip_reason) sb_printf(&det, "\nskip:     %s", c->skip_reason);
+    c->details = sb_take(&det);
+
+    if (c->skip_reason) c->out = fail ? O_SKIP : (cfg->allow_stale ? O_SKIP : O_STALE);
+    else c->out = fail ? O_FAIL : O_PASS;
+    (void)gname;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&queue_lock);
+        size_t k = next_case++;
+        pthread_mutex_unlock(&queue_lock);
+        if (k >= ncases) return NULL;
+        run_case(&cases[k]);
+        pthread_mutex_lock(&queue_lock);
+        done_cases++;
+        if (isatty(2) && (done_cases % 10 == 0 || done_cases == ncases)) {
+            fprintf(stderr, "\rnpyconform: %zu/%zu", done_cases, ncases);
+            if (done_cases == ncases) fputs("\r\033[K", stderr);
+        }
+        pthread_mutex_unlock(&queue_lock);
+    }
+}
+
+/* ---------------- reports ---------------- */
+
+typedef struct tally {
+    size_t cases, pass, fail, skip, stale, agree, accepted;
+} tally;
+
+static tally tallies[G_COUNT + 1]; /* the last one is the total */
+static unsigned reported_fields;
+
+static void count(void)
+{
+    for (size_t k = 0; k < ncases; k++) {
+        tcase *c = &cases[k];
+        reported_fields |= c->reported;
+        for (int t = 0; t < 2; t++) {
+            tally *y = &tallies[t ? G_COUNT : c->group];
+            y->cases++;
+            if (c->out == O_PASS) y->pass++;
+            else if (c->out == O_FAIL) y->fail++;
+            else if (c->out == O_SKIP) y->skip++;
+            else y->stale++;
+            if (c->group == G_COMPAT && c->agrees_numpy) y->agree++;
+            if (c->v == V_ACCEPT) y->accepted++;
+        }
+    }
+}
+
+static void print_indented(FILE *f, const char *text, const char *indent)
+{
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        fprintf(f, "%s%.*s\n", indent, (int)n, p);
+        p += n + (e ? 1 : 0);
+    }
+}
+
+static void report_text(FILE *f, const char *sv, const char *nv, size_t total, double secs)
+{
+    fprintf(f, "npyconform %s: NPY conformance suite %s (expected results measured with numpy %s)\n", RUNNER_VERSION,
+            sv, nv);
+    fprintf(f, "adapter: %s\ncorpus:  %s (%zu of %zu cases selected)\n\n", cfg->adapter, cfg->corpus, ncases, total);
+    size_t nfail = 0;
+    for (size_t k = 0; k < ncases; k++) {
+        tcase *c = &cases[k];
+        const char *tag = c->out == O_FAIL ? "FAIL" : c->out == O_STALE ? "STALE" : NULL;
+        if (!tag && cfg->verbose) tag = c->out == O_SKIP ? "SKIP" : "ok";
+        if (!tag) continue;
+        if (c->group == G_COMPAT && c->out == O_PASS) continue; /* in the table below */
+        if (c->out == O_STALE)
+            fprintf(f, "STALE %s: listed in a skip file (%s) but passes now; remove the line\n", c->name,
+                    c->skip_reason);
+        else
+            fprintf(f, "%s %s: %s\n", tag, c->name, c->summary);
+        if (c->out == O_FAIL || (cfg->verbose && c->out == O_SKIP)) print_indented(f, c->details, "    ");
+        if (c->out == O_FAIL) nfail++;
+    }
+    if (nfail || cfg->verbose) fputc('\n', f);
+
+    bool any_compat = false;
+    for (size_t k = 0; k < ncases; k++) any_compat |= cases[k].group == G_COMPAT;
+    if (any_compat) {
+        fprintf(f, "compat (implementation-defined; %s): the adapter's verdict beside numpy %s's\n",
+                cfg->expect_numpy ? "--expect-numpy: must match" : "any clean verdict passes", nv);
+        fprintf(f, "  %-44s %-7s %-7s %s\n", "case", "numpy", "adapter", "");
+        for (size_t k = 0; k < ncases; k++) {
+            tcase *c = &cases[k];
+            if (c->group != G_COMPAT) continue;
+            const char *av = c->v <= V_REFUSE ? verdict_names[c->v] : verdict_names[c->v];
+            const char *note = c->out == O_FAIL ? "FAIL" : c->out == O_SKIP ? "skip" : c->out == O_STALE ? "STALE" : "";
+            char extra[64] = "";
+            if (c->v == V_ACCEPT && c->mismatches) snprintf(extra, sizeof extra, "fields differ");
+            else if (c->v == V_ACCEPT && c->numpy_accepts) snprintf(extra, sizeof extra, "same reading");
+            fprintf(f, "  %-44s %-7s %-7s %s%s%s%s\n", c->name, c->numpy_accepts ? "accept" : "refuse", av,
+                    c->agrees_numpy ? "  " : "<>", note, *note && *extra ? " " : "", extra);
+        }
+        fputc('\n', f);
+    }
+
+    fprintf(f, "summary (suite %s):\n", sv);
+    for (int g = 0; g <= G_COUNT; g++) {
+        tally *y = &tallies[g];
+        if (!y->cases) continue;
+        fprintf(f, "  %-8s %4zu cases: %4zu passed, %4zu failed, %4zu skipped", g == G_COUNT ? "total" : group_names[g],
+                y->cases, y->pass, y->fail, y->skip);
+        if (y->stale) fprintf(f, ", %zu stale skips", y->stale);
+        if (g == G_COMPAT) fprintf(f, "; %zu agree with numpy, %zu differ", y->agree, y->cases - y->agree);
+        fputc('\n', f);
+    }
+    fputs("fields compared: ", f);
+    bool first = true;
+    for (int k = 0; k < NFIELDS; k++)
+        if (reported_fields & (1u << k)) { fprintf(f, "%s%s", first ? "" : ", ", field_names[k]); first = false; }
+    if (first) fputs("none (the adapter reported no header fields)", f);
+    first = true;
+    for (int k = 0; k < NFIELDS; k++)
+        if (!(reported_fields & (1u << k))) {
+            fprintf(f, "%s%s", first ? "; never reported, so not checked: " : ", ", field_names[k]);
+            first = false;
+        }
+    fputc('\n', f);
+    tally *t = &tallies[G_COUNT];
+    fprintf(f, "result: %s (%.1f s, -j %d)\n", t->fail || t->stale ? "FAIL" : "PASS", secs, cfg->jobs);
+}
+
+static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+
+static void report_json(FILE *f, const char *sv, const char *nv, double secs)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "runner_version", json_string(RUNNER_VERSION));
+    json_object_set_new(root, "suite_version", json_string(sv));
+    json_object_set_new(root, "numpy_version", json_string(nv));
+    json_object_set_new(root, "adapter", json_string(cfg->adapter));
+    json_object_set_new(root, "corpus", json_string(cfg->corpus));
+    json_object_set_new(root, "expect_numpy", json_boolean(cfg->expect_numpy));
+    json_object_set_new(root, "seconds", json_real(secs));
+    tally *t = &tallies[G_COUNT];
+    json_object_set_new(root, "passed", json_boolean(!t->fail && !t->stale));
+    json_t *fields = json_array();
+    for (int k = 0; k < NFIELDS; k++)
+        if (reported_fields & (1u << k)) json_array_append_new(fields, json_string(field_names[k]));
+    json_object_set_new(root, "fields_compared", fields);
+    json_t *summary = json_object();
+    for (int g = 0; g <= G_COUNT; g++) {
+        tally *y = &tallies[g];
+        json_t *o = json_object();
+        json_object_set_new(o, "cases", json_integer((json_int_t)y->cases));
+        json_object_set_new(o, "passed", json_integer((json_int_t)y->pass));
+        json_object_set_new(o, "failed", json_integer((json_int_t)y->fail));
+        json_object_set_new(o, "skipped", json_integer((json_int_t)y->skip));
+        json_object_set_new(o, "stale_skips", json_integer((json_int_t)y->stale));
+        json_object_set_new(o, "accepted", json_integer((json_int_t)y->accepted));
+        if (g == G_COMPAT) json_object_set_new(o, "agree_with_numpy", json_integer((json_int_t)y->agree));
+        json_object_set_new(summary, g == G_COUNT ? "total" : group_names[g], o);
+    }
+    json_object_set_new(root, "summary", summary);
+    json_t *arr = json_array();
+    for (size_t k = 0; k < ncases; k++) {
+        tcase *c = &cases[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(c->name));
+        json_object_set_new(o, "group", json_string(group_names[c->group]));
+        json_object_set_new(o, "outcome", json_string(outcome_names[c->out]));
+        json_object_set_new(o, "verdict", json_string(verdict_names[c->v]));
+        json_object_set_new(o, "numpy", json_string(c->numpy_accepts ? "accept" : "refuse"));
+        json_object_set_new(o, "summary", jstr(c->summary));
+        json_object_set_new(o, "details", jstr(c->details));
+        if (c->adapter_error) json_object_set_new(o, "error", json_string(c->adapter_error));
+        if (c->mismatches) json_object_set_new(o, "mismatches", json_string(c->mismatches));
+        if (c->got) json_object_set(o, "output", c->got);
+        if (c->skip_reason) json_object_set_new(o, "skip_reason", json_string(c->skip_reason));
+        if (c->platform_dependent) json_object_set_new(o, "platform_dependent", json_true());
+        json_object_set_new(o, "seconds", json_real(c->seconds));
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "cases", arr);
+    json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', f);
+    json_decref(root);
+}
+
+static void xml_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void report_junit(FILE *f, const char *sv, double secs)
+{
+    tally *t = &tallies[G_COUNT];
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f, "<testsuites name=\"npyconform suite %s\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+            sv, t->cases, t->fail + t->stale, t->skip, secs);
+    for (int g = 0; g < G_COUNT; g++) {
+        tally *y = &tallies[g];
+        if (!y->cases) continue;
+        double gs = 0;
+        for (size_t k = 0; k < ncases; k++)
+            if (cases[k].group == g) gs += cases[k].seconds;
+        fprintf(f, "  <testsuite name=\"npyconform.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
+                group_names[g], y->cases, y->fail + y->stale, y->skip, gs);
+        for (size_t k = 0; k < ncases; k++) {
+            tcase *c = &cases[k];
+            if (c->group != g) continue;
+            fputs("    <testcase classname=\"npyconform.", f);
+            fputs(group_names[g], f);
+            fputs("\" name=\"", f);
+            xml_escape(f, c->name);
+            fprintf(f, "\" time=\"%.3f\">\n", c->seconds);
+            if (c->out == O_FAIL || c->out == O_STALE) {
+                fputs("      <failure message=\"", f);
+                xml_escape(f, c->out == O_STALE ? "listed in a skip file but passes now; remove the line" : c->summary);
+                fprintf(f, "\" type=\"%s\">", c->out == O_STALE ? "stale-skip" : verdict_names[c->v]);
+                xml_escape(f, c->details);
+                fputs("</failure>\n", f);
+            } else if (c->out == O_SKIP) {
+                fputs("      <skipped message=\"", f);
+                xml_escape(f, c->skip_reason);
+                fputs("\"/>\n", f);
+            }
+            fputs("      <system-out>", f);
+            xml_escape(f, c->summary);
+            fputc('\n', f);
+            xml_escape(f, c->details);
+            fputs("</system-out>\n    </testcase>\n", f);
+        }
+        fputs("  </testsuite>\n", f);
+    }
+    fputs("</testsuites>\n", f);
+}
+
+static void report_tap(FILE *f, const char *sv, const char *nv)
+{
+    fputs("TAP version 13\n", f);
+    fprintf(f, "# npyconform %s, NPY conformance suite %s (numpy %s)\n", RUNNER_VERSION, sv, nv);
+    fprintf(f, "1..%zu\n", ncases);
+    for (size_t k = 0; k < ncases; k++) {
+        tcase *c = &cases[k];
+        bool ok = c->out == O_PASS || c->out == O_SKIP;
+        fprintf(f, "%s %zu - %s", ok ? "ok" : "not ok", k + 1, c->name);
+        if (c->out == O_SKIP) {
+            char *r = one_line(c->skip_reason, 200);
+            for (char *p = r; *p; p++)
+                if (*p == '#') *p = ' ';
+            fprintf(f, " # SKIP %s", r);
+            free(r);
+        }
+        fputc('\n', f);
+        if (c->group == G_COMPAT)
+            fprintf(f, "# numpy: %s, adapter: %s\n", c->numpy_accepts ? "accept" : "refuse", verdict_names[c->v]);
+        if (!ok) {
+            fputs("  ---\n", f);
+            fprintf(f, "  message: %s\n", c->out == O_STALE ? "\"listed in a skip file but passes now; remove the line\"" : "|-");
+            if (c->out != O_STALE) {
+                char *s = one_line(c->summary, 400);
+                fprintf(f, "    %s\n", s);
+                free(s);
+            }
+            fputs("  details: |-\n", f);
+            print_indented(f, c->details, "    ");
+            fputs("  ...\n", f);
+        }
+    }
+}
+
+static void write_skip_file(const char *path, const char *sv)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) die("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "# npyconform skip list for suite %s: cases this adapter is known to fail.\n", sv);
+    fprintf(f, "# Written by npyconform --write-skips for: %s\n", cfg->adapter);
+    fputs("# One case per line: the case name, then the reason. Delete a line once the\n"
+          "# case passes (npyconform reports such lines as stale).\n", f);
+    size_t n = 0;
+    for (size_t k = 0; k < ncases; k++) {
+        tcase *c = &cases[k];
+        if (c->out != O_FAIL && c->out != O_SKIP) continue;
+        char *r = one_line(c->out == O_SKIP ? c->skip_reason : c->summary, 200);
+        fprintf(f, "%s  %s\n", c->name, r);
+        free(r);
+        n++;
+    }
+    if (fclose(f) != 0) die("cannot write %s: %s", path, strerror(errno));
+    fprintf(stderr, "npyconform: wrote %zu case%s to %s\n", n, n == 1 ? "" : "s", path);
+}
+
+/* ---------------- main ---------------- */
+
+static void usage(FILE *f)
+{
+    fputs("usage: npyconform --adapter 'CMD' [options]\n"
+          "\n"
+          "Runs CMD (through /bin/sh -c, with one corpus file path appended) on every\n"
+          "case of the NPY conformance corpus and compares its answers with numpy's.\n"
+          "The adapter protocol is described in conformance/PROTOCOL.md.\n"
+          "\n"
+          "  --adapter CMD        the adapter command (required)\n"
+          "  --corpus DIR         corpus directory (default: " NPYCONFORM_CORPUS_DIR ")\n"
+          "  --skip FILE          known failures, one case per line with a reason (repeatable)\n"
+          "  --only GROUP         valid, invalid, unsafe or compat (repeatable, or comma-separated)\n"
+          "  --run PATTERN        only cases whose name matches this glob (repeatable)\n"
+          "  --format FMT         text (default), json, junit or tap\n"
+          "  -o, --output FILE    write the report to FILE instead of stdout\n"
+          "  -j, --jobs N         run N adapter processes at once (default 1)\n"
+          "  --timeout SEC        per-case time limit in seconds (default 5)\n"
+          "  --expect-numpy       compat cases must get numpy's verdict (and reading)\n"
+          "  --write-skips FILE   write a skip file listing every case that failed\n"
+          "  --allow-stale-skips  a skipped case that passes is not an error\n"
+          "  -v, --verbose        list every case, not only the failures\n"
+          "  --list               print the selected cases and their groups, run nothing\n"
+          "  --version            print the runner and suite versions\n",
+          f);
+}
+
+static double parse_double(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 86400) die("%s: invalid value '%s'", opt, s);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    config c = {0};
+    c.corpus = NPYCONFORM_CORPUS_DIR;
+    c.format = "text";
+    c.jobs = 1;
+    c.timeout = 5;
+    bool list = false, version = false;
+    const char **runs = calloc((size_t)argc, sizeof *runs);
+    if (!runs) die("out of memory");
+    c.runs = runs;
+    char **skip_files = calloc((size_t)argc, sizeof *skip_files);
+    size_t nskip_files = 0;
+    if (!skip_files) die("out of memory");
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        char name[64];
+        const char *eq = strchr(a, '=');
+        if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+            a = name;
+        }
+#define VALUE() (val ? val : (i + 1 < argc ? argv[++i] : (die("%s needs a value", a), "")))
+        if (!strcmp(a, "--adapter")) c.adapter = VALUE();
+        else if (!strcmp(a, "--corpus")) c.corpus = VALUE();
+        else if (!strcmp(a, "--skip")) skip_files[nskip_files++] = (char *)VALUE();
+        else if (!strcmp(a, "--only")) {
+            char *list_s = xstrdup(VALUE());
+            for (char *tok = strtok(list_s, ","); tok; tok = strtok(NULL, ",")) {
+                int g = -1;
+                for (int k = 0; k < G_COUNT; k++)
+                    if (!strcmp(tok, group_names[k])) g = k;
+                if (g < 0) die("--only: unknown group '%s' (valid, invalid, unsafe, compat)", tok);
+                c.groups |= 1u << g;
+            }
+            free(list_s);
+        } else if (!strcmp(a, "--run")) runs[c.nruns++] = VALUE();
+        else if (!strcmp(a, "--format")) c.format = VALUE();
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) c.output = VALUE();
+        else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            const char *v = VALUE();
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 256) die("-j: invalid value '%s' (1..256)", v);
+            c.jobs = (int)n;
+        } else if (!strcmp(a, "--timeout")) c.timeout = parse_double(a, VALUE());
+        else if (!strcmp(a, "--expect-numpy")) c.expect_numpy = true;
+        else if (!strcmp(a, "--write-skips")) c.write_skips = VALUE();
+        else if (!strcmp(a, "--allow-stale-skips")) c.allow_stale = true;
+        else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.verbose = true;
+        else if (!strcmp(a, "--list")) list = true;
+        else if (!strcmp(a, "--version")) version = true;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else {
+            fprintf(stderr, "npyconform: unknown argument '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+#undef VALUE
+    }
+    if (!c.groups) c.groups = (1u << G_COUNT) - 1;
+    if (strcmp(c.format, "text") && strcmp(c.format, "json") && strcmp(c.format, "junit") && strcmp(c.format, "tap"))
+        die("--format: unknown format '%s' (text, json, junit, tap)", c.format);
+    for (size_t k = 0; k < nskip_files; k++) load_skips(&c, skip_files[k]);
+    free(skip_files);
+    cfg = &c;
+
+    char sv[64], nv[64];
+    size_t total = 0;
+    load_manifest(c.corpus, sv, sizeof sv, nv, sizeof nv, &total);
+    if (version) {
+        printf("npyconform %s\nsuite %s (numpy %s)\n", RUNNER_VERSION, sv, nv);
+        return 0;
+    }
+    if (list) {
+        for (size_t k = 0; k < ncases; k++) printf("%s\t%s\n", group_names[cases[k].group], cases[k].name);
+        return 0;
+    }
+    if (!c.adapter) {
+        fputs("npyconform: --adapter is required\n", stderr);
+        usage(stderr);
+        return 2;
+    }
+    if (ncases == 0) die("no case selected");
+    for (size_t k = 0; k < ncases; k++) cases[k].skip_reason = skip_reason_for(cases[k].name);
+    for (size_t k = 0; k < c.nskips; k++)
+        if (!c.skips[k].used)
+            fprintf(stderr, "npyconform: warning: skip entry '%s' matches no selected case\n", c.skips[k].pattern);
+
+    signal(SIGPIPE, SIG_IGN);
+    double t0 = now_sec();
+    int nthreads = c.jobs < (int)ncases ? c.jobs : (int)ncases;
+    pthread_t *th = xmalloc(sizeof *th * (size_t)nthreads);
+    for (int k = 0; k < nthreads; k++)
+        if (pthread_create(&th[k], NULL, worker, NULL) != 0) die("cannot start a thread");
+    for (int k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
+    free(th);
+    double secs = now_sec() - t0;
+    count();
+
+    FILE *f = stdout;
+    if (c.output && !(f = fopen(c.output, "w"))) die("cannot write %s: %s", c.output, strerror(errno));
+    if (!strcmp(c.format, "text")) report_text(f, sv, nv, total, secs);
+    else if (!strcmp(c.format, "json")) report_json(f, sv, nv, secs);
+    else if (!strcmp(c.format, "junit")) report_junit(f, sv, secs);
+    else report_tap(f, sv, nv);
+    if (fflush(f) != 0 || (f != stdout && fclose(f) != 0)) die("cannot write the report: %s", strerror(errno));
+    if (c.write_skips) write_skip_file(c.write_skips, sv);
+    if (strcmp(c.format, "text") && c.output == NULL) {
+        /* machine formats on stdout: a one-line verdict on stderr */
+    } else if (strcmp(c.format, "text")) {
+        tally *t = &tallies[G_COUNT];
+        fprintf(stderr, "npyconform: suite %s: %zu passed, %zu failed, %zu skipped, %zu stale skips\n", sv, t->pass,
+                t->fail, t->skip, t->stale);
+    }
+    tally *t = &tallies[G_COUNT];
+    return t->fail || t->stale ? 1 : 0;
+}

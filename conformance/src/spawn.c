@@ -1,0 +1,226 @@
+/*
+ * fork/exec of adapter commands with captured output and a timeout.
+ */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* pipe() and fork() under one lock: a pipe made by one thread must not leak
+   into a child forked by another before it is marked close-on-exec. */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, (long)ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int cloexec_pipe(int fd[2])
+{
+    if (pipe(fd) != 0) return -1;
+    for (int k = 0; k < 2; k++) {
+        if (fcntl(fd[k], F_SETFD, FD_CLOEXEC) != 0) {
+            close(fd[0]);
+            close(fd[1]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+char *ncf_command_with_path(const char *cmd, const char *path)
+{
+    size_t n = strlen(cmd) + 4;
+    for (const char *p = path; *p; p++) n += *p == '\'' ? 4 : 1;
+    char *s = malloc(n + 1);
+    if (!s) return NULL;
+    size_t k = 0;
+    memcpy(s, cmd, strlen(cmd));
+    k = strlen(cmd);
+    s[k++] = ' ';
+    s[k++] = '\'';
+    for (const char *p = path; *p; p++) {
+        if (*p == '\'') { memcpy(s + k, "'\\''", 4); k += 4; }
+        else s[k++] = *p;
+    }
+    s[k++] = '\'';
+    s[k] = '\0';
+    return s;
+}
+
+typedef struct sink {
+    char *buf;
+    size_t len, cap; /* cap: bytes kept */
+    bool truncated;
+    int fd;
+} sink;
+
+/* Reads what is available; returns 0 at EOF or error, 1 to keep going. */
+static int drain(sink *s)
+{
+    char tmp[65536];
+    for (;;) {
+        ssize_t n = read(s->fd, tmp, sizeof tmp);
+        if (n > 0) {
+            size_t room = s->cap - s->len;
+            size_t take = (size_t)n < room ? (size_t)n : room;
+            memcpy(s->buf + s->len, tmp, take);
+            s->len += take;
+            if (take < (size_t)n) s->truncated = true;
+            continue;
+        }
+        if (n == 0) return 0;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 1;
+        return 0;
+    }
+}
+
+void ncf_proc_result_free(ncf_proc_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap, ncf_proc_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = NCF_SPAWN_FAILED;
+    sink out = {malloc(out_cap + 1), 0, out_cap, false, -1};
+    sink err = {malloc(err_cap + 1), 0, err_cap, false, -1};
+    if (!out.buf || !err.buf) {
+        free(out.buf);
+        free(err.buf);
+        r->code = ENOMEM;
+        return -1;
+    }
+    double start = now_sec();
+    int op[2], ep[2];
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_t pid = -1;
+    int spawn_errno = 0;
+
+    pthread_mutex_lock(&fork_lock);
+    if (devnull < 0 || cloexec_pipe(op) != 0) {
+        spawn_errno = errno;
+    } else if (cloexec_pipe(ep) != 0) {
+        spawn_errno = errno;
+        close(op[0]);
+        close(op[1]);
+    } else {
+        pid = fork();
+        if (pid == 0) {
+            /* child: only async-signal-safe calls from here on */
+            setpgid(0, 0);
+            dup2(devnull, 0);
+            dup2(op[1], 1);
+            dup2(ep[1], 2);
+            signal(SIGPIPE, SIG_DFL);
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+            _exit(127);
+        }
+        if (pid < 0) spawn_errno = errno;
+        close(op[1]);
+        close(ep[1]);
+        if (pid < 0) {
+            close(op[0]);
+            close(ep[0]);
+        }
+    }
+    pthread_mutex_unlock(&fork_lock);
+    if (devnull >= 0) close(devnull);
+    if (pid < 0) {
+        r->code = spawn_errno;
+        r->out = out.buf;
+        r->out[0] = '\0';
+        r->err = err.buf;
+        r->err[0] = '\0';
+        return 0;
+    }
+    setpgid(pid, pid); /* also done by the child; whichever runs first wins */
+
+    out.fd = op[0];
+    err.fd = ep[0];
+    fcntl(out.fd, F_SETFL, O_NONBLOCK);
+    fcntl(err.fd, F_SETFL, O_NONBLOCK);
+    bool out_open = true, err_open = true, exited = false, timed_out = false;
+    double deadline = start + timeout_sec, exited_at = 0;
+
+    /* The leader is only reaped at the end: while it is a zombie its pid,
+       and so its process group id, cannot be reused, and kill(-pid) can
+       only reach what the adapter started. */
+    for (;;) {
+        double t = now_sec();
+        if (!exited) {
+            siginfo_t si;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+                exited = true;
+                exited_at = t;
+            }
+        }
+        if (exited && !out_open && !err_open) break;
+        if (!exited && t >= deadline) {
+            timed_out = true;
+            break;
+        }
+        if (exited && t - exited_at > 0.5) break; /* something it started holds the pipes */
+        struct pollfd fds[2];
+        nfds_t nf = 0;
+        if (out_open) fds[nf++] = (struct pollfd){out.fd, POLLIN, 0};
+        if (err_open) fds[nf++] = (struct pollfd){err.fd, POLLIN, 0};
+        if (nf == 0) { sleep_ms(1); continue; }
+        double left = (exited ? exited_at + 0.5 : deadline) - t;
+        int ms = left > 0.05 ? 50 : (int)(left * 1000) + 1;
+        int pr = poll(fds, nf, ms);
+        if (pr < 0 && errno != EINTR) break;
+        if (out_open && !drain(&out)) out_open = false;
+        if (err_open && !drain(&err)) err_open = false;
+    }
+    kill(-pid, SIGKILL); /* the group: a timed-out adapter, or leftovers */
+    if (timed_out) kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (out_open) drain(&out);
+    if (err_open) drain(&err);
+    close(out.fd);
+    close(err.fd);
+
+    r->seconds = now_sec() - start;
+    out.buf[out.len] = '\0';
+    err.buf[err.len] = '\0';
+    r->out = out.buf;
+    r->out_len = out.len;
+    r->out_truncated = out.truncated;
+    r->err = err.buf;
+    r->err_len = err.len;
+    if (timed_out) {
+        r->kind = NCF_TIMEOUT;
+        r->code = 0;
+    } else if (WIFSIGNALED(status)) {
+        r->kind = NCF_SIGNALED;
+        r->code = WTERMSIG(status);
+    } else {
+        r->kind = NCF_EXITED;
+        r->code = WEXITSTATUS(status);
+    }
+    return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * Running one adapter invocation: /bin/sh -c CMD in its own process group,
+ * stdin from /dev/null, stdout and stderr captured (bounded), a wall-clock
+ * timeout after which the whole group is killed. Safe to call from several
+ * threads at once.
+ */
+#ifndef NPYCONFORM_SPAWN_H
+#define NPYCONFORM_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum ncf_exit_kind {
+    NCF_EXITED = 0,   /* code holds the exit status */
+    NCF_SIGNALED,     /* code holds the signal number */
+    NCF_TIMEOUT,      /* killed after the timeout */
+    NCF_SPAWN_FAILED  /* could not start; code holds errno */
+} ncf_exit_kind;
+
+typedef struct ncf_proc_result {
+    ncf_exit_kind kind;
+    int code;
+    char *out;          /* stdout, NUL-terminated, at most out_cap bytes */
+    size_t out_len;
+    bool out_truncated; /* the adapter wrote more than out_cap bytes */
+    char *err;          /* the first err_cap bytes of stderr */
+    size_t err_len;
+    double seconds;     /* wall time */
+} ncf_proc_result;
+
+/* Runs cmd; fills r (free with ncf_proc_result_free). Returns 0, or -1 when
+   memory ran out (r->kind is then NCF_SPAWN_FAILED). */
+int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap, ncf_proc_result *r);
+void ncf_proc_result_free(ncf_proc_result *r);
+
+/* cmd + " " + path quoted for /bin/sh. malloc'd; NULL when out of memory. */
+char *ncf_command_with_path(const char *cmd, const char *path);
+
+#endif
