@@ -206,6 +206,7 @@ typedef struct tcase {
     /* the verdict of the suite */
     outcome out;
     bool agrees_numpy;     /* compat: same verdict as numpy */
+    const char *fail_kind; /* crash, timeout, bad-output, mismatch, should-accept, should-refuse, numpy-verdict */
     char *summary;
     char *details;
 } tcase;
@@ -526,6 +527,13 @@ static void run_case(tcase *c)
         break;
     case NCF_EXITED:
         c->exit_code = r.code;
+        if (r.code > 128 && r.code <= 128 + 64) { /* a shell reporting its child's death */
+            c->v = V_CRASH;
+            c->signal_no = r.code - 128;
+            sb_printf(&why, "exit status %d: killed by %s (signal %d, as a shell reports it)", r.code,
+                      signal_name(r.code - 128), r.code - 128);
+            break;
+        }
         if (r.code != 0 && r.code != 1) {
             c->v = V_CRASH;
             sb_printf(&why, "exit status %d (only 0 = accepted and 1 = refused are allowed)", r.code);
@@ -567,20 +575,21 @@ static void run_case(tcase *c)
     bool match = c->v == V_ACCEPT && !c->mismatches;
     bool fail = false;
     sbuf sum = {0};
-    const char *gname = group_names[c->group];
     if (c->v == V_CRASH || c->v == V_TIMEOUT || c->v == V_BADOUT) {
         fail = true;
+        c->fail_kind = verdict_names[c->v];
         sb_printf(&sum, "%s: %s", verdict_names[c->v], c->problem ? c->problem : "");
     } else if (c->group == G_VALID) {
         bool numpy_rule = c->limit_case && cfg->expect_numpy;
-        if (c->v == V_ACCEPT && !match) { fail = true; sb_puts(&sum, "accepted, but read the header or payload differently"); }
-        else if (c->v == V_ACCEPT && numpy_rule) { fail = true; sb_puts(&sum, "accepted; numpy refuses it under its default limits (--expect-numpy)"); }
-        else if (c->v == V_REFUSE && !c->limit_case) { fail = true; sb_printf(&sum, "refused a valid file: %s", c->adapter_error); }
+        if (c->v == V_ACCEPT && !match) { fail = true; c->fail_kind = "mismatch"; sb_puts(&sum, "accepted, but read the header or payload differently"); }
+        else if (c->v == V_ACCEPT && numpy_rule) { fail = true; c->fail_kind = "numpy-verdict"; sb_puts(&sum, "accepted; numpy refuses it under its default limits (--expect-numpy)"); }
+        else if (c->v == V_REFUSE && !c->limit_case) { fail = true; c->fail_kind = "should-accept"; sb_printf(&sum, "refused a valid file: %s", c->adapter_error); }
         else if (c->v == V_REFUSE) sb_printf(&sum, "refused (allowed: numpy refuses it under its default limits): %s", c->adapter_error);
         else sb_puts(&sum, "accepted, fields match");
     } else if (c->group == G_INVALID || c->group == G_UNSAFE) {
         if (c->v == V_ACCEPT) {
             fail = true;
+            c->fail_kind = "should-refuse";
             sb_printf(&sum, "accepted %s file", c->group == G_UNSAFE ? "an unsafe (pickle)" : "an invalid");
         } else {
             sb_printf(&sum, "refused: %s", c->adapter_error);
@@ -590,9 +599,11 @@ static void run_case(tcase *c)
         const char *nv = c->numpy_accepts ? "accept" : "refuse";
         if (cfg->expect_numpy && !c->agrees_numpy) {
             fail = true;
+            c->fail_kind = "numpy-verdict";
             sb_printf(&sum, "%s, numpy: %s (--expect-numpy)", c->v == V_ACCEPT ? "accepted" : "refused", nv);
         } else if (cfg->expect_numpy && c->v == V_ACCEPT && !match) {
             fail = true;
+            c->fail_kind = "mismatch";
             sb_puts(&sum, "accepted like numpy, but read the header or payload differently (--expect-numpy)");
         } else if (c->v == V_ACCEPT) {
             sb_printf(&sum, "accepted (numpy: %s)%s", nv, c->mismatches ? "; fields differ from numpy's reading" : "");
@@ -646,7 +657,6 @@ static void run_case(tcase *c)
 
     if (c->skip_reason) c->out = fail ? O_SKIP : (cfg->allow_stale ? O_SKIP : O_STALE);
     else c->out = fail ? O_FAIL : O_PASS;
-    (void)gname;
 }
 
 static void *worker(void *arg)
@@ -816,6 +826,8 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         json_object_set_new(o, "numpy", json_string(c->numpy_accepts ? "accept" : "refuse"));
         json_object_set_new(o, "summary", jstr(c->summary));
         json_object_set_new(o, "details", jstr(c->details));
+        if (c->fail_kind && (c->out == O_FAIL || c->out == O_SKIP))
+            json_object_set_new(o, "failure", json_string(c->fail_kind));
         if (c->adapter_error) json_object_set_new(o, "error", json_string(c->adapter_error));
         if (c->mismatches) json_object_set_new(o, "mismatches", json_string(c->mismatches));
         if (c->got) json_object_set(o, "output", c->got);
@@ -869,7 +881,7 @@ static void report_junit(FILE *f, const char *sv, double secs)
             if (c->out == O_FAIL || c->out == O_STALE) {
                 fputs("      <failure message=\"", f);
                 xml_escape(f, c->out == O_STALE ? "listed in a skip file but passes now; remove the line" : c->summary);
-                fprintf(f, "\" type=\"%s\">", c->out == O_STALE ? "stale-skip" : verdict_names[c->v]);
+                fprintf(f, "\" type=\"%s\">", c->out == O_STALE ? "stale-skip" : c->fail_kind);
                 xml_escape(f, c->details);
                 fputs("</failure>\n", f);
             } else if (c->out == O_SKIP) {

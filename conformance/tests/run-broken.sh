@@ -1,0 +1,124 @@
+#!/bin/sh
+# ctest: the suite must fail a broken adapter, name its failures, enforce
+# the timeout (killing the adapter's whole process group), write every
+# report format, and honour skip files (adoption and ratchet).
+# usage: run-broken.sh NPYCONFORM CONFORMANCE_DIR
+set -u
+runner=$1
+dir=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/npyconform-broken.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+adapter="$dir/tests/broken-adapter.sh"
+export BROKEN_PIDFILE="$tmp/hang.pid"
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_rc() { # expected actual what
+    [ "$1" = "$2" ] || fail "$3: exit status $2, expected $1"
+}
+expect_line() { # file fixed-string
+    grep -F -q -- "$2" "$1" || fail "no line with '$2' in $(basename "$1")"
+}
+
+# 1. text report
+start=$(date +%s)
+"$runner" --adapter "sh $adapter" -j 2 --timeout 1 > "$tmp/text" 2>&1
+rc=$?
+end=$(date +%s)
+expect_rc 1 $rc "broken adapter"
+grep -F "FAIL invalid/version-4.0.npy: crash: " "$tmp/text" | grep -F -q "killed by SIGSEGV" ||
+    fail "the SIGSEGV of invalid/version-4.0.npy is not reported as a crash"
+expect_line "$tmp/text" "FAIL valid/f8-le-1d-C-v1.npy: timeout: timed out after 1 s"
+expect_line "$tmp/text" "FAIL valid/i4-le-1d-C-v1.npy: bad-output: output is not JSON"
+expect_line "$tmp/text" "FAIL valid/f4-le-1d-C-v1.npy: crash: exit status 3"
+expect_line "$tmp/text" "stderr:   internal error"
+expect_line "$tmp/text" "FAIL valid/f8-be-1d-C-v1.npy: accepted, but read the header or payload differently"
+expect_line "$tmp/text" "differs: shape: expected [7], got [8]"
+expect_line "$tmp/text" 'FAIL unsafe/obj-toplevel-v1.npy: bad-output: exit status 1 with "ok": true'
+expect_line "$tmp/text" "FAIL invalid/magic-92.npy: accepted an invalid file"
+expect_line "$tmp/text" "FAIL unsafe/obj-os-system-v1.npy: accepted an unsafe (pickle) file"
+expect_line "$tmp/text" "invalid   153 cases:    0 passed,  153 failed"
+expect_line "$tmp/text" "unsafe     10 cases:    0 passed,   10 failed"
+expect_line "$tmp/text" "valid     438 cases:  434 passed,    4 failed"
+expect_line "$tmp/text" "total     680 cases:  513 passed,  167 failed"
+expect_line "$tmp/text" "never reported, so not checked: fortran_order, payload_sha256, itemsize"
+expect_line "$tmp/text" "result: FAIL"
+[ $((end - start)) -lt 60 ] || fail "the run took $((end - start)) s: the hang was not cut short"
+alive() { # a zombie (nobody reaps orphans in some containers) counts as dead
+    kill -0 "$1" 2>/dev/null || return 1
+    case $(ps -o stat= -p "$1" 2>/dev/null) in Z*) return 1 ;; esac
+    return 0
+}
+if [ -s "$BROKEN_PIDFILE" ] && alive "$(cat "$BROKEN_PIDFILE")"; then
+    fail "the hanging adapter's child $(cat "$BROKEN_PIDFILE") is still running"
+    kill "$(cat "$BROKEN_PIDFILE")" 2>/dev/null
+fi
+
+# 2. machine formats, on a subset
+sel="--run valid/f8-* --run invalid/version-* --only valid,invalid"
+for fmt in json tap junit; do
+    # shellcheck disable=SC2086
+    "$runner" --adapter "sh $adapter" --timeout 1 $sel --format $fmt -o "$tmp/out.$fmt" 2> "$tmp/err.$fmt"
+    expect_rc 1 $? "--format $fmt"
+done
+expect_line "$tmp/out.tap" "TAP version 13"
+expect_line "$tmp/out.tap" "not ok"
+expect_line "$tmp/out.tap" "- invalid/version-4.0.npy"
+expect_line "$tmp/out.junit" '<testcase classname="npyconform.invalid" name="invalid/version-4.0.npy"'
+expect_line "$tmp/out.junit" '<failure message="crash: '
+expect_line "$tmp/out.json" '"suite_version": "1.0.0"'
+ntap=$(grep -c '^not ok' "$tmp/out.tap")
+nplan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tmp/out.tap")
+nok=$(grep -c '^ok' "$tmp/out.tap")
+[ "$nplan" = $((ntap + nok)) ] || fail "TAP plan 1..$nplan but $((ntap + nok)) results"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$tmp" "$ntap" <<'PY' || fail "machine-readable reports do not agree"
+import json, sys, xml.dom.minidom
+tmp, ntap = sys.argv[1], int(sys.argv[2])
+j = json.load(open(tmp + "/out.json"))
+failed = j["summary"]["total"]["failed"]
+x = xml.dom.minidom.parse(tmp + "/out.junit")
+jf = int(x.documentElement.getAttribute("failures"))
+assert not j["passed"], "json says passed"
+assert failed == ntap == jf, (failed, ntap, jf)
+names = {c["name"] for c in j["cases"] if c["outcome"] == "fail"}
+assert "invalid/version-4.0.npy" in names and "valid/f8-le-1d-C-v1.npy" in names, names
+print("json, tap and junit agree on", failed, "failures")
+PY
+else
+    echo "note: no python3, JSON and JUnit are not parsed"
+fi
+
+# 3. adopting a skip list makes the run pass; the list names each case once
+"$runner" --adapter "sh $adapter" -j 2 --timeout 1 --write-skips "$tmp/adapter.skip" > /dev/null 2>&1
+expect_rc 1 $? "--write-skips run"
+[ "$(grep -c -v '^#' "$tmp/adapter.skip")" = 167 ] || fail "skip file does not list 167 cases"
+expect_line "$tmp/adapter.skip" "invalid/version-4.0.npy  crash: "
+"$runner" --adapter "sh $adapter" -j 2 --timeout 1 --skip "$tmp/adapter.skip" > "$tmp/skipped" 2>&1
+expect_rc 0 $? "run with the adopted skip file"
+expect_line "$tmp/skipped" "total     680 cases:  513 passed,    0 failed,  167 skipped"
+
+# 4. ratchet: a skipped case that passes is an error, unless allowed
+{ cat "$tmp/adapter.skip"; echo "valid/f8-le-2d-C-v1.npy  pretend this one is broken"; } > "$tmp/stale.skip"
+"$runner" --adapter "sh $adapter" -j 2 --timeout 1 --skip "$tmp/stale.skip" > "$tmp/stale" 2>&1
+expect_rc 1 $? "stale skip"
+expect_line "$tmp/stale" "STALE valid/f8-le-2d-C-v1.npy: listed in a skip file (pretend this one is broken) but passes now"
+"$runner" --adapter "sh $adapter" -j 2 --timeout 1 --skip "$tmp/stale.skip" --allow-stale-skips > /dev/null 2>&1
+expect_rc 0 $? "--allow-stale-skips"
+
+# 5. an adapter that cannot be run fails every case; usage errors are 2
+"$runner" --adapter "$tmp/no-such-adapter" --only unsafe > "$tmp/missing" 2>&1
+expect_rc 1 $? "missing adapter"
+expect_line "$tmp/missing" "crash: exit status 127"
+"$runner" --adapter true --only nonsense > /dev/null 2>&1
+expect_rc 2 $? "--only nonsense"
+"$runner" --version > "$tmp/version"
+expect_line "$tmp/version" "suite 1.0.0"
+
+if [ $fails -ne 0 ]; then
+    echo "--- text report of the broken adapter ---"
+    cat "$tmp/text"
+    echo "$fails check(s) failed"
+    exit 1
+fi
+echo "broken adapters: every check passed"
