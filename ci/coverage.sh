@@ -72,15 +72,16 @@ total=$(grep '^TOTAL' "$dir/coverage/report.txt")
 lines=$(echo "$total" | awk '{ print $10 }' | tr -d %)
 branches=$(echo "$total" | awk '{ print $13 }' | tr -d %)
 echo
-echo "== least-covered functions (by lines; file: function lines missed/total)"
+echo "== least-covered functions (line cover, branch cover, missed lines and branches)"
 awk '
-    /^File / { file = $2; sub(".*/", "", file) }
-    NF >= 10 && $1 !~ /^(Name|TOTAL|File|-)/ && $0 !~ /^-/ {
-        # Name Regions Miss Cover Lines Miss Cover Branches Miss Cover
-        n = NF; lc = $(n-3); lm = $(n-4); lt = $(n-5)
-        if (lt ~ /^[0-9]+$/ && lm > 0) printf "%s\t%s: %s\t%d/%d\n", lc, file, $1, lm, lt
-    }' "$dir/coverage/functions.txt" | sort -n | head -"${COVERAGE_SHOW_FUNCTIONS:-15}" |
-    awk -F'\t' '{ printf "  %-8s %-45s missed %s lines\n", $1, $2, $3 }'
+    /^File / { file = $2; gsub(/[\047:]/, "", file); sub(".*/", "", file) }
+    $1 !~ /^(Name|TOTAL|File)$/ && $1 !~ /^-/ && NF == 10 && $5 ~ /^[0-9]+$/ {
+        name = $1; if (name !~ /:/) name = file ":" name
+        bc = $10; if (bc == "-") bc = "100.00%"
+        if ($6 > 0 || $9 > 0)
+            printf "%s\t%s\t%s\t%s\t%d/%d\t%d/%d\n", $7, bc, name, "", $6, $5, $9, $8
+    }' "$dir/coverage/functions.txt" | sort -t"$(printf '\t')" -k1,1n -k2,2n | head -"${COVERAGE_SHOW_FUNCTIONS:-15}" |
+    awk -F'\t' '{ printf "  %-34s lines %-8s branches %-8s missed %s lines, %s branches\n", $3, $1, $2, $5, $6 }'
 echo
 echo "coverage: lines ${lines}% (minimum ${min_lines}%), branches ${branches}%${min_branches:+ (minimum ${min_branches}%)}"
 echo "coverage: html report in $dir/coverage/html/index.html"
