@@ -375,9 +375,12 @@ typedef struct npyg_zip_limits {
 
 #define NPYG_DEFAULT_MAX_MEMBERS 4096u
 #define NPYG_DEFAULT_MAX_NAME_BYTES 512u
-#define NPYG_DEFAULT_MAX_TOTAL_UNCOMPRESSED (UINT64_C(16) << 30) /* 16 GiB */
+#define NPYG_DEFAULT_MAX_TOTAL_UNCOMPRESSED (UINT64_C(1) << 40) /* 1 TiB, as max_payload_bytes */
+/* A member may inflate up to 64 MiB whatever its ratio (an array of zeros
+   deflates about 1000:1); past that, at most 100 bytes per compressed byte,
+   so that a small file cannot stand for a huge array. */
 #define NPYG_DEFAULT_MAX_RATIO 100u
-#define NPYG_DEFAULT_RATIO_GRACE_BYTES (UINT64_C(1) << 20)      /* 1 MiB */
+#define NPYG_DEFAULT_RATIO_GRACE_BYTES (UINT64_C(64) << 20)
 /* Caps: npyg_zip_open refuses limits above them (EINVAL). */
 #define NPYG_MAX_MEMBERS_CAP 1000000u
 #define NPYG_MAX_NAME_BYTES_CAP 65535u

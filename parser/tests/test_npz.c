@@ -1,0 +1,472 @@
+/*
+ * Checks the .npz reader against corpus/npz/manifest.json, whose zip and
+ * numpy facts were measured by gen/gen_npz.py:
+ *  - every archive through the buffer and the descriptor inputs: the
+ *    expected error (code, and the member it belongs to) under the numpy
+ *    and the strict profile; every member's zip fields as zipfile read
+ *    them; for .npy members numpy reads, the header fields and the payload
+ *    SHA-256 through the payload sink;
+ *  - the allocation bound: an allocator that refuses past
+ *    npyg_zip_worst_case_alloc() is never refused, nothing leaks;
+ *  - every allocation failing in turn is reported, never crashes or leaks;
+ *  - the 4 GiB bomb: refused at once under the default limits, and streamed
+ *    to its end in bounded memory when the ratio limit is lifted;
+ *  - every strict prefix of the manifest's prefix cases is refused;
+ *  - each zip limit has its own code.
+ * Usage: test_npz CORPUS_NPZ_DIR [--no-stream-bomb]
+ */
+#include "npyguard.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int passed, failed;
+static const char *current;
+
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        if (cond) passed++;                                 \
+        else {                                              \
+            failed++;                                       \
+            fprintf(stderr, "FAIL %s: ", current);          \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fputc('\n', stderr);                            \
+        }                                                   \
+    } while (0)
+
+/* ---------------- allocators ---------------- */
+typedef struct counting {
+    uint64_t cap, now, peak;
+    unsigned refused;
+    long fail_at; /* refuse the allocation with this index (0-based); -1 never */
+    long calls;
+} counting;
+
+static void *c_malloc(void *user, size_t n)
+{
+    counting *c = user;
+    long k = c->calls++;
+    if (k == c->fail_at || c->now + n > c->cap) {
+        if (k != c->fail_at) c->refused++;
+        return NULL;
+    }
+    c->now += n;
+    if (c->now > c->peak) c->peak = c->now;
+    return malloc(n);
+}
+
+static void c_free(void *user, void *p, size_t n)
+{
+    counting *c = user;
+    c->now -= n;
+    free(p);
+}
+
+/* ---------------- helpers ---------------- */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+    fclose(f);
+    *len = (size_t)(n > 0 ? n : 0);
+    return b;
+}
+
+static uint64_t json_u64(const json_t *v)
+{
+    if (json_is_integer(v)) return (uint64_t)json_integer_value(v);
+    if (json_is_string(v)) return strtoull(json_string_value(v), NULL, 10);
+    return UINT64_MAX;
+}
+
+static int code_of(const char *name)
+{
+    for (int c = 0; c < 90; c++)
+        if (strcmp(npyg_error_name(c), name) == 0) return c;
+    return -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int sha_sink(void *user, const void *data, size_t len)
+{
+    return EVP_DigestUpdate((EVP_MD_CTX *)user, data, len) == 1 ? 0 : 1;
+}
+
+static const json_t *manifest_member(const json_t *e, const char *name)
+{
+    const json_t *ms = json_object_get(e, "members");
+    for (size_t k = 0; k < json_array_size(ms); k++) {
+        const json_t *m = json_array_get(ms, k);
+        if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0) return m;
+    }
+    return NULL;
+}
+
+static void check_npy_fields(const npyg_info *in, const json_t *m, const char *sha)
+{
+    const json_t *ver = json_object_get(m, "version");
+    CHECK(in->version_major == json_integer_value(json_array_get(ver, 0)) &&
+              in->version_minor == json_integer_value(json_array_get(ver, 1)),
+          "version %d.%d", in->version_major, in->version_minor);
+    CHECK(in->header_len == json_u64(json_object_get(m, "header_len")), "header_len %u", in->header_len);
+    CHECK(in->data_offset == json_u64(json_object_get(m, "data_offset")), "data_offset");
+    const json_t *shape = json_object_get(m, "shape");
+    bool same = json_array_size(shape) == in->ndim;
+    for (uint32_t k = 0; same && k < in->ndim; k++) same = json_u64(json_array_get(shape, k)) == in->shape[k];
+    CHECK(same, "shape differs (ndim %u)", in->ndim);
+    CHECK(in->fortran_order == json_is_true(json_object_get(m, "fortran_order")), "fortran_order");
+    CHECK(in->count == json_u64(json_object_get(m, "count")), "count");
+    CHECK(in->payload_bytes == json_u64(json_object_get(m, "payload_bytes")), "payload_bytes");
+    CHECK(in->trailing_bytes == json_u64(json_object_get(m, "trailing_bytes")), "trailing_bytes");
+    char descr[8192];
+    npyg_format_descr(in->dtype, descr, sizeof descr);
+    const char *want = json_string_value(json_object_get(m, "descr_repr"));
+    CHECK(want && strcmp(descr, want) == 0, "descr %s, numpy read %s", descr, want ? want : "?");
+    const char *wsha = json_string_value(json_object_get(m, "payload_sha256"));
+    CHECK(wsha && strcmp(sha, wsha) == 0, "payload sha256 %s", sha);
+}
+
+/* ---------------- one archive, one input, one profile ---------------- */
+typedef struct outcome {
+    int code;           /* first error, 0 when every member validated */
+    char member[1024];  /* its member, "" for the archive */
+    uint64_t peak, bound;
+    unsigned refused;
+    uint64_t leaked;
+} outcome;
+
+static void walk(const unsigned char *buf, size_t len, const char *path, npyg_profile prof,
+                 const npyg_zip_limits *zl, const json_t *e, outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    counting cnt = {npyg_zip_worst_case_alloc(&lim, zl), 0, 0, 0, -1, 0};
+    out->bound = cnt.cap;
+    npyg_alloc al = {c_malloc, c_free, &cnt};
+    npyg_options opt = {.profile = prof, .limits = &lim, .alloc = &al};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    CHECK(ctx != NULL, "ctx");
+    if (!ctx) return;
+    npyg_zip *z = NULL;
+    int fd = -1;
+    int rc;
+    if (path) {
+        fd = open(path, O_RDONLY);
+        rc = npyg_zip_open_fd(ctx, fd, zl, &z);
+    } else {
+        rc = npyg_zip_open_buffer(ctx, buf, len, zl, &z);
+    }
+    if (rc) {
+        out->code = npyg_last_error(ctx)->code;
+        CHECK(out->code == rc && z == NULL, "open returned %d, last error %d", rc, out->code);
+    }
+    const json_t *ms = json_object_get(e, "members");
+    bool zip_listed = !strcmp(json_string_value(json_object_get(json_object_get(e, "zipfile"), "verdict")), "accept");
+    if (!rc && e && zip_listed)
+        CHECK(npyg_zip_count(z) == json_array_size(ms), "%zu members, zipfile lists %zu", npyg_zip_count(z),
+              json_array_size(ms));
+    for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
+        const npyg_zip_entry *m = npyg_zip_member(z, i);
+        const json_t *jm = zip_listed ? json_array_get(ms, i) : NULL;
+        if (jm) {
+            char hex[2 * 1024 + 1] = "";
+            for (size_t k = 0; k < m->name_len && k < 1024; k++) snprintf(hex + 2 * k, 3, "%02x", (unsigned char)m->name[k]);
+            CHECK(strcmp(hex, json_string_value(json_object_get(jm, "name_hex"))) == 0, "member %zu name %s", i,
+                  m->name);
+            CHECK(m->method == json_u64(json_object_get(jm, "method")) &&
+                      m->compressed_size == json_u64(json_object_get(jm, "compressed_size")) &&
+                      m->uncompressed_size == json_u64(json_object_get(jm, "uncompressed_size")) &&
+                      m->crc32 == json_u64(json_object_get(jm, "crc32")) &&
+                      m->header_offset == json_u64(json_object_get(jm, "header_offset")),
+                  "member %s: zip fields differ from zipfile's", m->name);
+        }
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+        npyg_set_payload_sink(ctx, sha_sink, md);
+        int mrc = npyg_zip_validate_member(z, i);
+        unsigned char d[32];
+        unsigned int dl;
+        EVP_DigestFinal_ex(md, d, &dl);
+        EVP_MD_CTX_free(md);
+        char sha[65];
+        for (int k = 0; k < 32; k++) snprintf(sha + 2 * k, 3, "%02x", d[k]);
+        if (mrc) {
+            if (!out->code) {
+                out->code = npyg_last_error(ctx)->code;
+                snprintf(out->member, sizeof out->member, "%s", m->name);
+            }
+            CHECK(npyg_get_info(ctx) == NULL, "info after a failure");
+            continue;
+        }
+        const json_t *jn = e ? manifest_member(e, m->name) : NULL;
+        const npyg_info *in = npyg_get_info(ctx);
+        if (jn && json_is_false(json_object_get(jn, "npy"))) {
+            CHECK(in == NULL && (m->warnings & NPYG_ZW_NOT_NPY), "non-npy member %s: info or no warning", m->name);
+            CHECK(!strcmp(json_string_value(json_object_get(jn, "numpy_returns")), "bytes"),
+                  "numpy should return bytes for %s", m->name);
+        } else if (jn && json_object_get(jn, "payload_sha256")) {
+            CHECK(in != NULL, "member %s: no info", m->name);
+            if (in) check_npy_fields(in, jn, sha);
+        }
+    }
+    npyg_set_payload_sink(ctx, NULL, NULL);
+    npyg_zip_close(z);
+    if (fd >= 0) close(fd);
+    npyg_ctx_free(ctx);
+    out->peak = cnt.peak;
+    out->refused = cnt.refused;
+    out->leaked = cnt.now;
+}
+
+static void expect(const outcome *o, const json_t *e, const char *code_key, const char *member_key,
+                   const char *how)
+{
+    const char *ecode = json_string_value(json_object_get(e, code_key));
+    const char *emember = json_string_value(json_object_get(e, member_key));
+    int want = ecode ? code_of(ecode) : 0;
+    CHECK(o->code == want, "%s: got %s, want %s", how, npyg_error_name(o->code), npyg_error_name(want));
+    if (want) CHECK(strcmp(o->member, emember ? emember : "") == 0, "%s: error on member '%s', want '%s'", how,
+                    o->member, emember ? emember : "");
+    CHECK(o->refused == 0 && o->peak <= o->bound, "%s: allocation bound: peak %llu, bound %llu, refused %u", how,
+          (unsigned long long)o->peak, (unsigned long long)o->bound, o->refused);
+    CHECK(o->leaked == 0, "%s: leak of %llu bytes", how, (unsigned long long)o->leaked);
+}
+
+static void check_archive(const char *dir, const char *name, const json_t *e, const json_t *prefix_cases)
+{
+    current = name;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    CHECK(buf != NULL, "cannot read %s", path);
+    if (!buf) return;
+    const char *group = json_string_value(json_object_get(e, "group"));
+    if (!strcmp(group, "valid")) CHECK(json_object_get(e, "npyguard_error") == NULL, "valid with an error");
+    if (!strcmp(group, "invalid") || !strcmp(group, "unsafe"))
+        CHECK(json_object_get(e, "npyguard_error") != NULL, "%s file without an expected code", group);
+
+    double t0 = now_s();
+    outcome o;
+    walk(buf, len, NULL, NPYG_PROFILE_NUMPY, NULL, e, &o);
+    expect(&o, e, "npyguard_error", "npyguard_error_member", "buffer");
+    walk(NULL, 0, path, NPYG_PROFILE_NUMPY, NULL, e, &o);
+    expect(&o, e, "npyguard_error", "npyguard_error_member", "fd");
+    walk(buf, len, NULL, NPYG_PROFILE_STRICT, NULL, e, &o);
+    expect(&o, e, "npyguard_strict_error", "npyguard_strict_error_member", "strict");
+    double dt = now_s() - t0;
+    CHECK(dt < 10.0, "took %.1f s", dt); /* the bomb included: it is refused, not inflated */
+
+    for (size_t k = 0; k < json_array_size(prefix_cases); k++) {
+        if (strcmp(json_string_value(json_array_get(prefix_cases, k)), name) != 0) continue;
+        size_t accepted = 0;
+        for (size_t cut = 0; cut < len; cut++) {
+            walk(buf, cut, NULL, NPYG_PROFILE_NUMPY, NULL, NULL, &o);
+            if (o.code == 0) accepted++;
+        }
+        CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
+    }
+    free(buf);
+}
+
+/* ---------------- allocation failures, one at a time ---------------- */
+static void torture(const char *dir, const char *name)
+{
+    current = name;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    if (!buf) { CHECK(0, "cannot read"); return; }
+    for (long n = 0;; n++) {
+        counting cnt = {UINT64_MAX, 0, 0, 0, n, 0};
+        npyg_alloc al = {c_malloc, c_free, &cnt};
+        npyg_options opt = {.alloc = &al};
+        npyg_ctx *ctx = npyg_ctx_new(&opt);
+        int first = 0;
+        if (ctx) {
+            npyg_zip *z = NULL;
+            first = npyg_zip_open_buffer(ctx, buf, len, NULL, &z);
+            for (size_t i = 0; !first && i < npyg_zip_count(z); i++) first = npyg_zip_validate_member(z, i);
+            if (first) CHECK(first == NPYG_ENOMEM, "allocation %ld refused: got %s (%s)", n, npyg_error_name(first),
+                             npyg_last_error(ctx)->message);
+            npyg_zip_close(z);
+            npyg_ctx_free(ctx);
+        }
+        CHECK(cnt.now == 0, "allocation %ld refused: %llu bytes leaked", n, (unsigned long long)cnt.now);
+        if (ctx && !first) {
+            printf("torture %s: every one of %ld allocations failed in turn\n", name, n);
+            break;
+        }
+        if (n > 10000) { CHECK(0, "no end"); break; }
+    }
+    free(buf);
+}
+
+/* ---------------- limits ---------------- */
+static int first_error(const char *dir, const char *name, const npyg_zip_limits *zl, char *member, size_t msize)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    if (!buf) return -1;
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    npyg_zip *z = NULL;
+    int rc = npyg_zip_open_buffer(ctx, buf, len, zl, &z);
+    if (member) member[0] = '\0';
+    for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
+        rc = npyg_zip_validate_member(z, i);
+        if (rc && member) snprintf(member, msize, "%s", npyg_zip_member(z, i)->name);
+    }
+    npyg_zip_close(z);
+    npyg_ctx_free(ctx);
+    free(buf);
+    return rc;
+}
+
+static void check_limits(const char *dir)
+{
+    current = "limits";
+    npyg_zip_limits zl;
+    npyg_zip_limits_default(&zl);
+    zl.max_members = 9;
+    CHECK(first_error(dir, "valid/savez-several.npz", &zl, NULL, 0) == NPYG_ELIMIT_MEMBERS, "max_members");
+    npyg_zip_limits_default(&zl);
+    zl.max_name_bytes = 5;
+    CHECK(first_error(dir, "valid/savez-several.npz", &zl, NULL, 0) == NPYG_ELIMIT_NAME, "max_name_bytes");
+    npyg_zip_limits_default(&zl);
+    zl.max_total_uncompressed = 1000;
+    CHECK(first_error(dir, "valid/savez-several.npz", &zl, NULL, 0) == NPYG_ELIMIT_UNCOMPRESSED,
+          "max_total_uncompressed");
+    npyg_zip_limits_default(&zl);
+    zl.max_ratio = 1;
+    zl.ratio_grace_bytes = 0;
+    CHECK(first_error(dir, "valid/savez-compressed-several.npz", &zl, NULL, 0) == NPYG_ELIMIT_RATIO, "max_ratio");
+    zl.ratio_grace_bytes = 1u << 20; /* small members pass under the grace */
+    CHECK(first_error(dir, "valid/savez-compressed-several.npz", &zl, NULL, 0) == 0, "ratio grace");
+    CHECK(first_error(dir, "valid/savez-several.npz", &zl, NULL, 0) == 0, "stored members have ratio 1");
+    /* Invalid limits are refused, not clamped. */
+    npyg_zip_limits_default(&zl);
+    zl.max_ratio = 0;
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    CHECK(npyg_zip_worst_case_alloc(&lim, &zl) == 0, "worst case of invalid limits");
+    CHECK(first_error(dir, "valid/savez-several.npz", &zl, NULL, 0) == NPYG_EINVAL, "invalid limits");
+    /* The default bound fits in the default max_alloc_bytes, with room. */
+    uint64_t b = npyg_zip_worst_case_alloc(&lim, NULL);
+    CHECK(b > npyg_worst_case_alloc(&lim) && b < lim.max_alloc_bytes, "default bound %llu", (unsigned long long)b);
+    printf("npyg_zip_worst_case_alloc(defaults) = %llu bytes\n", (unsigned long long)b);
+
+    /* The API refuses what it cannot do. */
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    npyg_zip *z = NULL;
+    CHECK(npyg_zip_open_buffer(ctx, "PK\5\6", 4, NULL, &z) == NPYG_EZIP_EOCD && z == NULL, "4-byte archive");
+    CHECK(npyg_zip_open_buffer(ctx, "\x93NUMPY", 6, NULL, &z) == NPYG_EZIP_NOTZIP, "npy is not zip");
+    CHECK(npyg_zip_open_buffer(ctx, NULL, 0, NULL, &z) == NPYG_EZIP_NOTZIP, "empty input");
+    CHECK(npyg_zip_open_buffer(ctx, "x", 1, NULL, NULL) == NPYG_EINVAL, "NULL out");
+    CHECK(npyg_zip_open_fd(ctx, -1, NULL, &z) == NPYG_EIO, "bad fd");
+    int p[2];
+    if (pipe(p) == 0) {
+        CHECK(npyg_zip_open_fd(ctx, p[0], NULL, &z) == NPYG_ENOTREG, "pipe");
+        close(p[0]);
+        close(p[1]);
+    }
+    static const unsigned char empty[22] = {'P', 'K', 5, 6};
+    CHECK(npyg_zip_open_buffer(ctx, empty, sizeof empty, NULL, &z) == 0 && npyg_zip_count(z) == 0, "empty zip");
+    CHECK(npyg_zip_member(z, 0) == NULL, "member out of range");
+    CHECK(npyg_zip_validate_member(z, 0) == NPYG_EINVAL, "validate out of range");
+    npyg_zip_close(z);
+    npyg_zip_close(NULL);
+    CHECK(npyg_is_zip("PK\3\4", 4) && npyg_is_zip("PK\5\6", 4) && !npyg_is_zip("PK\1\2", 4) &&
+              !npyg_is_zip("PK", 2) && !npyg_is_zip(NULL, 0),
+          "npyg_is_zip");
+    CHECK(strcmp(npyg_error_class(NPYG_EZIP_CRC), "zip") == 0 && strcmp(npyg_error_class(NPYG_ELIMIT_RATIO), "limit") == 0,
+          "error classes");
+    for (int c = 60; c < 90; c++)
+        if (strcmp(npyg_error_name(c), "?") != 0) CHECK(strcmp(npyg_strerror(c), "unknown error code") != 0, "text of %d", c);
+    npyg_ctx_free(ctx);
+}
+
+/* ---------------- the bomb, streamed to its end ---------------- */
+static void stream_bomb(const char *dir)
+{
+    current = "compat/bomb-deflate-4g.npz (streamed)";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/compat/bomb-deflate-4g.npz", dir);
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    npyg_zip_limits zl;
+    npyg_zip_limits_default(&zl);
+    zl.max_ratio = UINT64_MAX;
+    counting cnt = {npyg_zip_worst_case_alloc(&lim, &zl), 0, 0, 0, -1, 0};
+    npyg_alloc al = {c_malloc, c_free, &cnt};
+    npyg_options opt = {.limits = &lim, .alloc = &al};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    int fd = open(path, O_RDONLY);
+    npyg_zip *z = NULL;
+    double t0 = now_s();
+    int rc = npyg_zip_open_fd(ctx, fd, &zl, &z);
+    if (!rc) rc = npyg_zip_validate_member(z, 0);
+    double dt = now_s() - t0;
+    CHECK(rc == 0, "streamed bomb: %s (%s)", npyg_error_name(rc), npyg_last_error(ctx)->message);
+    const npyg_info *in = npyg_get_info(ctx);
+    CHECK(in && in->payload_bytes == (UINT64_C(4) << 30), "4 GiB payload");
+    npyg_zip_close(z);
+    npyg_ctx_free(ctx);
+    close(fd);
+    CHECK(cnt.refused == 0 && cnt.peak <= cnt.cap && cnt.now == 0, "bound");
+    CHECK(dt < 120.0, "%.1f s", dt);
+    printf("bomb streamed: 4 GiB inflated and checked in %.2f s, peak allocation %llu bytes (bound %llu)\n", dt,
+           (unsigned long long)cnt.peak, (unsigned long long)cnt.cap);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_npz CORPUS_NPZ_DIR [--no-stream-bomb]\n");
+        return 2;
+    }
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
+    json_error_t jerr;
+    json_t *m = json_load_file(mpath, JSON_ALLOW_NUL, &jerr);
+    if (!m) {
+        fprintf(stderr, "%s:%d: %s\n", mpath, jerr.line, jerr.text);
+        return 2;
+    }
+    const json_t *prefix_cases = json_object_get(m, "prefix_cases");
+    const char *name;
+    json_t *e;
+    size_t n = 0;
+    json_object_foreach(json_object_get(m, "files"), name, e) {
+        check_archive(argv[1], name, e, prefix_cases);
+        n++;
+    }
+    torture(argv[1], "valid/savez-compressed-several.npz");
+    torture(argv[1], "valid/descriptor-deflate.npz");
+    check_limits(argv[1]);
+    if (!(argc > 2 && !strcmp(argv[2], "--no-stream-bomb"))) stream_bomb(argv[1]);
+    json_decref(m);
+    printf("npz corpus: %zu archives\n%d passed, %d failed\n", n, passed, failed);
+    return failed ? 1 : 0;
+}
