@@ -405,7 +405,7 @@ static json_t *parse_output(const char *out, size_t len, sbuf *why)
     char *text = ncf_quote_big_ints(first, (size_t)(first_end - first));
     if (!text) die("out of memory");
     json_error_t jerr;
-    json_t *v = json_loads(text, 0, &jerr);
+    json_t *v = json_loads(text, JSON_ALLOW_NUL, &jerr);
     free(text);
     if (!v) { sb_printf(why, "output is not JSON: %s", jerr.text); return NULL; }
     if (!json_is_object(v)) { sb_puts(why, "output is not a JSON object"); json_decref(v); return NULL; }
