@@ -1,5 +1,5 @@
 /*
- * npyvalidate: check .npy files before they are loaded.
+ * npyvalidate: check .npy files and .npz archives before they are loaded.
  *
  * Inputs are opened read-only and never written. Files are validated in
  * parallel; output stays in input order, one line (or JSON object) per
@@ -30,6 +30,7 @@ typedef struct options {
     bool json, hash, quiet, recursive;
     npyg_profile profile;
     npyg_limits limits;
+    npyg_zip_limits zip_limits;
     int jobs;
 } options;
 
@@ -202,6 +203,76 @@ static void report_io(const options *o, strbuf *b, const char *path, const char 
     }
 }
 
+/* The error as a JSON object: {"code": ..., "message": ...}. */
+static void sb_json_error(strbuf *b, const npyg_error *e)
+{
+    sb_printf(b, "{\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"offset\": ", e->code, npyg_error_name(e->code),
+              npyg_error_class(e->code));
+    sb_json_u64(b, e->offset);
+    sb_puts(b, ", \"message\": ");
+    sb_json_str(b, e->message, strlen(e->message));
+    sb_puts(b, "}");
+}
+
+/* descr as numpy writes it; *big is malloc'd when it does not fit. */
+static const char *descr_text(const npyg_info *in, char *small, size_t size, char **big)
+{
+    size_t need = npyg_format_descr(in->dtype, small, size);
+    *big = NULL;
+    if (need < size) return small;
+    *big = malloc(need + 1);
+    if (!*big) die_oom();
+    npyg_format_descr(in->dtype, *big, need + 1);
+    return *big;
+}
+
+/* The fields of a valid array, as JSON members after an opening brace. */
+static void sb_json_info(strbuf *b, const npyg_info *in, const char *dtext, const char *sha)
+{
+    sb_printf(b, "\"version\": \"%d.%d\", \"header_len\": %u, \"data_offset\": %llu, \"descr\": ", in->version_major,
+              in->version_minor, in->header_len, (unsigned long long)in->data_offset);
+    sb_json_descr(b, in->dtype);
+    sb_puts(b, ", \"descr_repr\": ");
+    sb_json_str(b, dtext, strlen(dtext));
+    sb_puts(b, ", \"shape\": ");
+    sb_json_shape(b, in->ndim, in->shape);
+    sb_printf(b, ", \"fortran_order\": %s, \"itemsize\": %llu, \"count\": ", in->fortran_order ? "true" : "false",
+              (unsigned long long)in->dtype->itemsize);
+    sb_json_u64(b, in->count);
+    sb_puts(b, ", \"payload_bytes\": ");
+    sb_json_u64(b, in->payload_bytes);
+    sb_puts(b, ", \"trailing_bytes\": ");
+    sb_json_u64(b, in->trailing_bytes);
+    sb_puts(b, ", \"warnings\": [");
+    bool first = true;
+    for (unsigned k = 0; k < sizeof warning_names / sizeof warning_names[0]; k++) {
+        if (!(in->warnings & (1u << k))) continue;
+        sb_printf(b, "%s\"%s\"", first ? "" : ", ", warning_names[k]);
+        first = false;
+    }
+    sb_puts(b, "]");
+    if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+}
+
+/* "label: ok <f8 shape=(3,) order=C v1.0", then one line per warning. */
+static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const char *dtext, const char *sha)
+{
+    const char *shown = dtext;
+    size_t slen = strlen(dtext);
+    if (slen >= 2 && dtext[0] == '\'') { shown = dtext + 1; slen -= 2; } /* '<f8' -> <f8 */
+    sb_printf(b, "%s: ok ", label);
+    sb_put(b, shown, slen);
+    sb_puts(b, " shape=(");
+    for (uint32_t k = 0; k < in->ndim; k++)
+        sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)in->shape[k]);
+    sb_printf(b, "%s) order=%s v%d.%d", in->ndim == 1 ? "," : "", in->fortran_order ? "F" : "C",
+              in->version_major, in->version_minor);
+    if (sha) sb_printf(b, " sha256=%s", sha);
+    sb_puts(b, "\n");
+    for (unsigned k = 0; k < sizeof warning_names / sizeof warning_names[0]; k++)
+        if (in->warnings & (1u << k)) sb_printf(b, "%s: warning: %s\n", label, npyg_warning_string(1u << k));
+}
+
 static void report(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
 {
     if (rc) {
@@ -209,72 +280,201 @@ static void report(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
         if (o->json) {
             sb_puts(b, "{\"path\": ");
             sb_json_str(b, path, strlen(path));
-            sb_printf(b, ", \"ok\": false, \"error\": {\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"offset\": ",
-                      e->code, npyg_error_name(e->code), npyg_error_class(e->code));
-            sb_json_u64(b, e->offset);
-            sb_puts(b, ", \"message\": ");
-            sb_json_str(b, e->message, strlen(e->message));
-            sb_puts(b, "}}\n");
+            sb_puts(b, ", \"ok\": false, \"error\": ");
+            sb_json_error(b, e);
+            sb_puts(b, "}\n");
         } else {
             sb_printf(b, "%s:%llu: %s: %s\n", path, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
         }
         return;
     }
     const npyg_info *in = npyg_get_info(ctx);
-    char descr[256];
-    size_t need = npyg_format_descr(in->dtype, descr, sizeof descr);
-    char *big = NULL;
-    const char *dtext = descr;
-    if (need >= sizeof descr) {
-        big = malloc(need + 1);
-        if (!big) die_oom();
-        npyg_format_descr(in->dtype, big, need + 1);
-        dtext = big;
+    char descr[256], *big;
+    const char *dtext = descr_text(in, descr, sizeof descr, &big);
+    if (o->json) {
+        sb_puts(b, "{\"path\": ");
+        sb_json_str(b, path, strlen(path));
+        sb_puts(b, ", \"ok\": true, ");
+        sb_json_info(b, in, dtext, sha);
+        sb_puts(b, "}\n");
+    } else if (!o->quiet) {
+        sb_human_ok(b, path, in, dtext, sha);
+    }
+    free(big);
+}
+
+static int status_of(int code)
+{
+    return code == 0 ? 0 : (code == NPYG_EIO || code == NPYG_ENOTREG || code == NPYG_ENOMEM) ? 2 : 1;
+}
+
+static void hash_begin(const options *o, npyg_ctx *ctx, hash_state *h)
+{
+    h->md = NULL;
+    if (!o->hash) {
+        npyg_set_payload_sink(ctx, NULL, NULL);
+        return;
+    }
+    h->md = EVP_MD_CTX_new();
+    if (!h->md || EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1) die_oom();
+    npyg_set_payload_sink(ctx, hash_chunk, h);
+}
+
+/* Fills sha (65 bytes) when rc is 0; returns sha or NULL. */
+static const char *hash_end(hash_state *h, int rc, char *sha)
+{
+    if (!h->md) return NULL;
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    bool ok = !rc && EVP_DigestFinal_ex(h->md, md, &mdlen) == 1;
+    if (ok)
+        for (unsigned k = 0; k < mdlen; k++) snprintf(sha + 2 * k, 3, "%02x", md[k]);
+    EVP_MD_CTX_free(h->md);
+    h->md = NULL;
+    return ok ? sha : NULL;
+}
+
+/* ---------------- one .npz archive ---------------- */
+
+/* Codes 60-89 carry an offset in the archive; the others an offset in the
+   member's decompressed bytes. Human output names what the offset is in:
+   "a.npz:1234: zip: ..." or "a.npz:x.npy:10: header: ...". */
+static bool archive_offset(int code) { return code >= 60 && code < 90; }
+
+static void zip_member_report(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
+                              const npyg_zip_entry *m, int rc, const char *sha)
+{
+    size_t llen = strlen(path) + m->name_len + 2;
+    char *label = malloc(llen);
+    if (!label) die_oom();
+    snprintf(label, llen, "%s:%s", path, m->name);
+    const npyg_info *in = rc ? NULL : npyg_get_info(ctx);
+    if (o->json) {
+        sb_puts(b, "{\"name\": ");
+        sb_json_str(b, m->name, m->name_len);
+        sb_printf(b, ", \"ok\": %s, \"method\": %u, \"compressed_size\": ", rc ? "false" : "true", m->method);
+        sb_json_u64(b, m->compressed_size);
+        sb_puts(b, ", \"uncompressed_size\": ");
+        sb_json_u64(b, m->uncompressed_size);
+        sb_printf(b, ", \"crc32\": \"%08x\", \"header_offset\": ", m->crc32);
+        sb_json_u64(b, m->header_offset);
+        sb_puts(b, ", \"zip_warnings\": [");
+        static const char *zw[] = {"not_npy_name", "not_npy", "non_ascii_name"};
+        bool first = true;
+        for (unsigned k = 0; k < 3; k++)
+            if (m->warnings & (1u << k)) {
+                sb_printf(b, "%s\"%s\"", first ? "" : ", ", zw[k]);
+                first = false;
+            }
+        sb_puts(b, "]");
+        if (rc) {
+            sb_printf(b, ", \"offset_in\": \"%s\", \"error\": ",
+                      archive_offset(npyg_last_error(ctx)->code) ? "archive" : "member");
+            sb_json_error(b, npyg_last_error(ctx));
+        } else if (in) {
+            char descr[256], *big;
+            const char *dtext = descr_text(in, descr, sizeof descr, &big);
+            sb_puts(b, ", \"npy\": true, ");
+            sb_json_info(b, in, dtext, sha);
+            free(big);
+        } else {
+            sb_puts(b, ", \"npy\": false");
+        }
+        sb_puts(b, "}");
+    } else if (rc) {
+        const npyg_error *e = npyg_last_error(ctx);
+        if (archive_offset(e->code))
+            sb_printf(b, "%s:%llu: %s: %s\n", path, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
+        else
+            sb_printf(b, "%s:%llu: %s: %s\n", label, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
+    } else if (!o->quiet) {
+        if (in) {
+            char descr[256], *big;
+            const char *dtext = descr_text(in, descr, sizeof descr, &big);
+            sb_human_ok(b, label, in, dtext, sha);
+            free(big);
+        } else {
+            sb_printf(b, "%s: ok not .npy (%llu bytes; numpy returns them as bytes)\n", label,
+                      (unsigned long long)m->uncompressed_size);
+        }
+    }
+    if (!rc && !o->json && !o->quiet)
+        for (unsigned k = 0; k < 3; k++)
+            if (m->warnings & (1u << k)) sb_printf(b, "%s: warning: %s\n", label, npyg_zip_warning_string(1u << k));
+    free(label);
+}
+
+/* One report line per member; the archive's status is the worst. */
+static int validate_zip(const options *o, npyg_ctx *ctx, strbuf *b, const char *path, int fd)
+{
+    npyg_zip *z = NULL;
+    int rc = npyg_zip_open_fd(ctx, fd, &o->zip_limits, &z);
+    if (rc) {
+        const npyg_error *e = npyg_last_error(ctx);
+        if (o->json) {
+            sb_puts(b, "{\"path\": ");
+            sb_json_str(b, path, strlen(path));
+            sb_puts(b, ", \"ok\": false, \"archive\": true, \"error\": ");
+            sb_json_error(b, e);
+            sb_puts(b, ", \"members\": []}\n");
+        } else {
+            sb_printf(b, "%s:%llu: %s: %s\n", path, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
+        }
+        return status_of(e->code);
+    }
+    int status = 0;
+    size_t n = npyg_zip_count(z);
+    strbuf members = {0};
+    for (size_t i = 0; i < n; i++) {
+        hash_state h;
+        hash_begin(o, ctx, &h);
+        int mrc = npyg_zip_validate_member(z, i);
+        char sha[65] = {0};
+        const char *shown = hash_end(&h, mrc || !npyg_get_info(ctx), sha);
+        if (o->json && i) sb_puts(&members, ", ");
+        zip_member_report(o, &members, path, ctx, npyg_zip_member(z, i), mrc, shown);
+        int s = mrc ? status_of(npyg_last_error(ctx)->code) : 0;
+        if (s > status) status = s;
     }
     if (o->json) {
         sb_puts(b, "{\"path\": ");
         sb_json_str(b, path, strlen(path));
-        sb_printf(b, ", \"ok\": true, \"version\": \"%d.%d\", \"header_len\": %u, \"data_offset\": %llu, \"descr\": ",
-                  in->version_major, in->version_minor, in->header_len, (unsigned long long)in->data_offset);
-        sb_json_descr(b, in->dtype);
-        sb_puts(b, ", \"descr_repr\": ");
-        sb_json_str(b, dtext, strlen(dtext));
-        sb_puts(b, ", \"shape\": ");
-        sb_json_shape(b, in->ndim, in->shape);
-        sb_printf(b, ", \"fortran_order\": %s, \"itemsize\": %llu, \"count\": ", in->fortran_order ? "true" : "false",
-                  (unsigned long long)in->dtype->itemsize);
-        sb_json_u64(b, in->count);
-        sb_puts(b, ", \"payload_bytes\": ");
-        sb_json_u64(b, in->payload_bytes);
-        sb_puts(b, ", \"trailing_bytes\": ");
-        sb_json_u64(b, in->trailing_bytes);
-        sb_puts(b, ", \"warnings\": [");
-        bool first = true;
-        for (unsigned k = 0; k < sizeof warning_names / sizeof warning_names[0]; k++) {
-            if (!(in->warnings & (1u << k))) continue;
-            sb_printf(b, "%s\"%s\"", first ? "" : ", ", warning_names[k]);
-            first = false;
-        }
-        sb_puts(b, "]");
-        if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
-        sb_puts(b, "}\n");
-    } else if (!o->quiet) {
-        const char *shown = dtext;
-        size_t slen = strlen(dtext);
-        if (slen >= 2 && dtext[0] == '\'') { shown = dtext + 1; slen -= 2; } /* '<f8' -> <f8 */
-        sb_printf(b, "%s: ok ", path);
-        sb_put(b, shown, slen);
-        sb_puts(b, " shape=(");
-        for (uint32_t k = 0; k < in->ndim; k++)
-            sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)in->shape[k]);
-        sb_printf(b, "%s) order=%s v%d.%d", in->ndim == 1 ? "," : "", in->fortran_order ? "F" : "C",
-                  in->version_major, in->version_minor);
-        if (sha) sb_printf(b, " sha256=%s", sha);
-        sb_puts(b, "\n");
-        for (unsigned k = 0; k < sizeof warning_names / sizeof warning_names[0]; k++)
-            if (in->warnings & (1u << k)) sb_printf(b, "%s: warning: %s\n", path, npyg_warning_string(1u << k));
+        sb_printf(b, ", \"ok\": %s, \"archive\": true, \"members\": [", status ? "false" : "true");
+        if (members.p) sb_puts(b, members.p);
+        sb_puts(b, "]}\n");
+    } else {
+        if (members.p) sb_puts(b, members.p);
+        if (n == 0 && !o->quiet) sb_printf(b, "%s: ok empty archive\n", path);
     }
-    free(big);
+    free(members.p);
+    npyg_zip_close(z);
+    return status;
+}
+
+/* ---------------- one file ---------------- */
+
+/* A pipe cannot be read twice: the bytes taken to recognise a zip are
+   handed back to the .npy parser first. */
+typedef struct replay {
+    int fd;
+    unsigned char head[4];
+    size_t len, pos;
+} replay;
+
+static long long replay_read(void *user, void *buf, size_t n)
+{
+    replay *r = user;
+    if (r->pos < r->len) {
+        size_t k = r->len - r->pos < n ? r->len - r->pos : n;
+        memcpy(buf, r->head + r->pos, k);
+        r->pos += k;
+        return (long long)k;
+    }
+    for (;;) {
+        ssize_t got = read(r->fd, buf, n);
+        if (got < 0 && errno == EINTR) continue;
+        return got;
+    }
 }
 
 static void validate_one(const options *o, npyg_ctx *ctx, job *j)
@@ -303,27 +503,49 @@ static void validate_one(const options *o, npyg_ctx *ctx, job *j)
             return;
         }
     }
-    hash_state h = {NULL};
-    if (o->hash) {
-        h.md = EVP_MD_CTX_new();
-        if (!h.md || EVP_DigestInit_ex(h.md, EVP_sha256(), NULL) != 1) die_oom();
-        npyg_set_payload_sink(ctx, hash_chunk, &h);
+    /* Zip or not is decided by content, as np.load does. */
+    struct stat st;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    replay rp = {.fd = fd};
+    if (regular) {
+        off_t here = lseek(fd, 0, SEEK_CUR);
+        ssize_t got = here >= 0 ? pread(fd, rp.head, sizeof rp.head, here) : -1;
+        if (got > 0 && npyg_is_zip(rp.head, (size_t)got)) {
+            j->status = validate_zip(o, ctx, &b, j->path, fd);
+            if (!is_stdin) close(fd);
+            j->out = b.p;
+            return;
+        }
     } else {
-        npyg_set_payload_sink(ctx, NULL, NULL);
+        while (rp.len < sizeof rp.head) {
+            ssize_t got = read(fd, rp.head + rp.len, sizeof rp.head - rp.len);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) break;
+            rp.len += (size_t)got;
+        }
+        if (npyg_is_zip(rp.head, rp.len)) {
+            if (o->json) {
+                sb_puts(&b, "{\"path\": ");
+                sb_json_str(&b, j->path, strlen(j->path));
+                sb_puts(&b, ", \"ok\": false, \"archive\": true, \"error\": {\"code\": 5, \"name\": \"NPYG_ENOTREG\", "
+                            "\"class\": \"io\", \"offset\": 0, \"message\": \"a zip archive needs a regular file, not a pipe\"}, "
+                            "\"members\": []}\n");
+            } else {
+                sb_printf(&b, "%s:0: io: a zip archive needs a regular file, not a pipe\n", j->path);
+            }
+            j->status = 2;
+            j->out = b.p;
+            return;
+        }
     }
-    int rc = npyg_validate_fd(ctx, fd);
+    hash_state h;
+    hash_begin(o, ctx, &h);
+    int rc = regular ? npyg_validate_fd(ctx, fd) : npyg_validate_read(ctx, replay_read, &rp);
     if (!is_stdin) close(fd);
     char sha[65] = {0};
-    if (o->hash) {
-        unsigned char md[32];
-        unsigned int mdlen = 0;
-        if (!rc && EVP_DigestFinal_ex(h.md, md, &mdlen) == 1)
-            for (unsigned k = 0; k < mdlen; k++) snprintf(sha + 2 * k, 3, "%02x", md[k]);
-        EVP_MD_CTX_free(h.md);
-    }
-    report(o, &b, j->path, ctx, rc, o->hash && !rc ? sha : NULL);
-    int code = rc ? npyg_last_error(ctx)->code : 0;
-    j->status = rc == 0 ? 0 : (code == NPYG_EIO || code == NPYG_ENOTREG || code == NPYG_ENOMEM) ? 2 : 1;
+    const char *shown = hash_end(&h, rc, sha);
+    report(o, &b, j->path, ctx, rc, shown);
+    j->status = status_of(rc ? npyg_last_error(ctx)->code : 0);
     j->out = b.p;
 }
 
@@ -445,7 +667,7 @@ static void add_path(pathlist *l, const char *p)
 static bool wanted(const char *name)
 {
     size_t n = strlen(name);
-    return n >= 4 && strcmp(name + n - 4, ".npy") == 0;
+    return n >= 4 && (strcmp(name + n - 4, ".npy") == 0 || strcmp(name + n - 4, ".npz") == 0);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -516,10 +738,11 @@ static int read_list(pathlist *l, const char *file)
 static void usage(FILE *to)
 {
     fputs("usage: npyvalidate [options] PATH...\n"
-          "Validate NumPy .npy files before loading them. PATH may be a file, a\n"
+          "Validate NumPy .npy files and .npz archives before loading them (an\n"
+          "archive is recognised by its content). PATH may be a file, a\n"
           "directory (with -r) or - for standard input.\n"
           "\n"
-          "  -r, --recursive         validate every *.npy file under directories\n"
+          "  -r, --recursive         validate every *.npy and *.npz file under directories\n"
           "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
           "      --json              one JSON object per file (JSON Lines)\n"
           "      --hash              print the SHA-256 of each payload as stored\n"
@@ -532,6 +755,11 @@ static void usage(FILE *to)
           "      --max-depth N         (default 32)\n"
           "      --max-alloc N         bytes the parser may allocate (default 8388608)\n"
           "      --max-payload N       payload bytes (default 1099511627776)\n"
+          "      --max-members N       .npz members (default 4096)\n"
+          "      --max-name-bytes N    bytes of one .npz member name (default 512)\n"
+          "      --max-uncompressed N  bytes all .npz members inflate to (default 1099511627776)\n"
+          "      --max-ratio N         inflated / compressed bytes of a member past its first\n"
+          "                            64 MiB (default 100)\n"
           "  -h, --help              this text\n"
           "      --version           print the version\n"
           "\n"
@@ -554,6 +782,7 @@ int main(int argc, char **argv)
 {
     options o = {.profile = NPYG_PROFILE_NUMPY};
     npyg_limits_default(&o.limits);
+    npyg_zip_limits_default(&o.zip_limits);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cores > 0 ? (int)cores : 1;
     pathlist paths = {0};
@@ -606,6 +835,10 @@ int main(int argc, char **argv)
             else if (!strcmp(a, "--max-depth")) u32 = &o.limits.max_depth;
             else if (!strcmp(a, "--max-alloc")) u64 = &o.limits.max_alloc_bytes;
             else if (!strcmp(a, "--max-payload")) u64 = &o.limits.max_payload_bytes;
+            else if (!strcmp(a, "--max-members")) u32 = &o.zip_limits.max_members;
+            else if (!strcmp(a, "--max-name-bytes")) u32 = &o.zip_limits.max_name_bytes;
+            else if (!strcmp(a, "--max-uncompressed")) u64 = &o.zip_limits.max_total_uncompressed;
+            else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
             else {
                 fprintf(stderr, "npyvalidate: unknown option %s\n", a);
                 usage(stderr);
@@ -624,6 +857,11 @@ int main(int argc, char **argv)
     }
     if (npyg_worst_case_alloc(&o.limits) == 0) {
         fputs("npyvalidate: invalid limits (max-header-bytes must be 1..268435456, max-depth 1..64, others >= 1)\n", stderr);
+        return 2;
+    }
+    if (npyg_zip_worst_case_alloc(&o.limits, &o.zip_limits) == 0) {
+        fputs("npyvalidate: invalid zip limits (max-members at most 1000000, max-name-bytes 1..65535, max-ratio >= 1)\n",
+              stderr);
         return 2;
     }
     if (args.n == 0) {
