@@ -8,7 +8,7 @@
  * of the archive: one name per member, one byte range per member, ranges
  * that tile the archive without overlap or gap. Python's zipfile is more
  * forgiving on almost every point; each refusal is listed in
- * docs/npz.md with what zipfile and numpy do instead.
+ * corpus/npz/README.md with what zipfile and numpy do instead.
  */
 #include "internal.h"
 

@@ -180,7 +180,7 @@ static void walk(const unsigned char *buf, size_t len, const char *path, npyg_pr
         CHECK(out->code == rc && z == NULL, "open returned %d, last error %d", rc, out->code);
     }
     const json_t *ms = json_object_get(e, "members");
-    bool zip_listed = !strcmp(json_string_value(json_object_get(json_object_get(e, "zipfile"), "verdict")), "accept");
+    bool zip_listed = e && !strcmp(json_string_value(json_object_get(json_object_get(e, "zipfile"), "verdict")), "accept");
     if (!rc && e && zip_listed)
         CHECK(npyg_zip_count(z) == json_array_size(ms), "%zu members, zipfile lists %zu", npyg_zip_count(z),
               json_array_size(ms));
