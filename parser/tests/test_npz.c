@@ -397,6 +397,27 @@ static void check_limits(const char *dir)
     CHECK(npyg_zip_validate_member(z, 0) == NPYG_EINVAL, "validate out of range");
     npyg_zip_close(z);
     npyg_zip_close(NULL);
+
+    /* Members may be validated in any order, and again, with the same result. */
+    size_t len;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/valid/savez-compressed-several.npz", dir);
+    unsigned char *buf = slurp(path, &len);
+    if (buf && npyg_zip_open_buffer(ctx, buf, len, NULL, &z) == 0) {
+        uint64_t first = 0;
+        for (int round = 0; round < 3; round++)
+            for (size_t i = npyg_zip_count(z); i-- > 0;) {
+                int rc = npyg_zip_validate_member(z, i);
+                const npyg_info *in = npyg_get_info(ctx);
+                CHECK(rc == 0 && in, "member %zu, round %d", i, round);
+                if (in && i == 0 && round == 0) first = in->payload_bytes;
+                if (in && i == 0 && round > 0) CHECK(in->payload_bytes == first, "same result again");
+            }
+        npyg_zip_close(z);
+    } else {
+        CHECK(0, "cannot open %s", path);
+    }
+    free(buf);
     CHECK(npyg_is_zip("PK\3\4", 4) && npyg_is_zip("PK\5\6", 4) && !npyg_is_zip("PK\1\2", 4) &&
               !npyg_is_zip("PK", 2) && !npyg_is_zip(NULL, 0),
           "npyg_is_zip");
