@@ -12,9 +12,10 @@
  *         appended, so that a plain .npy file is seen whole under the
  *         default profile and limits
  *
- * AFL++ (built with afl-clang-fast): with no PATH, persistent mode on
- * shared-memory test cases; with PATHs (afl-cmin/afl-tmin with @@, or a
- * person reproducing a finding), the replay above.
+ * AFL++ (built with afl-clang-fast): under afl-fuzz, afl-showmap,
+ * afl-cmin or afl-tmin, persistent mode on shared-memory test cases (the
+ * tools deliver through shared memory even with @@); run by hand with
+ * PATHs, the replay above.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "fuzz_common.h"
@@ -158,7 +159,7 @@ static int replay(int argc, char **argv)
             add_path(&found, argv[k]);
         }
     }
-    qsort(found.v, found.n, sizeof *found.v, by_name);
+    if (found.n > 1) qsort(found.v, found.n, sizeof *found.v, by_name);
     for (size_t k = 0; k < found.n; k++) {
         errors += run_file(found.v[k], trailer, timeout);
         free(found.v[k]);
@@ -172,7 +173,10 @@ static int replay(int argc, char **argv)
 int main(int argc, char **argv)
 {
 #ifdef __AFL_FUZZ_TESTCASE_LEN
-    if (argc > 1) return replay(argc, argv);
+    /* Under an AFL++ tool (afl-fuzz, afl-showmap, afl-cmin, afl-tmin) the
+       test case arrives in shared memory even when @@ names a file; run by
+       hand, the arguments are files to replay. */
+    if (argc > 1 && !getenv("__AFL_SHM_ID")) return replay(argc, argv);
     __AFL_INIT();
     const unsigned char *shm = __AFL_FUZZ_TESTCASE_BUF;
     while (__AFL_LOOP(100000)) {
