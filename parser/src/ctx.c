@@ -212,12 +212,40 @@ const npyg_info *npyg_get_info(const npyg_ctx *ctx)
 
 const char *npyg_version_string(void) { return NPYG_VERSION_STRING; }
 
+/* Messages quote header text, which is hostile: control characters (C0,
+   DEL and the C1 range, which some terminals obey) become \xNN, so a
+   message stays one printable line. */
+static void escape_message(char *out, size_t size, const char *in)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < size; p++) {
+        unsigned c = *p;
+        unsigned c1 = 0; /* a C1 control encoded in UTF-8 as C2 80..9F */
+        if (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) c1 = p[1];
+        if (c < 0x20 || c == 0x7F || c1) {
+            unsigned v = c1 ? c1 : c;
+            if (o + 4 >= size) break;
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[v >> 4];
+            out[o++] = hex[v & 15];
+            if (c1) p++;
+            continue;
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
 int npyg__vfail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, va_list ap)
 {
     if (ctx->err.code != NPYG_OK) return ctx->err.code;
     ctx->err.code = code;
     ctx->err.offset = off;
-    vsnprintf(ctx->err.message, sizeof ctx->err.message, fmt, ap);
+    char raw[sizeof ctx->err.message];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    escape_message(ctx->err.message, sizeof ctx->err.message, raw);
     return code;
 }
 

@@ -285,55 +285,76 @@ static size_t decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, c
     return o;
 }
 
-/* Parses one or more adjacent string tokens starting at a prefix/quote. */
+/* Length of the string prefix at the cursor if a string token starts
+   there (0 for a bare quote), or -1. */
+static int string_start(const lexer *lx)
+{
+    size_t k = 0;
+    while (k < 3 && is_ident_start(peek(lx, k))) k++;
+    int q = peek(lx, k);
+    str_prefix pf;
+    if ((q == '\'' || q == '"') && parse_prefix(lx->s + lx->i, k, &pf)) return (int)k;
+    return -1;
+}
+
+/* One string token: its prefix, quoting and body [*b, *e); the cursor
+   moves past it. */
+static int scan_token(lexer *lx, size_t prefix_len, str_prefix *pf, size_t *b, size_t *e)
+{
+    size_t tok = lx->i;
+    parse_prefix(lx->s + lx->i, prefix_len, pf);
+    lx->i += prefix_len;
+    if (pf->fmt) return fail(lx, NPYG_ENOTLITERAL, tok, "%s", "f-strings are not literals");
+    int q = lx->s[lx->i];
+    bool triple = peek(lx, 1) == q && peek(lx, 2) == q;
+    lx->i += triple ? 3 : 1;
+    *b = lx->i;
+    int rc = find_string_end(lx, q, triple, e);
+    if (rc) return rc;
+    lx->i = *e + (triple ? 3 : 1);
+    return 0;
+}
+
+/* One or more adjacent string tokens (implicit concatenation). A first
+   pass checks the tokens and sizes the result, so the decoded string is
+   allocated once, in space linear in the text. */
 static int parse_strings(lexer *lx, size_t prefix_len, npyg__value **out)
 {
     size_t start = lx->i;
-    npyg__value *v = NULL;
-    char *buf = NULL;
-    size_t len = 0;
+    size_t body_total = 0;
     int kind = -1; /* 0 str, 1 bytes */
-    for (;;) {
+    for (int plen = (int)prefix_len; plen >= 0;) {
+        size_t tok = lx->i, b = 0, e = 0;
         str_prefix pf;
-        size_t tok = lx->i;
-        parse_prefix(lx->s + lx->i, prefix_len, &pf);
-        lx->i += prefix_len;
-        if (pf.fmt)
-            return fail(lx, NPYG_ENOTLITERAL, tok, "%s", "f-strings are not literals");
-        int q = lx->s[lx->i];
-        bool triple = peek(lx, 1) == q && peek(lx, 2) == q;
-        lx->i += triple ? 3 : 1;
-        size_t end = 0;
-        int rc = find_string_end(lx, q, triple, &end);
+        int rc = scan_token(lx, (size_t)plen, &pf, &b, &e);
         if (rc) return rc;
         if (kind >= 0 && kind != (int)pf.bytes)
             return syntax(lx, tok, "cannot mix bytes and nonbytes literals");
         kind = pf.bytes;
-        /* Worst case two output bytes per input byte (latin1 to UTF-8). */
-        size_t body = end - lx->i;
-        char *nb = npyg__arena_alloc(&lx->ctx->arena, len + 2 * body + 1);
-        if (!nb) return npyg__nomem(lx->ctx, lx->ctx->base + tok);
-        if (len) memcpy(nb, buf, len);
-        size_t w = decode_body(lx, lx->i, end, &pf, nb + len);
-        if (w == (size_t)-1) return lx->ctx->err.code;
-        buf = nb;
-        len += w;
-        buf[len] = '\0';
-        lx->i = end + (triple ? 3 : 1);
-
-        /* Another string token may follow (implicit concatenation). */
-        int rc2 = skip_blank(lx);
-        if (rc2) return rc2;
-        size_t k = 0;
-        while (k < 3 && is_ident_start(peek(lx, k))) k++;
-        int qc = peek(lx, k);
-        if ((qc == '\'' || qc == '"') && parse_prefix(lx->s + lx->i, k, &pf)) {
-            prefix_len = k;
-            continue;
-        }
-        break;
+        body_total += e - b;
+        rc = skip_blank(lx);
+        if (rc) return rc;
+        plen = string_start(lx);
     }
-    v = new_value(lx, kind ? V_BYTES : V_STR, start);
+    size_t after = lx->i;
+
+    /* Worst case two output bytes per input byte (latin1 to UTF-8). */
+    char *buf = npyg__arena_alloc(&lx->ctx->arena, 2 * body_total + 1);
+    if (!buf) return npyg__nomem(lx->ctx, lx->ctx->base + start);
+    size_t len = 0;
+    lx->i = start;
+    for (int plen = (int)prefix_len; lx->i < after;) {
+        size_t b = 0, e = 0;
+        str_prefix pf;
+        (void)scan_token(lx, (size_t)plen, &pf, &b, &e); /* cannot fail: the first pass passed */
+        size_t w = decode_body(lx, b, e, &pf, buf + len);
+        if (w == (size_t)-1) return lx->ctx->err.code;
+        len += w;
+        (void)skip_blank(lx);
+        plen = string_start(lx);
+    }
+    buf[len] = '\0';
+    npyg__value *v = new_value(lx, kind ? V_BYTES : V_STR, start);
     if (!v) return lx->ctx->err.code;
     v->s = buf;
     v->len = len;
