@@ -998,7 +998,9 @@ static double parse_double(const char *opt, const char *s)
 
 int main(int argc, char **argv)
 {
-    config c = {0};
+    /* Static: the configuration (and what it points to) lives for the
+       whole run, whichever way main returns. */
+    static config c;
     c.corpus = NPYCONFORM_CORPUS_DIR;
     c.format = "text";
     c.jobs = 1;
