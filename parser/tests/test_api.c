@@ -4,6 +4,7 @@
  * format.py) or from numpy-written bytes, never from npyguard's output.
  */
 #include "npyguard.h"
+#include "testutil.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -122,27 +123,6 @@ TEST(error_table_is_complete_and_stable)
 }
 
 /* ---------------- allocation: the bound and every failure point ---------------- */
-typedef struct failing {
-    long fail_at; /* the allocation number that fails; -1 never */
-    long calls;
-    size_t now, peak;
-} failing;
-
-static void *f_malloc(void *u, size_t n)
-{
-    failing *f = u;
-    if (f->calls++ == f->fail_at) return NULL;
-    f->now += n;
-    if (f->now > f->peak) f->peak = f->now;
-    return malloc(n);
-}
-
-static void f_free(void *u, void *p, size_t n)
-{
-    failing *f = u;
-    f->now -= n;
-    free(p);
-}
 
 TEST(every_allocation_failure_is_reported_cleanly)
 {
@@ -156,8 +136,10 @@ TEST(every_allocation_failure_is_reported_cleanly)
     size_t n = make_npy(f, 1, dict, payload, sizeof payload);
     long succeeded_at = -1;
     for (long k = 0; k < 200 && succeeded_at < 0; k++) {
-        failing fa = {k, 0, 0, 0};
-        npyg_alloc al = {f_malloc, f_free, &fa};
+        tu_alloc fa;
+        tu_alloc_init(&fa, UINT64_MAX);
+        fa.fail_at = k;
+        npyg_alloc al = tu_allocator(&fa);
         npyg_options o = {.alloc = &al};
         npyg_ctx *ctx = npyg_ctx_new(&o);
         if (!ctx) {
@@ -191,8 +173,9 @@ TEST(worst_case_alloc_bounds_a_pathological_header)
     strcpy(dict + k, "]}");
     unsigned char *f = malloc(hl + 64);
     size_t n = make_npy(f, 1, dict, NULL, 0);
-    failing fa = {-1, 0, 0, 0};
-    npyg_alloc al = {f_malloc, f_free, &fa};
+    tu_alloc fa;
+    tu_alloc_init(&fa, UINT64_MAX);
+    npyg_alloc al = tu_allocator(&fa);
     npyg_options o = {.alloc = &al, .limits = &l};
     npyg_ctx *ctx = npyg_ctx_new(&o);
     int rc = npyg_validate_buffer(ctx, f, n);

@@ -11,6 +11,7 @@
  * Usage: test_cases CASES_TSV DIVERGENCES_TSV
  */
 #include "npyguard.h"
+#include "testutil.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,13 +66,6 @@ typedef struct divergence {
 static divergence divs[512];
 static int ndivs;
 
-static int code_of(const char *name)
-{
-    for (int c = 0; c < NPYG_STATUS_END_; c++)
-        if (strcmp(npyg_error_name(c), name) == 0) return c;
-    return -1;
-}
-
 static const divergence *find_div(const char *name)
 {
     for (int k = 0; k < ndivs; k++)
@@ -93,7 +87,7 @@ static int load_divs(const char *path)
         code[strcspn(code, "\t\n")] = '\0';
         if (strlen(line) >= sizeof divs[ndivs].name) continue;
         memcpy(divs[ndivs].name, line, strlen(line) + 1);
-        divs[ndivs].code = code_of(code);
+        divs[ndivs].code = tu_code_of(code);
         if (divs[ndivs].code < 0) { fprintf(stderr, "%s: unknown code %s\n", path, code); fclose(f); return -1; }
         ndivs++;
     }
@@ -102,24 +96,6 @@ static int load_divs(const char *path)
 }
 
 /* ---------------- one case ---------------- */
-typedef struct chunked {
-    const unsigned char *p;
-    size_t len, pos;
-    unsigned seed;
-} chunked;
-
-static long long chunked_read(void *user, void *buf, size_t n)
-{
-    chunked *c = user;
-    c->seed = c->seed * 1103515245u + 12345u;
-    size_t k = 1 + (c->seed >> 16) % 13;
-    if (k > n) k = n;
-    if (k > c->len - c->pos) k = c->len - c->pos;
-    memcpy(buf, c->p + c->pos, k);
-    c->pos += k;
-    return (long long)k;
-}
-
 static int unhex(int c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
@@ -170,8 +146,8 @@ static void check_case(npyg_ctx *ctx, char **col)
         }
     }
 
-    chunked ch = {file, len, 0, 11};
-    int rc2 = npyg_validate_read(ctx, chunked_read, &ch);
+    tu_chunks ch = {file, len, 0, 11, 13};
+    int rc2 = npyg_validate_read(ctx, tu_chunked_read, &ch);
     result(name, rc2 == rc, "callback input gives %s, buffer %s", npyg_error_name(rc2), npyg_error_name(rc));
     free(file);
 }

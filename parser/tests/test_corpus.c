@@ -13,6 +13,7 @@
  * Usage: test_corpus CORPUS_DIR DIVERGENCES_TSV
  */
 #include "npyguard.h"
+#include "testutil.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -37,46 +38,7 @@ static const char *current;
         }                                                   \
     } while (0)
 
-/* ---------------- a counting allocator that refuses past a cap ---------------- */
-typedef struct counting {
-    uint64_t cap, now, peak;
-    unsigned refused;
-} counting;
-
-static void *c_malloc(void *user, size_t n)
-{
-    counting *c = user;
-    if (c->now + n > c->cap) {
-        c->refused++;
-        return NULL;
-    }
-    c->now += n;
-    if (c->now > c->peak) c->peak = c->now;
-    return malloc(n);
-}
-
-static void c_free(void *user, void *p, size_t n)
-{
-    counting *c = user;
-    c->now -= n;
-    free(p);
-}
-
 /* ---------------- helpers ---------------- */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-    fclose(f);
-    *len = (size_t)(n > 0 ? n : 0);
-    return b;
-}
-
 static uint64_t json_u64(const json_t *v)
 {
     if (json_is_integer(v)) return (uint64_t)json_integer_value(v);
@@ -86,32 +48,6 @@ static uint64_t json_u64(const json_t *v)
 
 /* Files where npyguard deliberately differs from numpy (divergences.tsv). */
 static json_t *divergences;
-
-static int code_of(const char *name)
-{
-    for (int c = 0; c < NPYG_STATUS_END_; c++)
-        if (strcmp(npyg_error_name(c), name) == 0) return c;
-    return -1;
-}
-
-typedef struct chunked {
-    const unsigned char *p;
-    size_t len, pos;
-    unsigned seed;
-} chunked;
-
-/* Returns 1..7 bytes at a time, so that every read boundary is exercised. */
-static long long chunked_read(void *user, void *buf, size_t n)
-{
-    chunked *c = user;
-    c->seed = c->seed * 1103515245u + 12345u;
-    size_t k = 1 + (c->seed >> 16) % 7;
-    if (k > n) k = n;
-    if (k > c->len - c->pos) k = c->len - c->pos;
-    memcpy(buf, c->p + c->pos, k);
-    c->pos += k;
-    return (long long)k;
-}
 
 static int sha_sink(void *user, const void *data, size_t len)
 {
@@ -160,7 +96,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = slurp(path, &len);
+    unsigned char *buf = tu_slurp(path, &len);
     CHECK(buf != NULL, "cannot read %s", path);
     if (!buf) return;
 
@@ -168,16 +104,17 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     const json_t *npy = json_object_get(e, "numpy");
     bool numpy_accepts = strcmp(json_string_value(json_object_get(npy, "verdict")), "accept") == 0;
     const char *ecode = json_string_value(json_object_get(e, "npyguard_error"));
-    int want = ecode ? code_of(ecode) : (numpy_accepts ? 0 : -2); /* -2: any refusal */
+    int want = ecode ? tu_code_of(ecode) : (numpy_accepts ? 0 : -2); /* -2: any refusal */
     if (!strcmp(group, "unsafe")) want = NPYG_EOBJECT;
     const json_t *div = json_object_get(divergences, name);
-    if (div) want = code_of(json_string_value(div));
+    if (div) want = tu_code_of(json_string_value(div));
     if (!strcmp(group, "invalid")) CHECK(ecode != NULL, "invalid file without an expected code");
 
     npyg_limits lim;
     npyg_limits_default(&lim);
-    counting cnt = {npyg_worst_case_alloc(&lim), 0, 0, 0};
-    npyg_alloc al = {c_malloc, c_free, &cnt};
+    tu_alloc cnt;
+    tu_alloc_init(&cnt, npyg_worst_case_alloc(&lim));
+    npyg_alloc al = tu_allocator(&cnt);
     npyg_options opt = {.limits = &lim, .alloc = &al};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     CHECK(ctx != NULL, "ctx");
@@ -209,8 +146,8 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     int rc_fd = npyg_validate_fd(ctx, fd);
     close(fd);
     CHECK(rc_fd == rc, "fd input gives %s, buffer %s", npyg_error_name(rc_fd), npyg_error_name(rc));
-    chunked ch = {buf, len, 0, 7};
-    int rc_cb = npyg_validate_read(ctx, chunked_read, &ch);
+    tu_chunks ch = {buf, len, 0, 7, 7};
+    int rc_cb = npyg_validate_read(ctx, tu_chunked_read, &ch);
     CHECK(rc_cb == rc, "callback input gives %s, buffer %s", npyg_error_name(rc_cb), npyg_error_name(rc));
     if (rc_cb == 0 && want == 0) check_fields(npyg_get_info(ctx), e);
 

@@ -16,6 +16,7 @@
  * Usage: test_npz CORPUS_NPZ_DIR [--no-stream-bomb]
  */
 #include "npyguard.h"
+#include "testutil.h"
 
 #include <fcntl.h>
 #include <jansson.h>
@@ -41,61 +42,12 @@ static const char *current;
         }                                                   \
     } while (0)
 
-/* ---------------- allocators ---------------- */
-typedef struct counting {
-    uint64_t cap, now, peak;
-    unsigned refused;
-    long fail_at; /* refuse the allocation with this index (0-based); -1 never */
-    long calls;
-} counting;
-
-static void *c_malloc(void *user, size_t n)
-{
-    counting *c = user;
-    long k = c->calls++;
-    if (k == c->fail_at || c->now + n > c->cap) {
-        if (k != c->fail_at) c->refused++;
-        return NULL;
-    }
-    c->now += n;
-    if (c->now > c->peak) c->peak = c->now;
-    return malloc(n);
-}
-
-static void c_free(void *user, void *p, size_t n)
-{
-    counting *c = user;
-    c->now -= n;
-    free(p);
-}
-
 /* ---------------- helpers ---------------- */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-    fclose(f);
-    *len = (size_t)(n > 0 ? n : 0);
-    return b;
-}
-
 static uint64_t json_u64(const json_t *v)
 {
     if (json_is_integer(v)) return (uint64_t)json_integer_value(v);
     if (json_is_string(v)) return strtoull(json_string_value(v), NULL, 10);
     return UINT64_MAX;
-}
-
-static int code_of(const char *name)
-{
-    for (int c = 0; c < 90; c++)
-        if (strcmp(npyg_error_name(c), name) == 0) return c;
-    return -1;
 }
 
 static double now_s(void)
@@ -159,9 +111,10 @@ static void walk(const unsigned char *buf, size_t len, const char *path, npyg_pr
     memset(out, 0, sizeof *out);
     npyg_limits lim;
     npyg_limits_default(&lim);
-    counting cnt = {npyg_zip_worst_case_alloc(&lim, zl), 0, 0, 0, -1, 0};
+    tu_alloc cnt;
+    tu_alloc_init(&cnt, npyg_zip_worst_case_alloc(&lim, zl));
     out->bound = cnt.cap;
-    npyg_alloc al = {c_malloc, c_free, &cnt};
+    npyg_alloc al = tu_allocator(&cnt);
     npyg_options opt = {.profile = prof, .limits = &lim, .alloc = &al};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     CHECK(ctx != NULL, "ctx");
@@ -242,7 +195,7 @@ static void expect(const outcome *o, const json_t *e, const char *code_key, cons
 {
     const char *ecode = json_string_value(json_object_get(e, code_key));
     const char *emember = json_string_value(json_object_get(e, member_key));
-    int want = ecode ? code_of(ecode) : 0;
+    int want = ecode ? tu_code_of(ecode) : 0;
     CHECK(o->code == want, "%s: got %s, want %s", how, npyg_error_name(o->code), npyg_error_name(want));
     if (want) CHECK(strcmp(o->member, emember ? emember : "") == 0, "%s: error on member '%s', want '%s'", how,
                     o->member, emember ? emember : "");
@@ -257,7 +210,7 @@ static void check_archive(const char *dir, const char *name, const json_t *e, co
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = slurp(path, &len);
+    unsigned char *buf = tu_slurp(path, &len);
     CHECK(buf != NULL, "cannot read %s", path);
     if (!buf) return;
     const char *group = json_string_value(json_object_get(e, "group"));
@@ -295,11 +248,13 @@ static void torture(const char *dir, const char *name)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = slurp(path, &len);
+    unsigned char *buf = tu_slurp(path, &len);
     if (!buf) { CHECK(0, "cannot read"); return; }
     for (long n = 0;; n++) {
-        counting cnt = {UINT64_MAX, 0, 0, 0, n, 0};
-        npyg_alloc al = {c_malloc, c_free, &cnt};
+        tu_alloc cnt;
+        tu_alloc_init(&cnt, UINT64_MAX);
+        cnt.fail_at = n;
+        npyg_alloc al = tu_allocator(&cnt);
         npyg_options opt = {.alloc = &al};
         npyg_ctx *ctx = npyg_ctx_new(&opt);
         int first = 0;
@@ -328,7 +283,7 @@ static int first_error(const char *dir, const char *name, const npyg_zip_limits 
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = slurp(path, &len);
+    unsigned char *buf = tu_slurp(path, &len);
     if (!buf) return -1;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_zip *z = NULL;
@@ -402,7 +357,7 @@ static void check_limits(const char *dir)
     size_t len;
     char path[4096];
     snprintf(path, sizeof path, "%s/valid/savez-compressed-several.npz", dir);
-    unsigned char *buf = slurp(path, &len);
+    unsigned char *buf = tu_slurp(path, &len);
     if (buf && npyg_zip_open_buffer(ctx, buf, len, NULL, &z) == 0) {
         uint64_t first = 0;
         for (int round = 0; round < 3; round++)
@@ -439,8 +394,9 @@ static void stream_bomb(const char *dir)
     npyg_zip_limits zl;
     npyg_zip_limits_default(&zl);
     zl.max_ratio = UINT64_MAX;
-    counting cnt = {npyg_zip_worst_case_alloc(&lim, &zl), 0, 0, 0, -1, 0};
-    npyg_alloc al = {c_malloc, c_free, &cnt};
+    tu_alloc cnt;
+    tu_alloc_init(&cnt, npyg_zip_worst_case_alloc(&lim, &zl));
+    npyg_alloc al = tu_allocator(&cnt);
     npyg_options opt = {.limits = &lim, .alloc = &al};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     int fd = open(path, O_RDONLY);
