@@ -28,6 +28,7 @@ fi
 
 if [ -z "${BENCH_BUILD_DIR:-}" ]; then
     build=$root/build/bench
+    mkdir -p "$root/build"
     echo "bench: building $build (Release)" >&2
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="${CC:-gcc}" \
         -DNPYG_BUILD_TESTS=OFF >"$build.configure.log" 2>&1 || { cat "$build.configure.log" >&2; exit 2; }
