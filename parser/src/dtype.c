@@ -211,12 +211,15 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
     if (comma)
         return dfail(b, NPYG_EUNSUPPORTED, v, "comma-string and subarray-string dtypes ('%s') are not supported", s);
 
-    /* A whole-string name first; names take no byte order. */
-    for (size_t k = 0; k < sizeof refused_names / sizeof refused_names[0]; k++)
+    /* A whole-string name first; names take no byte order and start with
+       two letters, which no typestr written as dtype.str does. */
+    bool maybe_name = v->len >= 2 && ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z') &&
+                      ((s[1] | 0x20) >= 'a' && (s[1] | 0x20) <= 'z');
+    for (size_t k = 0; maybe_name && k < sizeof refused_names / sizeof refused_names[0]; k++)
         if (!strcmp(s, refused_names[k]))
             return dfail(b, NPYG_EUNSUPPORTED, v,
                          "type '%s' is platform-dependent or removed in numpy 2", s);
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    for (size_t k = 0; maybe_name && k < sizeof names / sizeof names[0]; k++) {
         if (!strcmp(s, names[k].name)) {
             npyg_dtype *d = new_dtype(b, kind_of(names[k].kind), v);
             if (!d) return b->ctx->err.code;

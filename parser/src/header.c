@@ -102,13 +102,21 @@ int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len)
     if (nul)
         return npyg__fail(ctx, NPYG_ENUL, ctx->base + (uint64_t)((const char *)nul - text),
                           "NUL byte in the header");
-    if (!v3)
-        for (size_t k = 0; k < len; k++)
-            if (u[k] >= 0x80) { info->warnings |= NPYG_W_LATIN1; break; }
+    if (!v3) {
+        uint64_t any = 0; /* the high bits of every byte, a word at a time */
+        size_t k = 0;
+        for (uint64_t w; k + 8 <= len; k += 8) {
+            memcpy(&w, u + k, 8);
+            any |= w;
+        }
+        for (; k < len; k++) any |= u[k];
+        if (any & UINT64_C(0x8080808080808080)) info->warnings |= NPYG_W_LATIN1;
+    }
 
     npyg__lit_opts opts = {.allow_py2long = !v3, .latin1 = !v3};
-    npyg__value *top = NULL;
-    int rc = npyg__parse_literal(ctx, text, len, &opts, &top, &info->warnings);
+    npyg__value *top = npyg__parse_writer_form(ctx, text, len);
+    if (!top && ctx->err.code) return ctx->err.code;
+    int rc = top ? 0 : npyg__parse_literal(ctx, text, len, &opts, &top, &info->warnings);
     if (rc) return rc;
     if (top->type != V_DICT) return hfail(ctx, NPYG_ENOTDICT, top, "%s", "not a dict");
 
@@ -305,6 +313,13 @@ size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
 bool npyg__header_is_canonical(npyg_ctx *ctx, const char *text, size_t len)
 {
     const npyg_info *info = &ctx->info;
+    if (ctx->writer_descr) {
+        /* writer_form.c matched every byte but the typestr's spelling. */
+        char ts[48];
+        sbuf t = {ts, sizeof ts, 0};
+        put_descr(&t, info->dtype);
+        return t.len == ctx->writer_descr + 2 && t.len < sizeof ts && memcmp(ts, text + 10, t.len) == 0;
+    }
     /* The dict part can be no longer than the header itself. */
     char *buf = npyg__arena_alloc(&ctx->arena, len + 1);
     if (!buf) {

@@ -67,6 +67,8 @@ struct npyg_ctx {
     void *sink_user;
 
     uint64_t base;       /* file offset of header text, for diagnostics */
+    size_t writer_descr; /* typestr length when the header is in numpy's
+                            writer form (writer_form.c), else 0 */
     npyg_error err;
     bool have_info;
     npyg_info info;
@@ -102,6 +104,10 @@ typedef struct npyg__lit_opts {
 int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
                         const npyg__lit_opts *opts, npyg__value **out,
                         unsigned *warnings);
+
+/* numpy's writer form of a plain-dtype header, recognised without the
+   general parser; NULL when the text is anything else (writer_form.c). */
+npyg__value *npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len);
 
 /* descr value -> dtype tree (dtype.c). */
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,

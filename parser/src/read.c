@@ -59,6 +59,7 @@ static void reset(npyg_ctx *ctx)
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;
     ctx->base = 0;
+    ctx->writer_descr = 0;
 }
 
 static int io_error(npyg_ctx *ctx, uint64_t at)
