@@ -22,10 +22,11 @@ profdata=$(pick llvm-profdata) || { echo "coverage: llvm-profdata not found"; ex
 llvmcov=$(pick llvm-cov) || { echo "coverage: llvm-cov not found"; exit 2; }
 
 flags="-fprofile-instr-generate -fcoverage-mapping -O0 -g"
+mkdir -p "$dir"
 cmake -S "$root" -B "$dir" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
-    -DNPYG_WERROR=OFF >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 2; }
-cmake --build "$dir" -j"${JOBS:-2}" >"$dir.build.log" 2>&1 || { tail -30 "$dir.build.log"; exit 2; }
+    -DNPYG_WERROR=OFF >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 2; }
+cmake --build "$dir" -j"${JOBS:-2}" >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log"; exit 2; }
 
 prof=$dir/coverage/profraw
 rm -rf "$dir/coverage"
