@@ -36,6 +36,9 @@ cmp "$cases" parser/tests/data/numpy_cases.tsv || { echo "numpy_cases.tsv does n
 rm -f "$cases"
 echo "numpy_cases.tsv regenerates byte for byte"
 
+echo "== coverage of parser/src (fails below 95% of lines)"
+bash ci/coverage.sh
+
 if [ -x ci/fuzz-smoke.sh ]; then
   echo "== fuzz smoke"
   FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash ci/fuzz-smoke.sh
