@@ -104,6 +104,7 @@ def machine():
         "numpy": ver([PY, "-c", "import numpy; print(numpy.__version__)"]),
         "openssl": ver(["openssl", "version"]) if shutil.which("openssl") else None,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "commit": ver(["git", "-C", ROOT, "describe", "--always", "--dirty"]) if shutil.which("git") else None,
     }
 
 
@@ -345,8 +346,8 @@ def table(r):
         add("5. npy_header_fuzzer, -runs=%d" % fz["runs"], "%.0f exec/s" % fz["execs_per_s"], "plain parse (1.)",
             "%.0f parses per exec" % fz.get("exec_cost_in_parses", 0), "health", "")
     m = r["machine"]
-    head = "%s, %d cores, load %.2f / %.2f / %.2f at start, %.2f at the end; %s; numpy %s; %s%s" % (
-        m["cpu"], m["nproc"], *m["loadavg_start"], m["loadavg_end"][0], m["kernel"], m["numpy"], m["openssl"],
+    head = "commit %s; %s, %d cores, load %.2f / %.2f / %.2f at start, %.2f at the end; %s; numpy %s; %s%s" % (
+        m["commit"], m["cpu"], m["nproc"], *m["loadavg_start"], m["loadavg_end"][0], m["kernel"], m["numpy"], m["openssl"],
         "; quick mode" if r["quick"] else "")
     return "Measured %s on: %s.\n\n%s\n" % (m["date"], head, "\n".join(rows))
 

@@ -177,8 +177,7 @@ def npz_members(rng, total_mib):
     if total_mib < 256:
         per = max(1 << 20, (total_mib << 20) // 8)
     kinds = ["field_f4", "sensor_f8", "counts_i2", "image_u2", "labels_u1"]
-    made, k = 0, 0
-    while made < (total_mib << 20):
+    for k in range(max(1, round((total_mib << 20) / per))):
         kind = kinds[k % len(kinds)]
         if kind == "field_f4":
             n = per // 4
@@ -196,8 +195,6 @@ def npz_members(rng, total_mib):
         else:
             a = np.repeat(rng.integers(0, 12, per // 64), 64).astype("u1")
         yield "%s_%02d" % (kind, k), a
-        made += a.nbytes
-        k += 1
 
 
 def cmd_gen_npz(argv):
