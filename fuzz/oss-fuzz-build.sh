@@ -26,7 +26,7 @@ for src in "$root"/fuzz/*_fuzzer.c; do
     t=$(basename "$src" .c)
     $CC $CFLAGS $common -c "$src" -o "$work/$t.o"
     # Linked by the C++ driver even though npyguard is C (OSS-Fuzz rule).
-    ${CXX:-$CC} ${CXXFLAGS:-$CFLAGS} "$work/$t.o" "$work/fuzz_common.o" "$work/libnpyguard.a" \
+    ${CXX:-$CC} ${CXXFLAGS:-$CFLAGS} "$work/$t.o" "$work/fuzz_common.o" "$work/libnpyguard.a" -lz \
         $LIB_FUZZING_ENGINE -o "$OUT/$t"
 done
 

@@ -7,13 +7,15 @@ Every input ends with the harnesses' 4-byte configuration trailer
 (fuzz_common.h): all-zero is the numpy profile with default limits, 1 the
 strict profile. npy_header_fuzzer and npy_file_fuzzer get each corpus file
 whole; npy_descr_fuzzer gets the descr value cut out of each header, plus
-a few hand-written forms the corpus does not spell.
+a few hand-written forms the corpus does not spell. npz_fuzzer gets the
+archives of corpus/npz/ under 1 MiB (the bomb would only cost time).
 """
 import os
 import struct
 import sys
 
-TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer")
+TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer")
+NPZ_SEED_MAX = 1 << 20
 # fuzz-regressions/ is left out on purpose: an open finding in the seeds
 # would stop afl-fuzz and libFuzzer at start-up; ctest replays them instead.
 GROUPS = ("valid", "compat", "invalid", "unsafe")
@@ -85,9 +87,22 @@ def main():
             if dv is not None:
                 descrs.add(dv)
             count += 1
+    narchives = 0
+    for group in GROUPS:
+        d = os.path.join(corpus, "npz", group)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if not os.path.isfile(p) or os.path.getsize(p) > NPZ_SEED_MAX:
+                continue
+            with open(p, "rb") as f:
+                write(os.path.join(out, "npz_fuzzer", group + "-" + name), f.read() + DEFAULT)
+            narchives += 1
     for k, dv in enumerate(sorted(descrs | set(EXTRA_DESCRS))):
         write(os.path.join(out, "npy_descr_fuzzer", "descr-%04d" % k), dv + DEFAULT)
-    print("seeds: %d corpus files, %d descr fragments -> %s" % (count, len(descrs | set(EXTRA_DESCRS)), out))
+    print("seeds: %d corpus files, %d descr fragments, %d archives -> %s"
+          % (count, len(descrs | set(EXTRA_DESCRS)), narchives, out))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,106 @@
+/*
+ * The .npz walk from a buffer: open (every zip record cross-checked), list
+ * the members, validate each one (inflate, sizes, CRC-32, then the .npy
+ * checks). Beyond the shared invariants: member records lie inside the
+ * archive and in order, a member's array fits in its declared size, errors
+ * name a known code with a printable one-line message, a refused
+ * allocation is reported as such, and nothing outlives npyg_zip_close and
+ * npyg_ctx_free. Inflation is capped small (ratio grace and total bytes)
+ * so that one input cannot cost seconds.
+ */
+#include "fuzz_common.h"
+
+#include <string.h>
+
+#define MAX_MEMBERS_VALIDATED 16
+
+static void check_error(const npyg_ctx *ctx, int rc)
+{
+    const npyg_error *e = npyg_last_error(ctx);
+    FUZZ_CHECK(e->code == rc, "last error %d, call returned %d", e->code, rc);
+    FUZZ_CHECK(strcmp(npyg_error_name(rc), "?") != 0, "code %d has no name", rc);
+    FUZZ_CHECK(e->message[0] != '\0', "%s without a message", npyg_error_name(rc));
+    for (const unsigned char *p = (const unsigned char *)e->message; *p; p++)
+        FUZZ_CHECK(*p >= 0x20 && *p != 0x7f, "control character 0x%02x in a message", *p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *file;
+    size_t len;
+    fuzz_config cfg;
+    fuzz_config_parse(data, size, &file, &len, &cfg);
+    fuzz_check_tables();
+
+    npyg_zip_limits zl;
+    npyg_zip_limits_default(&zl);
+    zl.ratio_grace_bytes = 1u << 20;
+    zl.max_total_uncompressed = 64u << 20;
+    if (cfg.extra & 1) zl.max_members = 4;
+    if (cfg.extra & 2) zl.max_name_bytes = 16;
+
+    fuzz_alloc fa;
+    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
+    fa.bound = npyg_zip_worst_case_alloc(&cfg.limits, &zl);
+    FUZZ_CHECK(fa.bound >= npyg_worst_case_alloc(&cfg.limits), "the zip bound is below the .npy bound");
+    npyg_options opt = {cfg.profile, &cfg.limits, &fa.alc, 0};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    if (!ctx) {
+        FUZZ_CHECK(fa.failed, "npyg_ctx_new refused valid options");
+        fuzz_alloc_check_empty(&fa);
+        return 0;
+    }
+
+    npyg_zip *z = NULL;
+    bool before = fa.failed;
+    int rc = npyg_zip_open_buffer(ctx, file, len, &zl, &z);
+    if (rc) {
+        FUZZ_CHECK(z == NULL, "a failed open left a handle");
+        check_error(ctx, rc);
+        if (fa.failed && !before)
+            FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but zip_open says %s", npyg_error_name(rc));
+    } else {
+        FUZZ_CHECK(npyg_is_zip(file, len) == 1, "opened something that does not start like a zip");
+        size_t n = npyg_zip_count(z);
+        FUZZ_CHECK(n <= zl.max_members, "%zu members over the limit %u", n, (unsigned)zl.max_members);
+        FUZZ_CHECK(npyg_zip_member(z, n) == NULL, "member past the end");
+        for (size_t i = 0; i < n; i++) {
+            const npyg_zip_entry *e = npyg_zip_member(z, i);
+            FUZZ_CHECK(e != NULL, "member %zu missing", i);
+            FUZZ_CHECK(e->name_len == strlen(e->name), "member %zu: name has a NUL inside", i);
+            FUZZ_CHECK(e->name_len <= zl.max_name_bytes, "member %zu: name over the limit", i);
+            FUZZ_CHECK(e->method == 0 || e->method == 8, "member %zu: method %u", i, e->method);
+            FUZZ_CHECK(e->header_offset < e->data_offset && e->data_offset <= e->end_offset &&
+                           e->end_offset <= len,
+                       "member %zu: records out of order or past the archive", i);
+            FUZZ_CHECK(e->data_offset + e->compressed_size <= e->end_offset, "member %zu: data past its end", i);
+            if (e->method == 0)
+                FUZZ_CHECK(e->compressed_size == e->uncompressed_size, "stored member %zu changes size", i);
+        }
+        for (size_t k = 0; k < n && k < MAX_MEMBERS_VALIDATED; k++) {
+            size_t i = (cfg.seed + k) % n; /* any order, and again */
+            const npyg_zip_entry *e = npyg_zip_member(z, i);
+            before = fa.failed;
+            int rm = npyg_zip_validate_member(z, i);
+            if (fa.failed && !before) {
+                FUZZ_CHECK(rm == NPYG_ENOMEM, "allocation refused, but member %zu says %s", i,
+                           npyg_error_name(rm));
+                break;
+            }
+            if (rm) {
+                check_error(ctx, rm);
+                continue;
+            }
+            const npyg_info *in = npyg_get_info(ctx);
+            if (!in) continue; /* not .npy, accepted with a warning */
+            fuzz_result r;
+            fuzz_check_result(ctx, rm, CALL_VALIDATE, e->uncompressed_size, &cfg, &cfg.limits, &r);
+            FUZZ_CHECK(in->data_offset + in->payload_bytes + in->trailing_bytes == e->uncompressed_size,
+                       "member %zu: header, payload and trailing bytes do not add up to its size", i);
+        }
+        npyg_zip_close(z);
+    }
+    npyg_ctx_free(ctx);
+    fuzz_alloc_check_empty(&fa);
+    return 0;
+}
