@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ITEMSIZE_MAX INT32_MAX /* numpy keeps itemsize in a C int */
@@ -406,14 +407,42 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
     return 0;
 }
 
-static bool same(const char *a, size_t alen, const char *b, size_t blen)
-{
-    return alen == blen && !memcmp(a, b, alen);
-}
-
 static bool is_pad_type(const npyg_dtype *t)
 {
     return t->kind == NPYG_KIND_VOID || t->kind == NPYG_KIND_SUBARRAY;
+}
+
+/* Names and titles share one namespace. They are checked once the
+   struct's fields are built, as numpy does, by sorting: O(n log n) whatever
+   the names, where comparing each with all before it was quadratic. */
+typedef struct label {
+    const npyg__value *v;
+    uint32_t order; /* position among the struct's labels */
+    bool title;
+} label;
+
+static int cmp_label(const void *pa, const void *pb)
+{
+    const label *a = pa, *b = pb;
+    if (a->v->len != b->v->len) return a->v->len < b->v->len ? -1 : 1;
+    int c = memcmp(a->v->s, b->v->s, a->v->len);
+    if (c) return c;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int check_labels(builder *b, label *labels, uint32_t n)
+{
+    qsort(labels, n, sizeof *labels, cmp_label);
+    const label *first = NULL; /* the earliest second use, as a sequential check finds it */
+    for (uint32_t k = 1; k < n; k++)
+        if (labels[k].v->len == labels[k - 1].v->len &&
+            memcmp(labels[k].v->s, labels[k - 1].v->s, labels[k].v->len) == 0 &&
+            (!first || labels[k].order < first->order))
+            first = &labels[k];
+    if (!first) return 0;
+    return dfail(b, NPYG_EDESCR, first->v, first->title ? "title '%s' already used as a name or title"
+                                                        : "field name '%s' already used as a name or title",
+                 first->v->s);
 }
 
 static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npyg_dtype **out)
@@ -421,9 +450,12 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
     if (depth + 1 > b->ctx->limits.max_depth)
         return dfail(b, NPYG_ELIMIT_DEPTH, list, "nested deeper than max_depth (%s)", "struct");
     npyg_field *fields = NULL;
+    label *labels = NULL;
+    uint32_t nlabels = 0;
     if (list->count) {
         fields = npyg__arena_alloc(&b->ctx->arena, sizeof *fields * list->count);
-        if (!fields) return npyg__nomem(b->ctx, b->ctx->base + list->offset);
+        labels = npyg__arena_alloc(&b->ctx->arena, sizeof *labels * 2 * (size_t)list->count);
+        if (!fields || !labels) return npyg__nomem(b->ctx, b->ctx->base + list->offset);
     }
     uint32_t nf = 0;
     uint64_t offset = 0;
@@ -456,17 +488,12 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         if (nv->len == 0 && !title && is_pad_type(t)) {
             /* numpy drops '' void and subarray fields but keeps their bytes */
         } else {
-            for (uint32_t k = 0; k < nf; k++) {
-                const npyg_field *o = &fields[k];
-                if (same(o->name, o->name_len, nv->s, nv->len) ||
-                    (o->title && same(o->title, o->title_len, nv->s, nv->len)))
-                    return dfail(b, NPYG_EDESCR, nv, "field name '%s' already used as a name or title", nv->s);
-                if (title && (same(o->name, o->name_len, title->s, title->len) ||
-                              (o->title && same(o->title, o->title_len, title->s, title->len))))
-                    return dfail(b, NPYG_EDESCR, title, "title '%s' already used as a name or title", title->s);
+            labels[nlabels] = (label){nv, nlabels, false};
+            nlabels++;
+            if (title) {
+                labels[nlabels] = (label){title, nlabels, true};
+                nlabels++;
             }
-            if (title && same(title->s, title->len, nv->s, nv->len))
-                return dfail(b, NPYG_EDESCR, title, "title '%s' already used as a name or title", title->s);
             npyg_field *fd = &fields[nf++];
             fd->name = nv->s;
             fd->name_len = nv->len;
@@ -478,6 +505,8 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         if (!npyg__add_u64(offset, t->itemsize, &offset) || offset > ITEMSIZE_MAX)
             return dfail(b, NPYG_EOVERFLOW, f, "%s", "structure size in bytes does not fit into a C int");
     }
+    int rc = check_labels(b, labels, nlabels);
+    if (rc) return rc;
     npyg_dtype *d = new_dtype(b, NPYG_KIND_STRUCT, list);
     if (!d) return b->ctx->err.code;
     d->nfields = nf;
