@@ -432,6 +432,7 @@ static int cmp_label(const void *pa, const void *pb)
 
 static int check_labels(builder *b, label *labels, uint32_t n)
 {
+    if (n < 2) return 0;
     qsort(labels, n, sizeof *labels, cmp_label);
     const label *first = NULL; /* the earliest second use, as a sequential check finds it */
     for (uint32_t k = 1; k < n; k++)
