@@ -210,10 +210,11 @@ NPYG_API int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len);
 /* A whole file in memory: header, payload size, trailing bytes. */
 NPYG_API int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
 
-/* A whole file from a descriptor, read from its current position with
-   read(2) in bounded chunks. The descriptor is never written, seeked or
-   closed. Regular files and pipes only (FIFO opened by the caller is fine;
-   a character device is refused with NPYG_ENOTREG). */
+/* A whole file from a descriptor, from its current position, in bounded
+   chunks: a regular file with pread(2), leaving the position unchanged; a
+   pipe or socket with read(2). The descriptor is never written or closed.
+   Regular files and pipes only (a FIFO opened by the caller is fine; a
+   character device or a directory is refused with NPYG_ENOTREG). */
 NPYG_API int npyg_validate_fd(npyg_ctx *ctx, int fd);
 
 /* Returns bytes read (0 at end of input) or -1 on error. */

@@ -14,6 +14,10 @@ typedef struct source {
     const uint8_t *buf; /* buffer input */
     size_t len;
     int fd;             /* descriptor input, or -1 */
+    bool positional;    /* regular file: pread at start + pos, after prefix */
+    uint64_t start;     /* the descriptor's offset when validation began */
+    const uint8_t *prefix; /* the first bytes, already read (positional) */
+    size_t prefix_len;
     npyg_read_fn fn;    /* callback input */
     void *user;
     uint64_t pos;       /* bytes consumed so far */
@@ -32,9 +36,20 @@ static long long src_read(source *s, void *dst, size_t n)
         s->pos += got;
         return (long long)got;
     }
+    if (s->positional && s->pos < s->prefix_len && n) {
+        got = n < s->prefix_len - s->pos ? n : s->prefix_len - (size_t)s->pos;
+        memcpy(dst, s->prefix + s->pos, got);
+    }
     while (got < n) {
         long long r;
-        if (s->fn) {
+        if (s->positional) {
+            ssize_t rr = pread(s->fd, (char *)dst + got, n - got, (off_t)(s->start + s->pos + got));
+            if (rr < 0) {
+                if (errno == EINTR) continue;
+                return -1;
+            }
+            r = rr;
+        } else if (s->fn) {
             r = s->fn(s->user, (char *)dst + got, n - got);
             if (r < 0 || (size_t)r > n - got) return -1;
         } else {
@@ -271,11 +286,24 @@ int npyg_validate_fd(npyg_ctx *ctx, int fd)
     if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
         return npyg__fail(ctx, NPYG_ENOTREG, 0, "not a regular file or pipe");
     source s = {.fd = fd};
+    uint8_t head[4096];
     if (S_ISREG(st.st_mode)) {
-        off_t here = lseek(fd, 0, SEEK_CUR); /* reads the position, moves nothing */
+        /* A regular file is read with pread from the current position,
+           which stays where it was; one read usually holds the preamble
+           and the whole header. */
+        off_t here = lseek(fd, 0, SEEK_CUR);
         if (here >= 0 && here <= st.st_size) {
             s.size_known = true;
             s.size = (uint64_t)(st.st_size - here);
+            s.positional = true;
+            s.start = (uint64_t)here;
+            size_t want = s.size < sizeof head ? (size_t)s.size : sizeof head;
+            ssize_t got;
+            do got = pread(fd, head, want, here);
+            while (got < 0 && errno == EINTR);
+            if (got < 0) return npyg__fail(ctx, NPYG_EIO, 0, "read error");
+            s.prefix = head;
+            s.prefix_len = (size_t)got;
         }
     }
     int rc = parse_from_stream(ctx, &s);

@@ -366,7 +366,7 @@ TEST(payload_streams_in_bounded_chunks_from_a_pipe)
     free(f);
 }
 
-TEST(fd_is_read_from_its_current_position_and_not_moved_back)
+TEST(fd_is_read_from_its_current_position_which_stays_put)
 {
     /* numpy reads from the handle's position (test_large_file_support). */
     char path[] = "/tmp/npyg-test-XXXXXX";
@@ -378,6 +378,7 @@ TEST(fd_is_read_from_its_current_position_and_not_moved_back)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     CHECK(npyg_validate_fd(ctx, fd) == 0, "%s", npyg_last_error(ctx)->message);
     CHECK(npyg_get_info(ctx) && npyg_get_info(ctx)->trailing_bytes == 0, "trailing");
+    CHECK(lseek(fd, 0, SEEK_CUR) == 4, "a regular file's position is left where it was");
     npyg_ctx_free(ctx);
     close(fd);
     unlink(path);
@@ -501,7 +502,7 @@ int main(void)
     RUN(read_errors_are_io_errors);
     RUN(devices_and_directories_are_refused);
     RUN(payload_streams_in_bounded_chunks_from_a_pipe);
-    RUN(fd_is_read_from_its_current_position_and_not_moved_back);
+    RUN(fd_is_read_from_its_current_position_which_stays_put);
     RUN(header_only_parse_needs_no_payload);
     RUN(trailing_bytes_warn_by_default_and_fail_under_strict);
     RUN(strict_requires_the_writers_text);

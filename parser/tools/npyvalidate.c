@@ -507,16 +507,7 @@ static void validate_one(const options *o, npyg_ctx *ctx, job *j)
     struct stat st;
     bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     replay rp = {.fd = fd};
-    if (regular) {
-        off_t here = lseek(fd, 0, SEEK_CUR);
-        ssize_t got = here >= 0 ? pread(fd, rp.head, sizeof rp.head, here) : -1;
-        if (got > 0 && npyg_is_zip(rp.head, (size_t)got)) {
-            j->status = validate_zip(o, ctx, &b, j->path, fd);
-            if (!is_stdin) close(fd);
-            j->out = b.p;
-            return;
-        }
-    } else {
+    if (!regular) {
         while (rp.len < sizeof rp.head) {
             ssize_t got = read(fd, rp.head + rp.len, sizeof rp.head - rp.len);
             if (got < 0 && errno == EINTR) continue;
@@ -541,6 +532,20 @@ static void validate_one(const options *o, npyg_ctx *ctx, job *j)
     hash_state h;
     hash_begin(o, ctx, &h);
     int rc = regular ? npyg_validate_fd(ctx, fd) : npyg_validate_read(ctx, replay_read, &rp);
+    if (regular && rc == NPYG_EMAGIC) {
+        /* Not .npy: perhaps an archive. Asked only now, so that the
+           common case costs no extra read. */
+        off_t here = lseek(fd, 0, SEEK_CUR);
+        ssize_t got = here >= 0 ? pread(fd, rp.head, sizeof rp.head, here) : -1;
+        if (got > 0 && npyg_is_zip(rp.head, (size_t)got)) {
+            hash_end(&h, rc, NULL);
+            npyg_set_payload_sink(ctx, NULL, NULL);
+            j->status = validate_zip(o, ctx, &b, j->path, fd);
+            if (!is_stdin) close(fd);
+            j->out = b.p;
+            return;
+        }
+    }
     if (!is_stdin) close(fd);
     char sha[65] = {0};
     const char *shown = hash_end(&h, rc, sha);
@@ -558,26 +563,39 @@ typedef struct run {
     size_t next;       /* next job to hand out */
     size_t printed;    /* jobs printed so far */
     size_t window;     /* max jobs handed out ahead of printing */
+    unsigned waiting;  /* workers waiting for room in the window */
     pthread_mutex_t mu;
-    pthread_cond_t more; /* a job finished, or room in the window */
+    pthread_cond_t ready; /* the job the printer waits for is done */
+    pthread_cond_t room;  /* the window moved */
 } run;
+
+static npyg_ctx *new_ctx(const options *o)
+{
+    npyg_options no = {.profile = o->profile, .limits = &o->limits};
+    npyg_ctx *ctx = npyg_ctx_new(&no);
+    if (!ctx) die_oom();
+    return ctx;
+}
 
 static void *worker(void *arg)
 {
     run *r = arg;
-    npyg_options no = {.profile = r->o->profile, .limits = &r->o->limits};
-    npyg_ctx *ctx = npyg_ctx_new(&no);
-    if (!ctx) die_oom();
+    npyg_ctx *ctx = new_ctx(r->o);
     pthread_mutex_lock(&r->mu);
     for (;;) {
-        while (r->next < r->njobs && r->next >= r->printed + r->window) pthread_cond_wait(&r->more, &r->mu);
+        while (r->next < r->njobs && r->next >= r->printed + r->window) {
+            r->waiting++;
+            pthread_cond_wait(&r->room, &r->mu);
+            r->waiting--;
+        }
         if (r->next >= r->njobs) break;
         job *j = &r->jobs[r->next++];
         pthread_mutex_unlock(&r->mu);
         validate_one(r->o, ctx, j);
         pthread_mutex_lock(&r->mu);
         j->done = true;
-        pthread_cond_broadcast(&r->more);
+        /* Only the job next in line wakes the printer. */
+        if (j == &r->jobs[r->printed]) pthread_cond_signal(&r->ready);
     }
     pthread_mutex_unlock(&r->mu);
     npyg_ctx_free(ctx);
@@ -591,56 +609,91 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A progress line on stderr, when it is a terminal and the run is long. */
+typedef struct progress {
+    bool on, shown;
+    double start, last;
+} progress;
+
+static void progress_tick(progress *p, size_t done, size_t n)
+{
+    if (!p->on) return;
+    double t = now();
+    if (t - p->start > 1.0 && t - p->last > 0.2) {
+        fprintf(stderr, "\r%zu/%zu files", done, n);
+        p->last = t;
+        p->shown = true;
+    }
+}
+
+static void emit(job *j, int *status, progress *p)
+{
+    if (p->shown) {
+        fputs("\r\033[K", stderr);
+        p->shown = false;
+    }
+    if (j->out) fputs(j->out, stdout);
+    if (j->status > *status) *status = j->status;
+    free(j->out);
+    j->out = NULL;
+}
+
 static int run_all(const options *o, job *jobs, size_t n)
 {
+    progress p = {isatty(STDERR_FILENO) && n > 1, false, now(), now()};
+    int status = 0;
+    int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
+    if (nthreads <= 1) { /* no hand-off between threads at all */
+        npyg_ctx *ctx = new_ctx(o);
+        for (size_t k = 0; k < n; k++) {
+            validate_one(o, ctx, &jobs[k]);
+            emit(&jobs[k], &status, &p);
+            progress_tick(&p, k + 1, n);
+        }
+        npyg_ctx_free(ctx);
+        if (p.shown) fputs("\r\033[K", stderr);
+        return status;
+    }
+
     run r = {.o = o, .jobs = jobs, .njobs = n, .window = (size_t)o->jobs * 64};
     pthread_mutex_init(&r.mu, NULL);
-    pthread_cond_init(&r.more, NULL);
-    int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
-    pthread_t *th = calloc((size_t)(nthreads ? nthreads : 1), sizeof *th);
+    pthread_cond_init(&r.ready, NULL);
+    pthread_cond_init(&r.room, NULL);
+    pthread_t *th = calloc((size_t)nthreads, sizeof *th);
     if (!th) die_oom();
     for (int k = 0; k < nthreads; k++)
         if (pthread_create(&th[k], NULL, worker, &r) != 0) die_oom();
-    bool progress = isatty(STDERR_FILENO) && n > 1;
-    double start = now(), last = start;
-    bool shown = false;
-    int status = 0;
     pthread_mutex_lock(&r.mu);
     while (r.printed < n) {
         while (!jobs[r.printed].done) {
-            if (progress) {
+            if (p.on) {
                 struct timespec ts;
                 clock_gettime(CLOCK_REALTIME, &ts);
                 ts.tv_nsec += 200000000;
                 if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
-                pthread_cond_timedwait(&r.more, &r.mu, &ts);
+                pthread_cond_timedwait(&r.ready, &r.mu, &ts);
             } else {
-                pthread_cond_wait(&r.more, &r.mu);
+                pthread_cond_wait(&r.ready, &r.mu);
             }
-            double t = now();
-            if (progress && t - start > 1.0 && t - last > 0.2) {
-                fprintf(stderr, "\r%zu/%zu files", r.printed, n);
-                last = t;
-                shown = true;
-            }
+            progress_tick(&p, r.printed, n);
         }
-        job *j = &jobs[r.printed];
-        pthread_mutex_unlock(&r.mu);
-        if (shown) fputs("\r\033[K", stderr);
-        if (j->out) fputs(j->out, stdout);
-        if (j->status > status) status = j->status;
-        free(j->out);
-        j->out = NULL;
-        pthread_mutex_lock(&r.mu);
-        r.printed++;
-        pthread_cond_broadcast(&r.more);
+        /* Print every finished job in order, then open the window once. */
+        while (r.printed < n && jobs[r.printed].done) {
+            job *j = &jobs[r.printed];
+            pthread_mutex_unlock(&r.mu);
+            emit(j, &status, &p);
+            pthread_mutex_lock(&r.mu);
+            r.printed++;
+        }
+        if (r.waiting) pthread_cond_broadcast(&r.room);
     }
     pthread_mutex_unlock(&r.mu);
     for (int k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
-    if (shown) fputs("\r\033[K", stderr);
+    if (p.shown) fputs("\r\033[K", stderr);
     free(th);
     pthread_mutex_destroy(&r.mu);
-    pthread_cond_destroy(&r.more);
+    pthread_cond_destroy(&r.ready);
+    pthread_cond_destroy(&r.room);
     return status;
 }
 
