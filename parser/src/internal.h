@@ -96,6 +96,10 @@ int npyg__nomem(npyg_ctx *ctx, uint64_t off);
 #define NPYG__PRINTF(f, a)
 #endif
 
+/* A zeroed value of type t at offset at of the header text, from the
+   arena; NULL after recording the allocation failure (literal.c). */
+npyg__value *npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at);
+
 /* Parses header text [text, text+len) into a value (literal.c). */
 typedef struct npyg__lit_opts {
     bool allow_py2long; /* v1/v2: drop 'L' after a number, as numpy does */

@@ -49,17 +49,22 @@ static int syntax(lexer *lx, size_t at, const char *what)
     return fail(lx, NPYG_ESYNTAX, at, "%s", what);
 }
 
-static npyg__value *new_value(lexer *lx, npyg__vtype t, size_t at)
+npyg__value *npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at)
 {
-    npyg__value *v = npyg__arena_alloc(&lx->ctx->arena, sizeof *v);
+    npyg__value *v = npyg__arena_alloc(&ctx->arena, sizeof *v);
     if (!v) {
-        npyg__nomem(lx->ctx, lx->ctx->base + at);
+        npyg__nomem(ctx, ctx->base + at);
         return NULL;
     }
     memset(v, 0, sizeof *v);
     v->type = t;
     v->offset = (uint32_t)at;
     return v;
+}
+
+static npyg__value *new_value(lexer *lx, npyg__vtype t, size_t at)
+{
+    return npyg__new_value(lx->ctx, t, at);
 }
 
 static bool is_ident_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }

@@ -33,15 +33,7 @@ static bool take(cursor *c, const char *lit, size_t len)
 
 static npyg__value *node(cursor *c, npyg__vtype t, size_t at)
 {
-    npyg__value *v = npyg__arena_alloc(&c->ctx->arena, sizeof *v);
-    if (!v) {
-        npyg__nomem(c->ctx, c->ctx->base + at);
-        return NULL;
-    }
-    memset(v, 0, sizeof *v);
-    v->type = t;
-    v->offset = (uint32_t)at;
-    return v;
+    return npyg__new_value(c->ctx, t, at);
 }
 
 static npyg__value *key(cursor *c, const char *name, size_t len, size_t at)
