@@ -134,6 +134,17 @@ void fuzz_alloc_init(fuzz_alloc *fa, const npyg_limits *limits, uint32_t fail_at
     fa->fail_at = fail_at;
 }
 
+npyg_ctx *fuzz_ctx_new(const fuzz_config *cfg, fuzz_alloc *fa)
+{
+    npyg_options opt = {cfg->profile, &cfg->limits, &fa->alc, 0};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    if (!ctx) {
+        FUZZ_CHECK(fa->failed, "npyg_ctx_new refused valid options");
+        fuzz_alloc_check_empty(fa);
+    }
+    return ctx;
+}
+
 void fuzz_alloc_check_empty(const fuzz_alloc *fa)
 {
     FUZZ_CHECK(fa->live_blocks == 0 && fa->live_bytes == 0,

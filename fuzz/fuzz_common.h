@@ -69,6 +69,12 @@ void fuzz_alloc_init(fuzz_alloc *fa, const npyg_limits *limits, uint32_t fail_at
 /* Aborts if anything is still allocated (call after npyg_ctx_free). */
 void fuzz_alloc_check_empty(const fuzz_alloc *fa);
 
+/* A context with the trailer's profile and limits on the counting
+   allocator fa (initialised by the caller). NULL when npyg_ctx_new fails,
+   after checking that a refused allocation explains it and that nothing
+   stays allocated. */
+npyg_ctx *fuzz_ctx_new(const fuzz_config *cfg, fuzz_alloc *fa);
+
 /* ------------------------------------------------------------------ */
 /* Invariants                                                          */
 /* ------------------------------------------------------------------ */

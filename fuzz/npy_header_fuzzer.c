@@ -19,13 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fuzz_alloc fa;
     fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
-    npyg_options opt = {cfg.profile, &cfg.limits, &fa.alc, 0};
-    npyg_ctx *ctx = npyg_ctx_new(&opt);
-    if (!ctx) {
-        FUZZ_CHECK(fa.failed, "npyg_ctx_new refused valid options");
-        fuzz_alloc_check_empty(&fa);
-        return 0;
-    }
+    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    if (!ctx) return 0;
 
     fuzz_result r;
     bool before = fa.failed;

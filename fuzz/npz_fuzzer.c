@@ -43,13 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
     fa.bound = npyg_zip_worst_case_alloc(&cfg.limits, &zl);
     FUZZ_CHECK(fa.bound >= npyg_worst_case_alloc(&cfg.limits), "the zip bound is below the .npy bound");
-    npyg_options opt = {cfg.profile, &cfg.limits, &fa.alc, 0};
-    npyg_ctx *ctx = npyg_ctx_new(&opt);
-    if (!ctx) {
-        FUZZ_CHECK(fa.failed, "npyg_ctx_new refused valid options");
-        fuzz_alloc_check_empty(&fa);
-        return 0;
-    }
+    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    if (!ctx) return 0;
 
     npyg_zip *z = NULL;
     bool before = fa.failed;
