@@ -24,20 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int passed, failed;
-static const char *current;
-
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        if (cond) passed++;                                 \
-        else {                                              \
-            failed++;                                       \
-            fprintf(stderr, "FAIL %s: ", current);          \
-            fprintf(stderr, __VA_ARGS__);                   \
-            fputc('\n', stderr);                            \
-        }                                                   \
-    } while (0)
-
 /* ---------------- helpers ---------------- */
 static uint64_t json_u64(const json_t *v)
 {
@@ -64,22 +50,22 @@ static void hex(const unsigned char *md, char out[65])
 static void check_fields(const npyg_info *in, const json_t *e)
 {
     const json_t *ver = json_object_get(e, "version");
-    CHECK(in->version_major == json_integer_value(json_array_get(ver, 0)) &&
+    TU_CHECK(in->version_major == json_integer_value(json_array_get(ver, 0)) &&
               in->version_minor == json_integer_value(json_array_get(ver, 1)),
           "version %d.%d", in->version_major, in->version_minor);
-    CHECK(in->header_len == json_u64(json_object_get(e, "header_len")), "header_len %u", in->header_len);
-    CHECK(in->data_offset == json_u64(json_object_get(e, "data_offset")), "data_offset %llu",
+    TU_CHECK(in->header_len == json_u64(json_object_get(e, "header_len")), "header_len %u", in->header_len);
+    TU_CHECK(in->data_offset == json_u64(json_object_get(e, "data_offset")), "data_offset %llu",
           (unsigned long long)in->data_offset);
     const json_t *shape = json_object_get(e, "shape");
     bool same = json_array_size(shape) == in->ndim;
     for (uint32_t k = 0; same && k < in->ndim; k++) same = json_u64(json_array_get(shape, k)) == in->shape[k];
-    CHECK(same, "shape differs (ndim %u)", in->ndim);
-    CHECK(in->fortran_order == json_is_true(json_object_get(e, "fortran_order")), "fortran_order");
-    CHECK(in->dtype->itemsize == json_u64(json_object_get(e, "itemsize")), "itemsize %llu",
+    TU_CHECK(same, "shape differs (ndim %u)", in->ndim);
+    TU_CHECK(in->fortran_order == json_is_true(json_object_get(e, "fortran_order")), "fortran_order");
+    TU_CHECK(in->dtype->itemsize == json_u64(json_object_get(e, "itemsize")), "itemsize %llu",
           (unsigned long long)in->dtype->itemsize);
-    CHECK(in->count == json_u64(json_object_get(e, "count")), "count %llu", (unsigned long long)in->count);
-    CHECK(in->payload_bytes == json_u64(json_object_get(e, "payload_bytes")), "payload_bytes");
-    CHECK(in->trailing_bytes == json_u64(json_object_get(e, "trailing_bytes")), "trailing_bytes %llu",
+    TU_CHECK(in->count == json_u64(json_object_get(e, "count")), "count %llu", (unsigned long long)in->count);
+    TU_CHECK(in->payload_bytes == json_u64(json_object_get(e, "payload_bytes")), "payload_bytes");
+    TU_CHECK(in->trailing_bytes == json_u64(json_object_get(e, "trailing_bytes")), "trailing_bytes %llu",
           (unsigned long long)in->trailing_bytes);
     char descr[8192];
     npyg_format_descr(in->dtype, descr, sizeof descr);
@@ -87,17 +73,17 @@ static void check_fields(const npyg_info *in, const json_t *e)
     /* Native-order descrs ('=f8') come back resolved, so compare those loosely. */
     bool platform = json_is_true(json_object_get(e, "platform_dependent")) && want && strchr("=|", want[1]) == NULL;
     if (want && !platform && !(in->warnings & NPYG_W_NATIVE_ORDER))
-        CHECK(strcmp(descr, want) == 0, "descr %s, numpy wrote %s", descr, want);
+        TU_CHECK(strcmp(descr, want) == 0, "descr %s, numpy wrote %s", descr, want);
 }
 
 static void check_file(const char *dir, const char *name, const json_t *e, json_t *prefix_cases)
 {
-    current = name;
+    tu_current = name;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
     unsigned char *buf = tu_slurp(path, &len);
-    CHECK(buf != NULL, "cannot read %s", path);
+    TU_CHECK(buf != NULL, "cannot read %s", path);
     if (!buf) return;
 
     const char *group = json_string_value(json_object_get(e, "group"));
@@ -108,7 +94,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     if (!strcmp(group, "unsafe")) want = NPYG_EOBJECT;
     const json_t *div = json_object_get(divergences, name);
     if (div) want = tu_code_of(json_string_value(div));
-    if (!strcmp(group, "invalid")) CHECK(ecode != NULL, "invalid file without an expected code");
+    if (!strcmp(group, "invalid")) TU_CHECK(ecode != NULL, "invalid file without an expected code");
 
     npyg_limits lim;
     npyg_limits_default(&lim);
@@ -117,7 +103,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     npyg_alloc al = tu_allocator(&cnt);
     npyg_options opt = {.limits = &lim, .alloc = &al};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
-    CHECK(ctx != NULL, "ctx");
+    TU_CHECK(ctx != NULL, "ctx");
     if (!ctx) { free(buf); return; }
 
     EVP_MD_CTX *md = EVP_MD_CTX_new();
@@ -125,8 +111,8 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     npyg_set_payload_sink(ctx, sha_sink, md);
     int rc = npyg_validate_buffer(ctx, buf, len);
     int code = rc ? npyg_last_error(ctx)->code : 0;
-    if (want == -2) CHECK(rc != 0, "numpy refuses, npyguard accepted");
-    else CHECK(code == want, "got %s (%s), want %s", npyg_error_name(code), npyg_last_error(ctx)->message,
+    if (want == -2) TU_CHECK(rc != 0, "numpy refuses, npyguard accepted");
+    else TU_CHECK(code == want, "got %s (%s), want %s", npyg_error_name(code), npyg_last_error(ctx)->message,
                npyg_error_name(want));
     if (rc == 0 && want == 0) {
         const npyg_info *in = npyg_get_info(ctx);
@@ -136,7 +122,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
         EVP_DigestFinal_ex(md, d, &dl);
         char h[65];
         hex(d, h);
-        CHECK(strcmp(h, json_string_value(json_object_get(e, "payload_sha256"))) == 0, "payload sha256 %s", h);
+        TU_CHECK(strcmp(h, json_string_value(json_object_get(e, "payload_sha256"))) == 0, "payload sha256 %s", h);
     }
     EVP_MD_CTX_free(md);
     npyg_set_payload_sink(ctx, NULL, NULL);
@@ -145,24 +131,24 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     int fd = open(path, O_RDONLY);
     int rc_fd = npyg_validate_fd(ctx, fd);
     close(fd);
-    CHECK(rc_fd == rc, "fd input gives %s, buffer %s", npyg_error_name(rc_fd), npyg_error_name(rc));
+    TU_CHECK(rc_fd == rc, "fd input gives %s, buffer %s", npyg_error_name(rc_fd), npyg_error_name(rc));
     tu_chunks ch = {buf, len, 0, 7, 7};
     int rc_cb = npyg_validate_read(ctx, tu_chunked_read, &ch);
-    CHECK(rc_cb == rc, "callback input gives %s, buffer %s", npyg_error_name(rc_cb), npyg_error_name(rc));
+    TU_CHECK(rc_cb == rc, "callback input gives %s, buffer %s", npyg_error_name(rc_cb), npyg_error_name(rc));
     if (rc_cb == 0 && want == 0) check_fields(npyg_get_info(ctx), e);
 
     /* The bound is never exceeded: the allocator above refuses past it. */
-    CHECK(cnt.refused == 0 && cnt.peak <= cnt.cap, "allocation bound: peak %llu, bound %llu, refused %u",
+    TU_CHECK(cnt.refused == 0 && cnt.peak <= cnt.cap, "allocation bound: peak %llu, bound %llu, refused %u",
           (unsigned long long)cnt.peak, (unsigned long long)cnt.cap, cnt.refused);
     npyg_ctx_free(ctx);
-    CHECK(cnt.now == 0, "leak: %llu bytes", (unsigned long long)cnt.now);
+    TU_CHECK(cnt.now == 0, "leak: %llu bytes", (unsigned long long)cnt.now);
 
     /* numpy's writer made every valid file, so the strict profile accepts it. */
     if (!strcmp(group, "valid") && want == 0) {
         npyg_options so = {.profile = NPYG_PROFILE_STRICT};
         npyg_ctx *sctx = npyg_ctx_new(&so);
         int src = npyg_validate_buffer(sctx, buf, len);
-        CHECK(src == 0, "strict profile refuses a numpy-written file: %s (%s)", npyg_error_name(src),
+        TU_CHECK(src == 0, "strict profile refuses a numpy-written file: %s (%s)", npyg_error_name(src),
               npyg_last_error(sctx)->message);
         npyg_ctx_free(sctx);
     }
@@ -190,7 +176,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
                 npyg_format_descr(ig->dtype, dg, sizeof dg);
                 same = strcmp(da, dg) == 0;
             }
-            CHECK(same, "general parser and writer-form scanner disagree (%s / %s)", npyg_error_name(ra),
+            TU_CHECK(same, "general parser and writer-form scanner disagree (%s / %s)", npyg_error_name(ra),
                   npyg_error_name(rg));
         }
         npyg_ctx_free(a);
@@ -206,7 +192,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
         size_t accepted = 0;
         for (size_t cut = 0; cut < len; cut++)
             if (npyg_validate_buffer(pctx, buf, cut) == 0) accepted++;
-        CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
+        TU_CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
         npyg_ctx_free(pctx);
     }
     free(buf);
@@ -257,6 +243,6 @@ int main(int argc, char **argv)
     json_decref(m);
     json_decref(divergences);
     printf("corpus: %zu files\n", nfiles);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    printf("%d passed, %d failed\n", tu_passed, tu_failed);
+    return tu_failed ? 1 : 0;
 }

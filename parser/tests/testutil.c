@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+int tu_passed, tu_failed;
+const char *tu_current = "";
+
 static void *tu_malloc(void *user, size_t n)
 {
     tu_alloc *t = user;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct tu_alloc {
     uint64_t cap;     /* refuse requests that would pass this total */
@@ -28,6 +29,21 @@ typedef struct tu_chunks {
     unsigned seed, max;
 } tu_chunks;
 long long tu_chunked_read(void *user, void *buf, size_t n);
+
+/* Assertion counting for the data-driven tests: TU_CHECK counts a pass,
+   or counts a failure and prints it with the case in tu_current. */
+extern int tu_passed, tu_failed;
+extern const char *tu_current;
+#define TU_CHECK(cond, ...)                                     \
+    do {                                                        \
+        if (cond) tu_passed++;                                  \
+        else {                                                  \
+            tu_failed++;                                        \
+            fprintf(stderr, "FAIL %s: ", tu_current);           \
+            fprintf(stderr, __VA_ARGS__);                       \
+            fputc('\n', stderr);                                \
+        }                                                       \
+    } while (0)
 
 /* The whole file, or NULL; *len is its size. */
 unsigned char *tu_slurp(const char *path, size_t *len);
