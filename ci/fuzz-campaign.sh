@@ -22,6 +22,7 @@ mkdir -p "$dir/findings"
 python3 "$root/fuzz/seeds.py" "$dir/seeds" >/dev/null || exit 1
 for t in $targets; do
     mkdir -p "$dir/corpus/$t"
+    "$root/fuzz/dict.sh" "$t" >"$dir/$t.dict"
     cp -n "$dir/seeds/$t"/* "$dir/corpus/$t/" 2>/dev/null
 done
 
@@ -40,7 +41,7 @@ for e in $engines; do
             rm -rf "$run" && mkdir -p "$run/new"
             # -jobs: restarted after each finding; the wrapper bounds the wall clock.
             (cd "$run" && timeout "$secs" "$bin" -jobs=$((jobs * 1000)) -workers="$jobs" -timeout=25 \
-                -rss_limit_mb=2560 -dict="$root/fuzz/npy.dict" -artifact_prefix="$dir/findings/libfuzzer-$t-" \
+                -rss_limit_mb=2560 -dict="$dir/$t.dict" -artifact_prefix="$dir/findings/libfuzzer-$t-" \
                 "$run/new" "$dir/corpus/$t" >/dev/null 2>&1)
             # Merge what was found into the corpus, keeping only inputs that add coverage.
             mkdir -p "$run/merged"
@@ -53,7 +54,7 @@ for e in $engines; do
             export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_AUTORESUME=1
             pids=""
             # Main: ASan build with CmpLog; secondaries vary power schedule and mutators.
-            afl-fuzz -M main -i "$dir/corpus/$t" -o "$out" -x "$root/fuzz/npy.dict" -c "${bin}_cmplog" -l 2AT \
+            afl-fuzz -M main -i "$dir/corpus/$t" -o "$out" -x "$dir/$t.dict" -c "${bin}_cmplog" -l 2AT \
                 -m none -t 2000+ -- "$bin" >"$out.main.log" 2>&1 &
             pids="$pids $!"
             k=1
@@ -64,7 +65,7 @@ for e in $engines; do
                 3) extra="-L 0" ;;
                 *) extra="-p rare" ;;
                 esac
-                afl-fuzz -S "s$k" -i "$dir/corpus/$t" -o "$out" -x "$root/fuzz/npy.dict" $extra \
+                afl-fuzz -S "s$k" -i "$dir/corpus/$t" -o "$out" -x "$dir/$t.dict" $extra \
                     -m none -t 2000+ -- "$bin" >"$out.s$k.log" 2>&1 &
                 pids="$pids $!"
                 k=$((k + 1))

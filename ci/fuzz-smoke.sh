@@ -55,8 +55,9 @@ if [ $lf = 1 ]; then
         { echo "fuzz-smoke: libFuzzer build failed:"; tail -20 "$work/build-libfuzzer.log"; exit 1; }
     for t in $targets; do
         mkdir -p "$work/lf-$t"
+        "$root/fuzz/dict.sh" "$t" >"$work/$t.dict"
         "$root/build-fuzz-libfuzzer/fuzz/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
-            -dict="$root/fuzz/npy.dict" -artifact_prefix="$work/findings/libfuzzer-$t-" -print_final_stats=1 \
+            -dict="$work/$t.dict" -artifact_prefix="$work/findings/libfuzzer-$t-" -print_final_stats=1 \
             "$work/lf-$t" "$work/seeds/$t" >"$work/libfuzzer-$t.log" 2>&1
         rc=$?
         grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::new_units_added)" "$work/libfuzzer-$t.log" | sed "s/^/    /"
@@ -72,7 +73,8 @@ if [ $afl = 1 ]; then
         AFL_FAST_CAL=1 AFL_CMPLOG_ONLY_NEW=1
     for t in $targets; do
         bin=$root/build-fuzz-afl/fuzz/${t}_afl
-        afl-fuzz -i "$work/seeds/$t" -o "$work/afl-$t" -x "$root/fuzz/npy.dict" -c "${bin}_cmplog" \
+        "$root/fuzz/dict.sh" "$t" >"$work/$t.dict"
+        afl-fuzz -i "$work/seeds/$t" -o "$work/afl-$t" -x "$work/$t.dict" -c "${bin}_cmplog" \
             -m none -t 2000+ -V "$secs" -- "$bin" >"$work/afl-$t.log" 2>&1
         rc=$?
         st=$work/afl-$t/default/fuzzer_stats

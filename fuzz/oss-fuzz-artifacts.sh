@@ -2,7 +2,7 @@
 # Writes, for every harness fuzz/<target>.c, the files OSS-Fuzz picks up
 # next to the binary:
 #   OUTDIR/<target>_seed_corpus.zip   seeds from corpus/ (fuzz/seeds.py)
-#   OUTDIR/<target>.dict              npy.dict (zip.dict too for npz targets)
+#   OUTDIR/<target>.dict              fuzz/dict.sh <target>
 #   OUTDIR/<target>.options           fuzz/<target>.options or default.options
 # Needs python3 and zip.
 set -eu
@@ -19,10 +19,7 @@ for src in "$here"/*_fuzzer.c; do
     if [ -d "$tmp/seeds/$t" ]; then
         (cd "$tmp/seeds/$t" && zip -q -X -r "$out/${t}_seed_corpus.zip" .)
     fi
-    case $t in
-    npz*) cat "$here/zip.dict" "$here/npy.dict" >"$out/$t.dict" ;;
-    *) cp "$here/npy.dict" "$out/$t.dict" ;;
-    esac
+    "$here/dict.sh" "$t" >"$out/$t.dict"
     if [ -f "$here/$t.options" ]; then
         cp "$here/$t.options" "$out/$t.options"
     else
