@@ -8,7 +8,9 @@
 #
 # State lives in FUZZ_CAMPAIGN_DIR (default build-fuzz-campaign/) and is
 # reused by the next run: corpus/<target>/ is the merged corpus, findings/
-# the crashes, leaks and hangs to triage into corpus/fuzz-regressions/.
+# the crashes, leaks and hangs to triage into corpus/fuzz-regressions/,
+# runs.tsv one line per engine and harness run. fuzz/campaign-report.sh
+# turns it into a table (runs, exec/s, coverage, findings) at the end.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 hours=${FUZZ_HOURS:-1}
@@ -34,6 +36,7 @@ done
 for e in $engines; do
     for t in $targets; do
         echo "fuzz-campaign: $e $t: $jobs workers for $secs s ($(date))"
+        printf '%s\t%s\t%s\t%s\t%s\n' "$e" "$t" "$jobs" "$secs" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$dir/runs.tsv"
         case $e in
         libfuzzer)
             bin=$root/build-fuzz-libfuzzer/fuzz/$t
@@ -41,7 +44,7 @@ for e in $engines; do
             rm -rf "$run" && mkdir -p "$run/new"
             # -jobs: restarted after each finding; the wrapper bounds the wall clock.
             (cd "$run" && timeout "$secs" "$bin" -jobs=$((jobs * 1000)) -workers="$jobs" -timeout=25 \
-                -rss_limit_mb=2560 -dict="$dir/$t.dict" -artifact_prefix="$dir/findings/libfuzzer-$t-" \
+                -print_final_stats=1 -rss_limit_mb=2560 -dict="$dir/$t.dict" -artifact_prefix="$dir/findings/libfuzzer-$t-" \
                 "$run/new" "$dir/corpus/$t" >/dev/null 2>&1)
             # Merge what was found into the corpus, keeping only inputs that add coverage.
             mkdir -p "$run/merged"
@@ -91,6 +94,7 @@ for e in $engines; do
     done
 done
 
+"$root/fuzz/campaign-report.sh" "$dir"
 n=$(ls "$dir/findings" | wc -l)
 echo "fuzz-campaign: done, $n findings in $dir/findings"
 [ "$n" = 0 ]
