@@ -154,6 +154,48 @@ def test_refuses_fifo_and_devices_without_hanging():
     check(r.returncode == 2, "a device is refused")
 
 
+def test_progress_line_only_on_a_terminal():
+    """A run longer than a second shows "done/total files" on stderr when it is
+    a terminal, and erases it before the next result; a pipe never sees it."""
+    import pty
+    import threading
+    import time
+    name = "valid/f8-le-1d-C-v1.npy"
+    data = open(path(name), "rb").read()
+    lines = ("-: ok", path(name) + ": ok")
+    for jobs in ("-j1", "-j2"):
+        master, slave = pty.openpty()
+        p = subprocess.Popen([NPYV, jobs, "-", path(name)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        def feed():  # stdin arrives slowly, so the run lasts about 1.5 s
+            p.stdin.write(data[:10]); p.stdin.flush()
+            time.sleep(1.5)
+            p.stdin.write(data[10:]); p.stdin.close()
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        err = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO once the last writer is gone
+                break
+            if not chunk:
+                break
+            err += chunk
+        os.close(master)
+        out = p.stdout.read().decode()
+        p.wait()
+        feeder.join()
+        check(p.returncode == 0 and [l.split(" <")[0] for l in out.splitlines()] == list(lines),
+              "%s under a terminal: results on stdout, in order: %r" % (jobs, out))
+        shown = b"/2 files" in err
+        check(shown and err.endswith(b"\r\033[K"), "%s: progress shown and erased: %r" % (jobs, err))
+        check(b"\n" not in err and b"\r\n" not in err, "%s: the progress line stays one line: %r" % (jobs, err))
+    r = subprocess.run([NPYV, "-j1", "-", path(name)], input=data, capture_output=True)
+    check(r.returncode == 0 and r.stderr == b"", "no progress line into a pipe: %r" % r.stderr)
+
+
 def test_strict_and_limits():
     trailing = next(n for n, e in MANIFEST.items() if e["group"] == "compat" and e.get("trailing_bytes", 0) > 0
                     and "npyguard_error" not in e and e["numpy"]["verdict"] == "accept")
@@ -184,6 +226,20 @@ def test_inputs_are_never_written():
     after = {n: (os.stat(path(n)).st_mtime_ns, hashlib.sha256(open(path(n), "rb").read()).hexdigest())
              for n in names}
     check(before == after, "no input modified")
+
+
+def test_option_spellings():
+    """Short options run together and attached values, as getopt allows."""
+    files = [path(valid[0]), path(invalid[0])]
+    want = run("-q", "-j", "1", *files)
+    check(want.returncode == 1 and want.stdout, "-q -j 1 reports the invalid file")
+    for spelling in (["-qj1"], ["-qj", "1"], ["-q", "-j1"], ["-q", "--jobs=1"], ["-rq", "--jobs", "1"]):
+        r = run(*spelling, *files)
+        check((r.returncode, r.stdout, r.stderr) == (want.returncode, want.stdout, want.stderr),
+              "%s behaves as -q -j 1: %r" % (" ".join(spelling), r))
+    for bad in (["-qx"], ["-jx"], ["-j0"], ["-qj"]):
+        r = run(*bad, *files) if bad != ["-qj"] else run(*bad)
+        check(r.returncode == 2 and r.stdout == b"", "%s is a usage error: %r" % (bad, r.returncode))
 
 
 def test_help_and_version():

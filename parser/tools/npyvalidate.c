@@ -855,6 +855,22 @@ int main(int argc, char **argv)
             val = eq + 1;
             a = name;
         }
+        if (a[1] != '-' && a[2]) { /* short options run together: -rq, -j4, -qj 4 */
+            const char *c = a + 1;
+            for (; *c && *c != 'j'; c++) {
+                if (*c == 'r') o.recursive = true;
+                else if (*c == 'q') o.quiet = true;
+                else if (*c == 'h') { usage(stdout); return 0; }
+                else {
+                    fprintf(stderr, "npyvalidate: unknown option -%c in %s\n", *c, a);
+                    usage(stderr);
+                    return 2;
+                }
+            }
+            if (!*c) continue;
+            if (c[1]) val = c + 1;
+            a = "-j";
+        }
 #define TAKE()                                                                    \
     do {                                                                          \
         if (!val) {                                                               \
