@@ -242,6 +242,24 @@ def test_option_spellings():
         check(r.returncode == 2 and r.stdout == b"", "%s is a usage error: %r" % (bad, r.returncode))
 
 
+def test_npz_member_warnings():
+    """Members numpy hands back as raw bytes, or under a name without .npy,
+    are accepted with a warning per member (corpus/npz/manifest.json)."""
+    npz = json.load(open(os.path.join(CORPUS, "npz", "manifest.json")))["files"]
+    for name in ("compat/non-npy-member.npz", "compat/npy-name-not-npy.npz"):
+        f = os.path.join(CORPUS, "npz", name)
+        r = run(f)
+        out = r.stdout.decode()
+        check(r.returncode == 0, "%s accepted with warnings: %d" % (name, r.returncode))
+        for m in npz[name]["members"]:
+            label = "%s:%s: warning: " % (f, m["name"])
+            warned = [l[len(label):] for l in out.splitlines() if l.startswith(label)]
+            raw = m["npy"] is False and m["numpy_returns"] == "bytes"
+            check(any("raw bytes" in w for w in warned) == raw, "%s %s: raw-bytes warning %r" % (name, m["name"], warned))
+            check(any(".npy" in w and "name" in w for w in warned) == (not m["name"].endswith(".npy")),
+                  "%s %s: name warning %r" % (name, m["name"], warned))
+
+
 def test_help_and_version():
     r = run("--help")
     check(r.returncode == 0 and b"usage: npyvalidate" in r.stdout, "--help")
