@@ -305,6 +305,25 @@ static void check_format(const npyg_dtype *d, fuzz_result *out)
     free(full);
 }
 
+void fuzz_check_error(const npyg_ctx *ctx, int rc, uint64_t max_offset)
+{
+    FUZZ_CHECK(rc >= 0 && strcmp(npyg_error_name(rc), "?") != 0, "result %d has no name", rc);
+    FUZZ_CHECK(npyg_strerror(rc) && npyg_error_name(rc) && npyg_error_class(rc), "NULL error string");
+    const npyg_error *e = npyg_last_error(ctx);
+    FUZZ_CHECK(e != NULL, "npyg_last_error returned NULL");
+    FUZZ_CHECK(memchr(e->message, '\0', sizeof e->message) != NULL, "error message not terminated");
+    FUZZ_CHECK(e->code == rc, "npyg_last_error code %d but the call returned %d", e->code, rc);
+    if (!rc) return;
+    FUZZ_CHECK(e->message[0] != '\0', "%s with an empty message", npyg_error_name(rc));
+    /* One line, and nothing from the file that a terminal would act on:
+       the library writes every control character as \xNN, tab included. */
+    for (const char *m = e->message; *m && !fuzz_ignored("message"); m++)
+        FUZZ_CHECK((unsigned char)*m >= 0x20 && *m != 0x7f, "control character %#x in the message of %s: %s",
+                   (unsigned)(unsigned char)*m, npyg_error_name(rc), e->message);
+    FUZZ_CHECK(e->offset <= max_offset, "%s at offset %llu, past the input's %llu bytes",
+               npyg_error_name(rc), (unsigned long long)e->offset, (unsigned long long)max_offset);
+}
+
 void fuzz_check_result(const npyg_ctx *ctx, int rc, enum fuzz_call call,
                        uint64_t input_len, const fuzz_config *cfg,
                        const npyg_limits *limits, fuzz_result *out)
@@ -312,21 +331,8 @@ void fuzz_check_result(const npyg_ctx *ctx, int rc, enum fuzz_call call,
     memset(out, 0, sizeof *out);
     out->rc = rc;
     FUZZ_CHECK(known_code(rc), "result %d is not in the code table", rc);
-    FUZZ_CHECK(npyg_strerror(rc) && npyg_error_name(rc) && npyg_error_class(rc), "NULL error string");
-    const npyg_error *e = npyg_last_error(ctx);
-    FUZZ_CHECK(e != NULL, "npyg_last_error returned NULL");
-    out->err = *e;
-    FUZZ_CHECK(memchr(e->message, '\0', sizeof e->message) != NULL, "error message not terminated");
-    FUZZ_CHECK(e->code == rc, "npyg_last_error code %d but the call returned %d", e->code, rc);
-    if (rc) {
-        FUZZ_CHECK(e->message[0] != '\0', "%s with an empty message", npyg_error_name(rc));
-        /* One line, and nothing from the file that a terminal would act on. */
-        for (const char *m = e->message; *m && !fuzz_ignored("message"); m++)
-            FUZZ_CHECK(*m == '\t' || ((unsigned char)*m >= 0x20 && *m != 0x7f), "control character %#x in the message of %s: %s",
-                       (unsigned)(unsigned char)*m, npyg_error_name(rc), e->message);
-        FUZZ_CHECK(e->offset <= input_len, "%s at offset %llu, past the input's %llu bytes",
-                   npyg_error_name(rc), (unsigned long long)e->offset, (unsigned long long)input_len);
-    }
+    fuzz_check_error(ctx, rc, input_len);
+    out->err = *npyg_last_error(ctx);
     const npyg_info *in = npyg_get_info(ctx);
     FUZZ_CHECK((rc == 0) == (in != NULL), "npyg_get_info %s after result %d", in ? "set" : "NULL", rc);
     if (!in) return;

@@ -93,6 +93,13 @@ typedef struct fuzz_result {
 
 enum fuzz_call { CALL_HEADER, CALL_VALIDATE };
 
+/* Checks what the API promises about the error state after a call that
+   returned rc (any code, the zip ones included): a named code, strings,
+   npyg_last_error agreeing, and for a failure a non-empty one-line message
+   with no control character and an offset at most max_offset
+   (UINT64_MAX where offsets do not point into the caller's input). */
+void fuzz_check_error(const npyg_ctx *ctx, int rc, uint64_t max_offset);
+
 /* Checks everything the API promises about the result of one call and
    fills *out. input_len: the bytes the call could see. */
 void fuzz_check_result(const npyg_ctx *ctx, int rc, enum fuzz_call call,

@@ -14,16 +14,6 @@
 
 #define MAX_MEMBERS_VALIDATED 16
 
-static void check_error(const npyg_ctx *ctx, int rc)
-{
-    const npyg_error *e = npyg_last_error(ctx);
-    FUZZ_CHECK(e->code == rc, "last error %d, call returned %d", e->code, rc);
-    FUZZ_CHECK(strcmp(npyg_error_name(rc), "?") != 0, "code %d has no name", rc);
-    FUZZ_CHECK(e->message[0] != '\0', "%s without a message", npyg_error_name(rc));
-    for (const unsigned char *p = (const unsigned char *)e->message; *p; p++)
-        FUZZ_CHECK(*p >= 0x20 && *p != 0x7f, "control character 0x%02x in a message", *p);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const uint8_t *file;
@@ -51,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = npyg_zip_open_buffer(ctx, file, len, &zl, &z);
     if (rc) {
         FUZZ_CHECK(z == NULL, "a failed open left a handle");
-        check_error(ctx, rc);
+        fuzz_check_error(ctx, rc, UINT64_MAX);
         if (fa.failed && !before)
             FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but zip_open says %s", npyg_error_name(rc));
     } else {
@@ -83,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             }
             if (rm) {
-                check_error(ctx, rm);
+                fuzz_check_error(ctx, rm, UINT64_MAX);
                 continue;
             }
             const npyg_info *in = npyg_get_info(ctx);
