@@ -46,6 +46,8 @@ else
     for t in $targets; do mkdir -p "$work/seeds/$t" && cp "$root"/corpus/valid/* "$work/seeds/$t/"; done
 fi
 
+for t in $targets; do "$root/fuzz/dict.sh" "$t" >"$work/$t.dict" || exit 1; done
+
 report() { # engine target status
     if [ "$3" = ok ]; then echo "fuzz-smoke: $1 $2: ok"; else echo "fuzz-smoke: $1 $2: FAIL ($3)"; fail=1; fi
 }
@@ -55,7 +57,6 @@ if [ $lf = 1 ]; then
         { echo "fuzz-smoke: libFuzzer build failed:"; tail -20 "$work/build-libfuzzer.log"; exit 1; }
     for t in $targets; do
         mkdir -p "$work/lf-$t"
-        "$root/fuzz/dict.sh" "$t" >"$work/$t.dict"
         "$root/build-fuzz-libfuzzer/fuzz/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
             -dict="$work/$t.dict" -artifact_prefix="$work/findings/libfuzzer-$t-" -print_final_stats=1 \
             "$work/lf-$t" "$work/seeds/$t" >"$work/libfuzzer-$t.log" 2>&1
@@ -73,7 +74,6 @@ if [ $afl = 1 ]; then
         AFL_FAST_CAL=1 AFL_CMPLOG_ONLY_NEW=1
     for t in $targets; do
         bin=$root/build-fuzz-afl/fuzz/${t}_afl
-        "$root/fuzz/dict.sh" "$t" >"$work/$t.dict"
         afl-fuzz -i "$work/seeds/$t" -o "$work/afl-$t" -x "$work/$t.dict" -c "${bin}_cmplog" \
             -m none -t 2000+ -V "$secs" -- "$bin" >"$work/afl-$t.log" 2>&1
         rc=$?

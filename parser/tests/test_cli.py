@@ -237,9 +237,9 @@ def test_option_spellings():
         r = run(*spelling, *files)
         check((r.returncode, r.stdout, r.stderr) == (want.returncode, want.stdout, want.stderr),
               "%s behaves as -q -j 1: %r" % (" ".join(spelling), r))
-    for bad in (["-qx"], ["-jx"], ["-j0"], ["-qj"]):
-        r = run(*bad, *files) if bad != ["-qj"] else run(*bad)
-        check(r.returncode == 2 and r.stdout == b"", "%s is a usage error: %r" % (bad, r.returncode))
+    for bad in (["-qx", *files], ["-jx", *files], ["-j0", *files], ["-qj"]):
+        r = run(*bad)
+        check(r.returncode == 2 and r.stdout == b"", "%s is a usage error: %r" % (bad[0], r.returncode))
 
 
 def test_npz_member_warnings():
