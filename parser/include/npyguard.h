@@ -59,8 +59,13 @@ typedef enum npyg_status {
     NPYG_EINVAL = 1,         /* bad argument, unknown flag bit */
     NPYG_ENOMEM = 2,         /* the allocator returned NULL */
     NPYG_EIO = 3,            /* the read callback or read(2) failed */
-    NPYG_EBADSTATE = 4,      /* no successful parse to report on */
-    NPYG_ENOTREG = 5,        /* fd is a FIFO, device or directory */
+    NPYG_EBADSTATE = 4,      /* a call out of order: kept for the two-step load
+                                API (a payload read before a successful header
+                                parse, or after a fatal error); nothing else
+                                returns it */
+    NPYG_ENOTREG = 5,        /* fd is a device, directory or other non-stream
+                                (a FIFO or socket is read as a stream; an
+                                archive needs a regular file) */
 
     /* 10-19: framing (magic, version, length field, header bytes) */
     NPYG_EMAGIC = 10,        /* does not start with \x93NUMPY */
@@ -100,9 +105,37 @@ typedef enum npyg_status {
     NPYG_ELIMIT_ALLOC = 54,
     NPYG_ELIMIT_PAYLOAD = 55,
 
-    /* 60-89: reserved for .npz archives */
+    /* 60-89: .npz archives (class "zip", and the zip limits); their
+       offsets are in the archive (npyg_error.offset_space) */
+    NPYG_EZIP_NOTZIP = 60,      /* does not start with PK\3\4 or PK\5\6 */
+    NPYG_EZIP_EOCD = 61,        /* no valid end-of-central-directory record at the end */
+    NPYG_EZIP_ZIP64 = 62,       /* bad zip64 end record, locator or extra field */
+    NPYG_EZIP_MULTIDISK = 63,   /* spans several disks */
+    NPYG_EZIP_CDIR = 64,        /* central directory malformed or not where it says */
+    NPYG_EZIP_LOCAL = 65,       /* local header missing, malformed or disagrees with the directory */
+    NPYG_EZIP_BOUNDS = 66,      /* an entry runs past the archive or into the directory */
+    NPYG_EZIP_OVERLAP = 67,     /* two entries share bytes */
+    NPYG_EZIP_GAP = 68,         /* bytes that belong to no entry */
+    NPYG_EZIP_DUPNAME = 69,     /* two members with one name (or one key once '.npy' is dropped) */
+    NPYG_EZIP_NAME = 70,        /* absolute, '..', backslash, NUL, empty or undecodable name */
+    NPYG_EZIP_ENCRYPTED = 71,   /* encrypted member */
+    NPYG_EZIP_METHOD = 72,      /* compression other than stored (0) and deflate (8) */
+    NPYG_EZIP_FLAGS = 73,       /* general-purpose flag bits npyguard does not handle */
+    NPYG_EZIP_DESCRIPTOR = 74,  /* data descriptor missing or disagrees with the directory */
+    NPYG_EZIP_INFLATE = 75,     /* corrupt or truncated deflate stream */
+    NPYG_EZIP_SIZE = 76,        /* member data longer or shorter than declared */
+    NPYG_EZIP_CRC = 77,         /* CRC-32 of the member does not match */
+    NPYG_EZIP_NOTNPY = 78,      /* member is not .npy (strict; a warning otherwise) */
+    NPYG_EZIP_COMMENT = 79,     /* archive comment (strict) */
 
-    NPYG_STATUS_END_ /* not a code; one past the highest */
+    /* npyg_zip_limits; each has its own code */
+    NPYG_ELIMIT_MEMBERS = 85,
+    NPYG_ELIMIT_NAME = 86,
+    NPYG_ELIMIT_UNCOMPRESSED = 87,
+    NPYG_ELIMIT_RATIO = 88,
+
+    NPYG_STATUS_END_ /* not a code; one past the highest code: loops over
+                        [0, NPYG_STATUS_END_) see every code (with gaps) */
 } npyg_status;
 
 /* A short static description of a code ("header is not a dict"). */
@@ -113,10 +146,26 @@ NPYG_API const char *npyg_error_name(int code);
    "shape", "payload", "unsafe", "limit", "strict". */
 NPYG_API const char *npyg_error_class(int code);
 
+/* What an error's offset counts from. */
+typedef enum npyg_offset_space {
+    NPYG_OFFSET_FILE = 0,    /* the .npy input (a file, buffer or stream) */
+    NPYG_OFFSET_ARCHIVE = 1, /* the .npz archive's bytes as stored */
+    NPYG_OFFSET_MEMBER = 2   /* the decompressed bytes of the member being validated */
+} npyg_offset_space;
+
+/* "file", "archive", "member"; "?" for anything else. */
+NPYG_API const char *npyg_offset_space_name(int space);
+
+/* 1 when a code blames the environment (I/O, memory, the kind of file)
+   rather than the bytes read; 0 for NPYG_OK and every other code. Tools
+   map it to their exit status. */
+NPYG_API int npyg_error_is_environment(int code);
+
 typedef struct npyg_error {
     int code;            /* an npyg_status */
-    uint64_t offset;     /* byte offset in the file of the fault */
+    uint64_t offset;     /* byte offset of the fault, in offset_space */
     char message[200];   /* one line, no trailing newline */
+    int offset_space;    /* an npyg_offset_space */
 } npyg_error;
 
 /* ------------------------------------------------------------------ */
@@ -139,6 +188,9 @@ enum npyg_warning {
 
 /* A one-line description of one warning bit. */
 NPYG_API const char *npyg_warning_string(unsigned bit);
+/* The stable name of one warning bit ("trailing_bytes"), as tools print
+   it; NULL for a bit that is not a warning. */
+NPYG_API const char *npyg_warning_name(unsigned bit);
 
 /* ------------------------------------------------------------------ */
 /* Allocator and limits                                                */
@@ -151,7 +203,8 @@ typedef struct npyg_alloc {
 
 typedef struct npyg_limits {
     uint64_t max_header_bytes;  /* header text, as HEADER_LEN counts it */
-    uint32_t max_dims;          /* shape dims plus top-level subarray dims */
+    uint32_t max_dims;          /* entries in the shape, and in each subarray
+                                   shape of the descr on its own (not summed) */
     uint32_t max_fields;        /* structured fields in the whole descr, pads included */
     uint32_t max_depth;         /* descr nesting (structs within structs, subarrays) */
     uint64_t max_alloc_bytes;   /* everything the parser allocates at once */
@@ -323,39 +376,10 @@ NPYG_API size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t siz
 /*     }                                                               */
 /*     npyg_zip_close(z);                                              */
 /*                                                                     */
-/* Error offsets: for codes 60-89 (class "zip", and the zip limits) the */
-/* offset is in the archive; for every other code it is in the          */
-/* member's decompressed bytes, as for a .npy file.                     */
+/* Error offsets: npyg_error.offset_space says whether an offset is in */
+/* the archive (the container, and zlib's own needs) or in the member's */
+/* decompressed bytes (the .npy parse of the member).                   */
 /* ------------------------------------------------------------------ */
-enum npyg_zip_status {
-    NPYG_EZIP_NOTZIP = 60,      /* does not start with PK\3\4 or PK\5\6 */
-    NPYG_EZIP_EOCD = 61,        /* no valid end-of-central-directory record at the end */
-    NPYG_EZIP_ZIP64 = 62,       /* bad zip64 end record, locator or extra field */
-    NPYG_EZIP_MULTIDISK = 63,   /* spans several disks */
-    NPYG_EZIP_CDIR = 64,        /* central directory malformed or not where it says */
-    NPYG_EZIP_LOCAL = 65,       /* local header missing, malformed or disagrees with the directory */
-    NPYG_EZIP_BOUNDS = 66,      /* an entry runs past the archive or into the directory */
-    NPYG_EZIP_OVERLAP = 67,     /* two entries share bytes */
-    NPYG_EZIP_GAP = 68,         /* bytes that belong to no entry */
-    NPYG_EZIP_DUPNAME = 69,     /* two members with one name (or one key once '.npy' is dropped) */
-    NPYG_EZIP_NAME = 70,        /* absolute, '..', backslash, NUL, empty or undecodable name */
-    NPYG_EZIP_ENCRYPTED = 71,   /* encrypted member */
-    NPYG_EZIP_METHOD = 72,      /* compression other than stored (0) and deflate (8) */
-    NPYG_EZIP_FLAGS = 73,       /* general-purpose flag bits npyguard does not handle */
-    NPYG_EZIP_DESCRIPTOR = 74,  /* data descriptor missing or disagrees with the directory */
-    NPYG_EZIP_INFLATE = 75,     /* corrupt or truncated deflate stream */
-    NPYG_EZIP_SIZE = 76,        /* member data longer or shorter than declared */
-    NPYG_EZIP_CRC = 77,         /* CRC-32 of the member does not match */
-    NPYG_EZIP_NOTNPY = 78,      /* member is not .npy (strict; a warning otherwise) */
-    NPYG_EZIP_COMMENT = 79,     /* archive comment (strict) */
-
-    /* npyg_zip_limits; each has its own code */
-    NPYG_ELIMIT_MEMBERS = 85,
-    NPYG_ELIMIT_NAME = 86,
-    NPYG_ELIMIT_UNCOMPRESSED = 87,
-    NPYG_ELIMIT_RATIO = 88
-};
-
 /* Member warnings, in npyg_zip_entry.warnings after validation. */
 enum npyg_zip_warning {
     NPYG_ZW_NOT_NPY_NAME = 1u << 0, /* name does not end in .npy */
@@ -364,6 +388,9 @@ enum npyg_zip_warning {
 };
 
 NPYG_API const char *npyg_zip_warning_string(unsigned bit);
+/* The stable name of one member warning bit ("not_npy_name"); NULL for a
+   bit that is not one. */
+NPYG_API const char *npyg_zip_warning_name(unsigned bit);
 
 /* Kept apart from npyg_limits so that struct keeps its layout. */
 typedef struct npyg_zip_limits {
@@ -399,6 +426,18 @@ NPYG_API uint64_t npyg_zip_worst_case_alloc(const npyg_limits *limits,
 /* 1 when buf starts like a zip (PK\3\4 or PK\5\6), as numpy's np.load
    decides; 0 otherwise (len < 4 included). */
 NPYG_API int npyg_is_zip(const void *buf, size_t len);
+
+/* What a file is, from its first bytes: the one place that decides which
+   validator reads it. NPYG_FORMAT_UNKNOWN goes to the .npy parser, whose
+   magic check then says what is wrong. NPYG_SNIFF_BYTES first bytes are
+   enough (fewer at the end of a short file). */
+typedef enum npyg_format {
+    NPYG_FORMAT_UNKNOWN = 0,
+    NPYG_FORMAT_NPY = 1,
+    NPYG_FORMAT_NPZ = 2
+} npyg_format;
+#define NPYG_SNIFF_BYTES 8u
+NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);
 
 typedef struct npyg_zip npyg_zip;
 

@@ -1,4 +1,7 @@
-/* Context, allocator, arena and limits. */
+/*
+ * The context and its memory: the allocator, the arena every parse-time
+ * allocation comes from, the limits and the bound they imply.
+ */
 #include "internal.h"
 
 #include <stdio.h>
@@ -74,8 +77,8 @@ static void free_block(npyg__arena *a, npyg__block *b)
 
 void npyg__arena_reset(npyg__arena *a)
 {
-    /* Keep standard blocks for the next parse; return the big ones. The
-       number kept is bounded by what this parse used, so by the limits. */
+    /* Keep one standard block for the next parse, which a typical header
+       fits in; return every other block, big ones included. */
     npyg__block *b = a->head;
     while (b) {
         npyg__block *next = b->next;
@@ -105,7 +108,7 @@ void npyg__arena_release(npyg__arena *a)
 void *npyg__xalloc(npyg_ctx *ctx, size_t size)
 {
     return charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes,
-                         size, &ctx->arena.over_cap);
+                         size, &ctx->xalloc_over_cap);
 }
 
 void npyg__xfree(npyg_ctx *ctx, void *p, size_t size)
@@ -134,7 +137,8 @@ static bool limits_valid(const npyg_limits *l)
            l->max_depth <= NPYG_MAX_DEPTH_CAP && l->max_alloc_bytes >= 1;
 }
 
-/* Per byte of header text, the arena holds at most: one literal value
+/* Per byte of header text, the arena holds at most (besides the copy of
+   the header text itself, counted once below): one literal value
    (every value needs a byte of source), decoded strings (a latin1 byte
    becomes two UTF-8 bytes, plus NUL), dtype nodes, field records and shape
    entries (each needs several source bytes), and 8-byte rounding. 256 is
@@ -148,7 +152,7 @@ uint64_t npyg_worst_case_alloc(const npyg_limits *l)
     uint64_t h = l->max_header_bytes;
     uint64_t bound = sizeof(npyg_ctx)             /* the context itself */
                      + NPYG__CHUNK                /* read buffer */
-                     + h                          /* header copy */
+                     + h                          /* header copy (in the arena) */
                      + ARENA_PER_HEADER_BYTE * h  /* parse arena */
                      + 4 * (BLOCK_HDR + NPYG__ARENA_BLOCK);
     return bound < l->max_alloc_bytes ? bound : l->max_alloc_bytes;
@@ -203,6 +207,16 @@ void npyg_set_payload_sink(npyg_ctx *ctx, npyg_payload_fn fn, void *user)
     ctx->sink_user = user;
 }
 
+void npyg__ctx_reset(npyg_ctx *ctx)
+{
+    npyg__arena_reset(&ctx->arena);
+    memset(&ctx->err, 0, sizeof ctx->err);
+    memset(&ctx->info, 0, sizeof ctx->info);
+    ctx->have_info = false;
+    ctx->base = 0;
+    ctx->xalloc_over_cap = false;
+}
+
 const npyg_error *npyg_last_error(const npyg_ctx *ctx) { return ctx ? &ctx->err : NULL; }
 
 const npyg_info *npyg_get_info(const npyg_ctx *ctx)
@@ -211,61 +225,6 @@ const npyg_info *npyg_get_info(const npyg_ctx *ctx)
 }
 
 const char *npyg_version_string(void) { return NPYG_VERSION_STRING; }
-
-/* Messages quote header text, which is hostile: control characters (C0,
-   DEL and the C1 range, which some terminals obey) become \xNN, so a
-   message stays one printable line. */
-static void escape_message(char *out, size_t size, const char *in)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < size; p++) {
-        unsigned c = *p;
-        unsigned c1 = 0; /* a C1 control encoded in UTF-8 as C2 80..9F */
-        if (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) c1 = p[1];
-        if (c < 0x20 || c == 0x7F || c1) {
-            unsigned v = c1 ? c1 : c;
-            if (o + 4 >= size) break;
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[v >> 4];
-            out[o++] = hex[v & 15];
-            if (c1) p++;
-            continue;
-        }
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-}
-
-int npyg__vfail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, va_list ap)
-{
-    if (ctx->err.code != NPYG_OK) return ctx->err.code;
-    ctx->err.code = code;
-    ctx->err.offset = off;
-    char raw[sizeof ctx->err.message];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    escape_message(ctx->err.message, sizeof ctx->err.message, raw);
-    return code;
-}
-
-int npyg__fail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = npyg__vfail(ctx, code, off, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-int npyg__nomem(npyg_ctx *ctx, uint64_t off)
-{
-    if (ctx->arena.over_cap)
-        return npyg__fail(ctx, NPYG_ELIMIT_ALLOC, off,
-                          "parsing needs more than max_alloc_bytes (%llu)",
-                          (unsigned long long)ctx->limits.max_alloc_bytes);
-    return npyg__fail(ctx, NPYG_ENOMEM, off, "out of memory");
-}
 
 bool npyg__mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 {

@@ -19,7 +19,6 @@ typedef struct builder {
     uint32_t fields;  /* every field entry seen, pads included */
     bool has_object;
     uint64_t object_at;
-    const npyg__value *top_tuple; /* a top-level (type, shape) descr */
 } builder;
 
 static NPYG__PRINTF(4, 5) int dfail(builder *b, int code, const npyg__value *at, const char *fmt, ...)
@@ -31,18 +30,16 @@ static NPYG__PRINTF(4, 5) int dfail(builder *b, int code, const npyg__value *at,
     return rc;
 }
 
-static npyg_dtype *new_dtype(builder *b, npyg_kind kind, const npyg__value *at)
+static int new_dtype(builder *b, npyg_kind kind, const npyg__value *at, npyg_dtype **out)
 {
     npyg_dtype *d = npyg__arena_alloc(&b->ctx->arena, sizeof *d);
-    if (!d) {
-        npyg__nomem(b->ctx, b->ctx->base + at->offset);
-        return NULL;
-    }
+    *out = d;
+    if (!d) return npyg__nomem(b->ctx, b->ctx->base + at->offset);
     memset(d, 0, sizeof *d);
     d->kind = kind;
     d->byteorder = '|';
     d->unit_multiple = 1;
-    return d;
+    return 0;
 }
 
 static bool host_little(void)
@@ -222,8 +219,9 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
                          "type '%s' is platform-dependent or removed in numpy 2", s);
     for (size_t k = 0; maybe_name && k < sizeof names / sizeof names[0]; k++) {
         if (!strcmp(s, names[k].name)) {
-            npyg_dtype *d = new_dtype(b, kind_of(names[k].kind), v);
-            if (!d) return b->ctx->err.code;
+            npyg_dtype *d;
+            int drc = new_dtype(b, kind_of(names[k].kind), v, &d);
+            if (drc) return drc;
             d->itemsize = names[k].size;
             *b->warnings |= NPYG_W_NONCANON;
             *out = d;
@@ -231,8 +229,9 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
         }
     }
     if (!strcmp(s, "datetime64") || !strcmp(s, "timedelta64")) {
-        npyg_dtype *d = new_dtype(b, s[0] == 'd' ? NPYG_KIND_DATETIME : NPYG_KIND_TIMEDELTA, v);
-        if (!d) return b->ctx->err.code;
+        npyg_dtype *d;
+        int drc = new_dtype(b, s[0] == 'd' ? NPYG_KIND_DATETIME : NPYG_KIND_TIMEDELTA, v, &d);
+        if (drc) return drc;
         *b->warnings |= NPYG_W_NONCANON;
         *out = d;
         d->itemsize = 8;
@@ -254,8 +253,9 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
     else if (len >= 10 && !strncmp(s, "datetime64", 10)) meta = s + 10;
     else if (len >= 11 && !strncmp(s, "timedelta64", 11)) { meta = s + 11; dk = NPYG_KIND_TIMEDELTA; }
     if (meta) {
-        npyg_dtype *d = new_dtype(b, dk, v);
-        if (!d) return b->ctx->err.code;
+        npyg_dtype *d;
+        int drc = new_dtype(b, dk, v, &d);
+        if (drc) return drc;
         int rc = parse_datetime(b, d, meta, e, v);
         if (rc) return rc;
         *out = d;
@@ -273,8 +273,9 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
                 return dfail(b, NPYG_EUNSUPPORTED, v,
                              "type code in '%s' is platform-dependent or removed in numpy 2", v->s);
             if (s[0] == 'M' || s[0] == 'm') {
-                npyg_dtype *d = new_dtype(b, s[0] == 'M' ? NPYG_KIND_DATETIME : NPYG_KIND_TIMEDELTA, v);
-                if (!d) return b->ctx->err.code;
+                npyg_dtype *d;
+                int drc = new_dtype(b, s[0] == 'M' ? NPYG_KIND_DATETIME : NPYG_KIND_TIMEDELTA, v, &d);
+                if (drc) return drc;
                 d->itemsize = 8;
                 *out = d;
                 *b->warnings |= NPYG_W_NONCANON;
@@ -303,8 +304,9 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
             return dfail(b, NPYG_EDESCR, v, "unknown type '%s'", v->s);
         }
     }
-    npyg_dtype *d = new_dtype(b, kind_of(kind), v);
-    if (!d) return b->ctx->err.code;
+    npyg_dtype *d;
+    int drc = new_dtype(b, kind_of(kind), v, &d);
+    if (drc) return drc;
     d->itemsize = size;
     *out = d;
     return finish_simple(b, d, order, v);
@@ -335,12 +337,9 @@ static int build_tuple(builder *b, const npyg__value *v, uint32_t depth, bool in
             return dfail(b, NPYG_EDESCR, v, "%s", "mismatch in size of old and new data-descriptor");
         return dfail(b, NPYG_EUNSUPPORTED, v, "%s", "the (base, view) dtype form is not supported");
     }
-    rc = build_subarray(b, base, second, depth, out);
-    if (rc || in_field) return rc;
-    /* Top level: whether numpy can use it depends on the shape, so the
-       header decides (npyg__check_top_level). */
-    b->top_tuple = v;
-    return 0;
+    /* At the top level, whether numpy can use it depends on the shape, so
+       npyg__parse_header_text decides once the shape is known. */
+    return build_subarray(b, base, second, depth, out);
 }
 
 /* A subarray shape: an int or a tuple of ints (numpy's field shape). */
@@ -397,8 +396,9 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
         if (!npyg__mul_u64(total, x->u, &total) || total > ITEMSIZE_MAX)
             return dfail(b, NPYG_EOVERFLOW, x, "%s", "subarray size in bytes does not fit into a C int");
     }
-    npyg_dtype *d = new_dtype(b, NPYG_KIND_SUBARRAY, shape);
-    if (!d) return b->ctx->err.code;
+    npyg_dtype *d;
+    int drc = new_dtype(b, NPYG_KIND_SUBARRAY, shape, &d);
+    if (drc) return drc;
     d->base = base;
     d->sub_ndim = nd;
     d->sub_shape = sh;
@@ -508,8 +508,9 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
     }
     int rc = check_labels(b, labels, nlabels);
     if (rc) return rc;
-    npyg_dtype *d = new_dtype(b, NPYG_KIND_STRUCT, list);
-    if (!d) return b->ctx->err.code;
+    npyg_dtype *d;
+    int drc = new_dtype(b, NPYG_KIND_STRUCT, list, &d);
+    if (drc) return drc;
     d->nfields = nf;
     d->fields = fields;
     d->itemsize = offset;
@@ -555,7 +556,7 @@ static void count_zero(const npyg_dtype *d, unsigned *warnings)
 
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr, const npyg_dtype **out, unsigned *warnings)
 {
-    builder b = {ctx, warnings, 0, false, 0, NULL};
+    builder b = {ctx, warnings, 0, false, 0};
     npyg_dtype *d = NULL;
     int rc = build(&b, descr, 0, false, &d);
     if (rc) return rc;

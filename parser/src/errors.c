@@ -1,5 +1,13 @@
-/* The error and warning tables. Codes are stable: add, never renumber. */
+/*
+ * Error and warning facts, and recording an error: the one table of codes
+ * (name, class, text), the warning names and texts, which codes blame the
+ * environment, and npyg__fail with its message escaping. Codes are stable:
+ * add, never renumber.
+ */
 #include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
 
 typedef struct {
     int code;
@@ -94,21 +102,156 @@ const char *npyg_error_class(int code)
     return e ? e->klass : "?";
 }
 
-const char *npyg_warning_string(unsigned bit)
+/* The class "io" is exactly the environment's faults: a tool exits with
+   its I/O status for them and with "invalid" for the rest. */
+int npyg_error_is_environment(int code)
 {
-    switch (bit) {
-    case NPYG_W_TRAILING: return "bytes after the payload";
-    case NPYG_W_ALIGN: return "data offset is not a multiple of 64";
-    case NPYG_W_LEGACY_ALIGN: return "16-byte alignment (numpy <= 1.13)";
-    case NPYG_W_NONCANON: return "header is not as numpy writes it";
-    case NPYG_W_NATIVE_ORDER: return "native byte order: meaning depends on the platform";
-    case NPYG_W_PY2LONG: return "Python-2 long suffix dropped";
-    case NPYG_W_DIMS_OVER_32: return "more than 32 dimensions: numpy 1.x cannot load it";
-    case NPYG_W_DUPLICATE_KEY: return "duplicate key in the header: the last one wins";
-    case NPYG_W_LONGDOUBLE: return "long double: layout depends on the platform";
-    case NPYG_W_ZERO_ITEMSIZE: return "zero itemsize";
-    case NPYG_W_INT_SUBARRAY: return "field shape 1 as a bare int: numpy 1.x reads a plain field, numpy 2 a (1,) subarray";
-    case NPYG_W_LATIN1: return "non-ASCII bytes in a version 1.0/2.0 header";
-    default: return "unknown warning";
+    const err_entry *e = find(code);
+    return e && code != NPYG_OK && strcmp(e->klass, "io") == 0;
+}
+
+const char *npyg_offset_space_name(int space)
+{
+    switch (space) {
+    case NPYG_OFFSET_FILE: return "file";
+    case NPYG_OFFSET_ARCHIVE: return "archive";
+    case NPYG_OFFSET_MEMBER: return "member";
+    default: return "?";
     }
 }
+
+/* ---------------- warnings ---------------- */
+
+typedef struct {
+    unsigned bit;
+    const char *name; /* stable: tools print it */
+    const char *text;
+} warn_entry;
+
+static const warn_entry warnings[] = {
+    {NPYG_W_TRAILING, "trailing_bytes", "bytes after the payload"},
+    {NPYG_W_ALIGN, "unaligned", "data offset is not a multiple of 64"},
+    {NPYG_W_LEGACY_ALIGN, "legacy_alignment", "16-byte alignment (numpy <= 1.13)"},
+    {NPYG_W_NONCANON, "noncanonical_header", "header is not as numpy writes it"},
+    {NPYG_W_NATIVE_ORDER, "native_byte_order", "native byte order: meaning depends on the platform"},
+    {NPYG_W_PY2LONG, "python2_long", "Python-2 long suffix dropped"},
+    {NPYG_W_DIMS_OVER_32, "dims_over_32", "more than 32 dimensions: numpy 1.x cannot load it"},
+    {NPYG_W_DUPLICATE_KEY, "duplicate_key", "duplicate key in the header: the last one wins"},
+    {NPYG_W_LONGDOUBLE, "long_double", "long double: layout depends on the platform"},
+    {NPYG_W_ZERO_ITEMSIZE, "zero_itemsize", "zero itemsize"},
+    {NPYG_W_INT_SUBARRAY, "int_subarray_shape",
+     "field shape 1 as a bare int: numpy 1.x reads a plain field, numpy 2 a (1,) subarray"},
+    {NPYG_W_LATIN1, "latin1_header", "non-ASCII bytes in a version 1.0/2.0 header"},
+};
+
+static const warn_entry zip_warnings[] = {
+    {NPYG_ZW_NOT_NPY_NAME, "not_npy_name", "member name does not end in .npy"},
+    {NPYG_ZW_NOT_NPY, "not_npy", "member is not .npy: numpy returns its raw bytes"},
+    {NPYG_ZW_NON_ASCII_NAME, "non_ascii_name", "non-ASCII name without the UTF-8 flag (read as cp437)"},
+};
+
+static const warn_entry *find_warning(const warn_entry *t, size_t n, unsigned bit)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].bit == bit) return &t[i];
+    return NULL;
+}
+
+#define FIND_WARNING(t, bit) find_warning((t), sizeof(t) / sizeof((t)[0]), (bit))
+
+const char *npyg_warning_string(unsigned bit)
+{
+    const warn_entry *w = FIND_WARNING(warnings, bit);
+    return w ? w->text : "unknown warning";
+}
+
+const char *npyg_warning_name(unsigned bit)
+{
+    const warn_entry *w = FIND_WARNING(warnings, bit);
+    return w ? w->name : NULL;
+}
+
+const char *npyg_zip_warning_string(unsigned bit)
+{
+    const warn_entry *w = FIND_WARNING(zip_warnings, bit);
+    return w ? w->text : "unknown warning";
+}
+
+const char *npyg_zip_warning_name(unsigned bit)
+{
+    const warn_entry *w = FIND_WARNING(zip_warnings, bit);
+    return w ? w->name : NULL;
+}
+
+/* ---------------- recording an error ---------------- */
+
+/* Messages quote header text, which is hostile: control characters (C0,
+   DEL and the C1 range, which some terminals obey) become \xNN, so a
+   message stays one printable line. */
+static void escape_message(char *out, size_t size, const char *in)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < size; p++) {
+        unsigned c = *p;
+        unsigned c1 = 0; /* a C1 control encoded in UTF-8 as C2 80..9F */
+        if (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) c1 = p[1];
+        if (c < 0x20 || c == 0x7F || c1) {
+            unsigned v = c1 ? c1 : c;
+            if (o + 4 >= size) break;
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[v >> 4];
+            out[o++] = hex[v & 15];
+            if (c1) p++;
+            continue;
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+}
+
+int npyg__vfail_in(npyg_ctx *ctx, int space, int code, uint64_t off, const char *fmt, va_list ap)
+{
+    if (ctx->err.code != NPYG_OK) return ctx->err.code;
+    ctx->err.code = code;
+    ctx->err.offset = off;
+    ctx->err.offset_space = space;
+    char raw[sizeof ctx->err.message];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    escape_message(ctx->err.message, sizeof ctx->err.message, raw);
+    return code;
+}
+
+int npyg__vfail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, va_list ap)
+{
+    return npyg__vfail_in(ctx, ctx->parse_space, code, off, fmt, ap);
+}
+
+int npyg__fail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = npyg__vfail(ctx, code, off, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int npyg__fail_in(npyg_ctx *ctx, int space, int code, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = npyg__vfail_in(ctx, space, code, off, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int npyg__nomem_in(npyg_ctx *ctx, int space, uint64_t off, const char *what)
+{
+    if (ctx->arena.over_cap || ctx->xalloc_over_cap)
+        return npyg__fail_in(ctx, space, NPYG_ELIMIT_ALLOC, off, "%s needs more than max_alloc_bytes (%llu)", what,
+                             (unsigned long long)ctx->limits.max_alloc_bytes);
+    return npyg__fail_in(ctx, space, NPYG_ENOMEM, off, "out of memory");
+}
+
+int npyg__nomem(npyg_ctx *ctx, uint64_t off) { return npyg__nomem_in(ctx, ctx->parse_space, off, "parsing"); }

@@ -1,4 +1,7 @@
-/* Shared between the library's source files; not installed. */
+/* The library's internal contracts: the context, the arena, literal
+   values and the steps each source file provides. Not installed. Every
+   step returns 0 or an npyg_status (recorded in ctx->err) and gives its
+   results through out-parameters. */
 #ifndef NPYG_INTERNAL_H
 #define NPYG_INTERNAL_H
 
@@ -30,7 +33,8 @@ void *npyg__arena_alloc(npyg__arena *a, size_t size);
 void npyg__arena_reset(npyg__arena *a);   /* keeps blocks for reuse */
 void npyg__arena_release(npyg__arena *a); /* returns them all */
 
-/* Tracked allocation outside the arena (header copy, read buffer). */
+/* Tracked allocation outside the arena (read buffer, the zip state). A
+   refusal by the cap sets ctx->xalloc_over_cap, never the arena's flag. */
 void *npyg__xalloc(npyg_ctx *ctx, size_t size);
 void npyg__xfree(npyg_ctx *ctx, void *p, size_t size);
 
@@ -67,8 +71,9 @@ struct npyg_ctx {
     void *sink_user;
 
     uint64_t base;       /* file offset of header text, for diagnostics */
-    size_t writer_descr; /* typestr length when the header is in numpy's
-                            writer form (writer_form.c), else 0 */
+    int parse_space;     /* npyg_offset_space of the parser's own errors:
+                            FILE, or MEMBER while zip.c feeds it a member */
+    bool xalloc_over_cap; /* the last npyg__xalloc failure was the cap */
     npyg_error err;
     bool have_info;
     npyg_info info;
@@ -76,8 +81,11 @@ struct npyg_ctx {
     uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input */
 };
 
-/* Records an error (first one wins within a call) and returns its code.
-   off is relative to the start of the file. */
+/* Forgets the previous call's result, error and parse (ctx.c). */
+void npyg__ctx_reset(npyg_ctx *ctx);
+
+/* Records an error (first one wins within a call) and returns its code
+   (errors.c). off is in ctx->parse_space; the _in forms name the space. */
 int npyg__fail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -88,7 +96,20 @@ int npyg__vfail(npyg_ctx *ctx, int code, uint64_t off, const char *fmt, va_list 
     __attribute__((format(printf, 4, 0)))
 #endif
     ;
+int npyg__fail_in(npyg_ctx *ctx, int space, int code, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+int npyg__vfail_in(npyg_ctx *ctx, int space, int code, uint64_t off, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 0)))
+#endif
+    ;
+/* An allocation failed: NPYG_ELIMIT_ALLOC when the cap refused it ("<what>
+   needs more than max_alloc_bytes"), else NPYG_ENOMEM. */
 int npyg__nomem(npyg_ctx *ctx, uint64_t off);
+int npyg__nomem_in(npyg_ctx *ctx, int space, uint64_t off, const char *what);
 
 #if defined(__GNUC__)
 #define NPYG__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -97,8 +118,8 @@ int npyg__nomem(npyg_ctx *ctx, uint64_t off);
 #endif
 
 /* A zeroed value of type t at offset at of the header text, from the
-   arena; NULL after recording the allocation failure (literal.c). */
-npyg__value *npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at);
+   arena (literal.c). */
+int npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at, npyg__value **out);
 
 /* Parses header text [text, text+len) into a value (literal.c). */
 typedef struct npyg__lit_opts {
@@ -110,8 +131,9 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
                         unsigned *warnings);
 
 /* numpy's writer form of a plain-dtype header, recognised without the
-   general parser; NULL when the text is anything else (writer_form.c). */
-npyg__value *npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len);
+   general parser; *out is NULL (and 0 returned) when the text is anything
+   else (writer.c). */
+int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out);
 
 /* descr value -> dtype tree (dtype.c). */
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
@@ -120,12 +142,16 @@ int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
 /* Interprets the header text; fills ctx->info (header.c). */
 int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len);
 
-/* Strict profile: is the header text byte-for-byte what numpy writes? */
-bool npyg__header_is_canonical(npyg_ctx *ctx, const char *text, size_t len);
+/* Is the header text byte-for-byte what numpy's writer makes of info?
+   Compares as it formats: allocates nothing, cannot fail (writer.c). */
+bool npyg__header_is_canonical(const npyg_info *info, const char *text, size_t len);
 
 /* Small helpers */
 bool npyg__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
 bool npyg__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+
+/* 0 when [s, s+len) is valid UTF-8 as Python's strict decoder reads it;
+   else 1 and *bad_at (utf8.c). */
 int npyg__utf8_check(const unsigned char *s, size_t len, size_t *bad_at);
 
 #endif

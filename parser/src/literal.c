@@ -49,22 +49,20 @@ static int syntax(lexer *lx, size_t at, const char *what)
     return fail(lx, NPYG_ESYNTAX, at, "%s", what);
 }
 
-npyg__value *npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at)
+int npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at, npyg__value **out)
 {
     npyg__value *v = npyg__arena_alloc(&ctx->arena, sizeof *v);
-    if (!v) {
-        npyg__nomem(ctx, ctx->base + at);
-        return NULL;
-    }
+    *out = v;
+    if (!v) return npyg__nomem(ctx, ctx->base + at);
     memset(v, 0, sizeof *v);
     v->type = t;
     v->offset = (uint32_t)at;
-    return v;
+    return 0;
 }
 
-static npyg__value *new_value(lexer *lx, npyg__vtype t, size_t at)
+static int new_value(lexer *lx, npyg__vtype t, size_t at, npyg__value **out)
 {
-    return npyg__new_value(lx->ctx, t, at);
+    return npyg__new_value(lx->ctx, t, at, out);
 }
 
 static bool is_ident_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -185,9 +183,8 @@ static int find_string_end(lexer *lx, int q, bool triple, size_t *end)
     return syntax(lx, lx->i, "unterminated string literal");
 }
 
-/* Decodes one string token body [b, e) into out; returns bytes written or
-   (size_t)-1 after recording an error. */
-static size_t decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char *out)
+/* Decodes one string token body [b, e) into out; *written bytes. */
+static int decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char *out, size_t *written)
 {
     const unsigned char *s = lx->s;
     size_t o = 0;
@@ -201,8 +198,7 @@ static size_t decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, c
         }
         if (c >= 0x80) {
             if (pf->bytes) {
-                syntax(lx, j, "bytes can only contain ASCII literal characters");
-                return (size_t)-1;
+                return syntax(lx, j, "bytes can only contain ASCII literal characters");
             }
             if (lx->opts->latin1) o += put_utf8(out + o, (uint32_t)c);
             else out[o++] = (char)c; /* already valid UTF-8 */
@@ -242,8 +238,7 @@ static size_t decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, c
             int h1 = j + 1 < e ? hexval(s[j + 1]) : -1;
             int h2 = j + 2 < e ? hexval(s[j + 2]) : -1;
             if (h1 < 0 || h2 < 0) {
-                syntax(lx, at, "truncated \\xXX escape");
-                return (size_t)-1;
+                return syntax(lx, at, "truncated \\xXX escape");
             }
             cp = (uint32_t)(h1 * 16 + h2);
             j += 3;
@@ -259,19 +254,16 @@ static size_t decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, c
                 for (int k = 1; k <= digits; k++) {
                     int h = j + (size_t)k < e ? hexval(s[j + (size_t)k]) : -1;
                     if (h < 0) {
-                        syntax(lx, at, d == 'u' ? "truncated \\uXXXX escape" : "truncated \\UXXXXXXXX escape");
-                        return (size_t)-1;
+                        return syntax(lx, at, d == 'u' ? "truncated \\uXXXX escape" : "truncated \\UXXXXXXXX escape");
                     }
                     cp = cp * 16 + (uint32_t)h;
                 }
                 if (cp > 0x10FFFF) {
-                    syntax(lx, at, "illegal Unicode character in \\U escape");
-                    return (size_t)-1;
+                    return syntax(lx, at, "illegal Unicode character in \\U escape");
                 }
                 if (cp >= 0xD800 && cp <= 0xDFFF) {
-                    fail(lx, NPYG_EUNSUPPORTED, at, "%s",
+                    return fail(lx, NPYG_EUNSUPPORTED, at, "%s",
                          "lone surrogate escape in a string (not representable in UTF-8)");
-                    return (size_t)-1;
                 }
                 j += (size_t)digits + 1;
                 o += put_utf8(out + o, cp);
@@ -279,15 +271,15 @@ static size_t decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, c
             }
         case 'N':
             if (pf->bytes) break;
-            fail(lx, NPYG_EUNSUPPORTED, at, "%s", "\\N{...} named escapes are not supported");
-            return (size_t)-1;
+            return fail(lx, NPYG_EUNSUPPORTED, at, "%s", "\\N{...} named escapes are not supported");
         default:
             break;
         }
         /* Unknown escape: CPython keeps the backslash (with a warning). */
         out[o++] = '\\';
     }
-    return o;
+    *written = o;
+    return 0;
 }
 
 /* Length of the string prefix at the cursor if a string token starts
@@ -352,15 +344,17 @@ static int parse_strings(lexer *lx, size_t prefix_len, npyg__value **out)
         size_t b = 0, e = 0;
         str_prefix pf;
         (void)scan_token(lx, (size_t)plen, &pf, &b, &e); /* cannot fail: the first pass passed */
-        size_t w = decode_body(lx, b, e, &pf, buf + len);
-        if (w == (size_t)-1) return lx->ctx->err.code;
+        size_t w = 0;
+        int rc = decode_body(lx, b, e, &pf, buf + len, &w);
+        if (rc) return rc;
         len += w;
         (void)skip_blank(lx);
         plen = string_start(lx);
     }
     buf[len] = '\0';
-    npyg__value *v = new_value(lx, kind ? V_BYTES : V_STR, start);
-    if (!v) return lx->ctx->err.code;
+    npyg__value *v;
+    int vrc = new_value(lx, kind ? V_BYTES : V_STR, start, &v);
+    if (vrc) return vrc;
     v->s = buf;
     v->len = len;
     *out = v;
@@ -478,8 +472,9 @@ static int parse_number(lexer *lx, npyg__value **out)
             return syntax(lx, after, "invalid decimal literal");
         }
     }
-    npyg__value *v = new_value(lx, t, start);
-    if (!v) return lx->ctx->err.code;
+    npyg__value *v;
+    int vrc = new_value(lx, t, start, &v);
+    if (vrc) return vrc;
     v->u = mag;
     v->big = big;
     v->py2long = py2;
@@ -572,8 +567,9 @@ static int parse_paren(lexer *lx, npyg__value **out, int *form)
     size_t start = lx->i;
     int rc = open_bracket(lx);
     if (rc) return rc;
-    npyg__value *t = new_value(lx, V_TUPLE, start);
-    if (!t) return lx->ctx->err.code;
+    npyg__value *t;
+    int vrc = new_value(lx, V_TUPLE, start, &t);
+    if (vrc) return vrc;
     if (peek(lx, 0) == ')') {
         *out = t;
         return close_bracket(lx);
@@ -602,8 +598,9 @@ static int parse_brace(lexer *lx, npyg__value **out)
     size_t start = lx->i;
     int rc = open_bracket(lx);
     if (rc) return rc;
-    npyg__value *d = new_value(lx, V_DICT, start);
-    if (!d) return lx->ctx->err.code;
+    npyg__value *d;
+    int vrc = new_value(lx, V_DICT, start, &d);
+    if (vrc) return vrc;
     *out = d;
     if (peek(lx, 0) == '}') return close_bracket(lx);
     if (peek(lx, 0) == '*')
@@ -663,11 +660,13 @@ static int parse_word(lexer *lx, npyg__value **out)
         return syntax(lx, j, "non-ASCII character outside a string");
     const char *w = (const char *)lx->s + start;
     npyg__value *v = NULL;
-    if (len == 4 && !memcmp(w, "True", 4)) { v = new_value(lx, V_BOOL, start); if (v) v->u = 1; }
-    else if (len == 5 && !memcmp(w, "False", 5)) v = new_value(lx, V_BOOL, start);
-    else if (len == 4 && !memcmp(w, "None", 4)) v = new_value(lx, V_NONE, start);
+    int rc;
+    if (len == 4 && !memcmp(w, "True", 4)) rc = new_value(lx, V_BOOL, start, &v);
+    else if (len == 5 && !memcmp(w, "False", 5)) rc = new_value(lx, V_BOOL, start, &v);
+    else if (len == 4 && !memcmp(w, "None", 4)) rc = new_value(lx, V_NONE, start, &v);
     else return fail(lx, NPYG_ENOTLITERAL, start, "%s", "a name is not a literal");
-    if (!v) return lx->ctx->err.code;
+    if (rc) return rc;
+    if (len == 4 && w[0] == 'T') v->u = 1;
     lx->i = j;
     *out = v;
     return 0;
@@ -682,8 +681,9 @@ static int parse_atom(lexer *lx, npyg__value **out, int *form)
     if ((c >= '0' && c <= '9') || (c == '.' && peek(lx, 1) >= '0' && peek(lx, 1) <= '9'))
         return parse_number(lx, out);
     if (c == '.' && peek(lx, 1) == '.' && peek(lx, 2) == '.') {
-        npyg__value *v = new_value(lx, V_ELLIPSIS, lx->i);
-        if (!v) return lx->ctx->err.code;
+        npyg__value *v;
+        int vrc = new_value(lx, V_ELLIPSIS, lx->i, &v);
+        if (vrc) return vrc;
         lx->i += 3;
         *out = v;
         return 0;
@@ -692,8 +692,9 @@ static int parse_atom(lexer *lx, npyg__value **out, int *form)
     if (is_ident_start(c)) return parse_word(lx, out);
     if (c == '(') return parse_paren(lx, out, form);
     if (c == '[') {
-        npyg__value *l = new_value(lx, V_LIST, lx->i);
-        if (!l) return lx->ctx->err.code;
+        npyg__value *l;
+        int vrc = new_value(lx, V_LIST, lx->i, &l);
+        if (vrc) return vrc;
         int rc = open_bracket(lx);
         if (rc) return rc;
         *out = l;
@@ -824,8 +825,9 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
     rc = parse_expr(&lx, &v, &form);
     if (rc) return rc;
     if (peek(&lx, 0) == ',') { /* a bare tuple: 1, 2 */
-        npyg__value *t = new_value(&lx, V_TUPLE, start);
-        if (!t) return ctx->err.code;
+        npyg__value *t;
+        int vrc = new_value(&lx, V_TUPLE, start, &t);
+        if (vrc) return vrc;
         npyg__value *tail = NULL;
         append(t, &tail, v);
         while (peek(&lx, 0) == ',') {

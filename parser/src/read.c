@@ -67,16 +67,6 @@ static long long src_read(source *s, void *dst, size_t n)
     return (long long)got;
 }
 
-static void reset(npyg_ctx *ctx)
-{
-    npyg__arena_reset(&ctx->arena);
-    memset(&ctx->err, 0, sizeof ctx->err);
-    memset(&ctx->info, 0, sizeof ctx->info);
-    ctx->have_info = false;
-    ctx->base = 0;
-    ctx->writer_descr = 0;
-}
-
 static int io_error(npyg_ctx *ctx, uint64_t at)
 {
     return npyg__fail(ctx, NPYG_EIO, at, "read error");
@@ -133,8 +123,7 @@ static int finish_header(npyg_ctx *ctx, const char *text, uint32_t hlen, unsigne
                               (unsigned long long)info->data_offset);
         info->warnings |= info->data_offset % 16 == 0 ? NPYG_W_LEGACY_ALIGN : NPYG_W_ALIGN;
     }
-    if (!npyg__header_is_canonical(ctx, text, hlen)) {
-        if (ctx->err.code) return ctx->err.code;
+    if (!npyg__header_is_canonical(info, text, hlen)) {
         if (strict)
             return npyg__fail(ctx, NPYG_ENONCANON, ctx->base,
                               "header text is not what numpy's writer produces");
@@ -260,7 +249,7 @@ static int done(npyg_ctx *ctx, int rc)
 int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len)
 {
     if (!ctx) return NPYG_EINVAL;
-    reset(ctx);
+    npyg__ctx_reset(ctx);
     if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
     source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1};
     return done(ctx, parse_from_buffer(ctx, &s));
@@ -269,7 +258,7 @@ int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len)
 int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
 {
     if (!ctx) return NPYG_EINVAL;
-    reset(ctx);
+    npyg__ctx_reset(ctx);
     if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
     source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1};
     int rc = parse_from_buffer(ctx, &s);
@@ -280,7 +269,7 @@ int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
 int npyg_validate_fd(npyg_ctx *ctx, int fd)
 {
     if (!ctx) return NPYG_EINVAL;
-    reset(ctx);
+    npyg__ctx_reset(ctx);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
     if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
@@ -314,40 +303,10 @@ int npyg_validate_fd(npyg_ctx *ctx, int fd)
 int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
 {
     if (!ctx) return NPYG_EINVAL;
-    reset(ctx);
+    npyg__ctx_reset(ctx);
     if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
     source s = {.fd = -1, .fn = fn, .user = user};
     int rc = parse_from_stream(ctx, &s);
     if (!rc) rc = payload_from_stream(ctx, &s);
     return done(ctx, rc);
-}
-
-/* 0 when [s, s+len) is valid UTF-8 (no overlongs, surrogates or values
-   above U+10FFFF, as Python's strict decoder); else 1 and *bad_at. */
-int npyg__utf8_check(const unsigned char *s, size_t len, size_t *bad_at)
-{
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = s[i];
-        if (c < 0x80) { i++; continue; }
-        size_t n;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) n = 1;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            n = 2;
-            if (c == 0xE0) lo = 0xA0;
-            if (c == 0xED) hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 3;
-            if (c == 0xF0) lo = 0x90;
-            if (c == 0xF4) hi = 0x8F;
-        } else { *bad_at = i; return 1; }
-        if (i + n >= len) { *bad_at = i; return 1; }
-        for (size_t k = 1; k <= n; k++) {
-            unsigned d = s[i + k];
-            if (k == 1 ? (d < lo || d > hi) : (d < 0x80 || d > 0xBF)) { *bad_at = i; return 1; }
-        }
-        i += n + 1;
-    }
-    return 0;
 }

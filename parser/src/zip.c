@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -87,6 +88,22 @@ static uint32_t le32(const uint8_t *p)
 }
 static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
+/* The container's errors, zlib's included, have archive offsets; the
+   .npy parse of a member records its own in member space. */
+#define zfail(ctx, ...) npyg__fail_in((ctx), NPYG_OFFSET_ARCHIVE, __VA_ARGS__)
+
+static int znomem(npyg_ctx *ctx, uint64_t off)
+{
+    return npyg__nomem_in(ctx, NPYG_OFFSET_ARCHIVE, off, "reading the archive");
+}
+
+static int member_nomem(npyg_zip *z, uint64_t off)
+{
+    char what[96];
+    snprintf(what, sizeof what, "inflating '%s'", z->cur->name);
+    return npyg__nomem_in(z->ctx, NPYG_OFFSET_ARCHIVE, off, what);
+}
+
 static bool strict(const npyg_zip *z) { return z->ctx->profile == NPYG_PROFILE_STRICT; }
 
 /* ---------------- limits and accounting ---------------- */
@@ -133,16 +150,6 @@ int npyg_is_zip(const void *buf, size_t len)
     return buf && len >= 4 && (le32(p) == SIG_LOCAL || le32(p) == SIG_EOCD);
 }
 
-const char *npyg_zip_warning_string(unsigned bit)
-{
-    switch (bit) {
-    case NPYG_ZW_NOT_NPY_NAME: return "member name does not end in .npy";
-    case NPYG_ZW_NOT_NPY: return "member is not .npy: numpy returns its raw bytes";
-    case NPYG_ZW_NON_ASCII_NAME: return "non-ASCII name without the UTF-8 flag (read as cp437)";
-    default: return "unknown warning";
-    }
-}
-
 /* zlib allocates through the context, so its state counts against
    max_alloc_bytes like everything else. zfree gets no size: keep it. */
 static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
@@ -173,7 +180,7 @@ static void z_free(voidpf opaque, voidpf ptr)
 static int rd(npyg_zip *z, uint64_t off, void *dst, size_t n)
 {
     if (off > z->size || n > z->size - off)
-        return npyg__fail(z->ctx, NPYG_EZIP_BOUNDS, off, "read past the end of the archive");
+        return zfail(z->ctx, NPYG_EZIP_BOUNDS, off, "read past the end of the archive");
     if (z->buf) {
         memcpy(dst, z->buf + off, n);
         return 0;
@@ -183,7 +190,7 @@ static int rd(npyg_zip *z, uint64_t off, void *dst, size_t n)
         ssize_t r = pread(z->fd, (char *)dst + got, n - got, (off_t)(z->base + off + got));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) /* an error, or the file shrank under us */
-            return npyg__fail(z->ctx, NPYG_EIO, off + got, "read error");
+            return zfail(z->ctx, NPYG_EIO, off + got, "read error");
         got += (size_t)r;
     }
     return 0;
@@ -205,33 +212,33 @@ static int check_name(npyg_zip *z, npyg_zip_entry *e, uint64_t at)
     const uint8_t *s = (const uint8_t *)e->name;
     size_t n = e->name_len;
     npyg_ctx *ctx = z->ctx;
-    if (n == 0) return npyg__fail(ctx, NPYG_EZIP_NAME, at, "empty member name");
+    if (n == 0) return zfail(ctx, NPYG_EZIP_NAME, at, "empty member name");
     bool ascii = true;
     for (size_t k = 0; k < n; k++) {
-        if (s[k] == 0) return npyg__fail(ctx, NPYG_EZIP_NAME, at, "NUL byte in a member name");
-        if (s[k] == '\\') return npyg__fail(ctx, NPYG_EZIP_NAME, at, "backslash in member name '%s'", e->name);
+        if (s[k] == 0) return zfail(ctx, NPYG_EZIP_NAME, at, "NUL byte in a member name");
+        if (s[k] == '\\') return zfail(ctx, NPYG_EZIP_NAME, at, "backslash in member name '%s'", e->name);
         if (s[k] < 0x20 || s[k] == 0x7f)
-            return npyg__fail(ctx, NPYG_EZIP_NAME, at, "control character 0x%02x in a member name", s[k]);
+            return zfail(ctx, NPYG_EZIP_NAME, at, "control character 0x%02x in a member name", s[k]);
         if (s[k] >= 0x80) ascii = false;
     }
-    if (s[0] == '/') return npyg__fail(ctx, NPYG_EZIP_NAME, at, "absolute member name '%s'", e->name);
+    if (s[0] == '/') return zfail(ctx, NPYG_EZIP_NAME, at, "absolute member name '%s'", e->name);
     if (n >= 2 && s[1] == ':' && ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
-        return npyg__fail(ctx, NPYG_EZIP_NAME, at, "member name '%s' starts with a drive letter", e->name);
+        return zfail(ctx, NPYG_EZIP_NAME, at, "member name '%s' starts with a drive letter", e->name);
     for (size_t k = 0; k <= n;) {
         size_t j = k;
         while (j < n && s[j] != '/') j++;
         size_t len = j - k;
         if (len == 2 && s[k] == '.' && s[k + 1] == '.')
-            return npyg__fail(ctx, NPYG_EZIP_NAME, at, "'..' in member name '%s'", e->name);
+            return zfail(ctx, NPYG_EZIP_NAME, at, "'..' in member name '%s'", e->name);
         if (len == 0 || (len == 1 && s[k] == '.'))
-            return npyg__fail(ctx, NPYG_EZIP_NAME, at, "member name '%s' has an empty or '.' component", e->name);
+            return zfail(ctx, NPYG_EZIP_NAME, at, "member name '%s' has an empty or '.' component", e->name);
         k = j + 1;
     }
     if (e->flags & FLAG_UTF8) {
-        if (!utf8_ok(s, n)) return npyg__fail(ctx, NPYG_EZIP_NAME, at, "member name is not valid UTF-8");
+        if (!utf8_ok(s, n)) return zfail(ctx, NPYG_EZIP_NAME, at, "member name is not valid UTF-8");
     } else if (!ascii) {
         if (strict(z))
-            return npyg__fail(ctx, NPYG_EZIP_NAME, at, "non-ASCII member name without the UTF-8 flag");
+            return zfail(ctx, NPYG_EZIP_NAME, at, "non-ASCII member name without the UTF-8 flag");
         e->warnings |= NPYG_ZW_NON_ASCII_NAME;
     }
     return 0;
@@ -271,7 +278,7 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
 {
     npyg_ctx *ctx = z->ctx;
     if (z->size < EOCD_LEN)
-        return npyg__fail(ctx, NPYG_EZIP_EOCD, z->size, "archive of %llu bytes is too short for an end record",
+        return zfail(ctx, NPYG_EZIP_EOCD, z->size, "archive of %llu bytes is too short for an end record",
                           (unsigned long long)z->size);
     size_t tail = z->size < EOCD_LEN + MAX_COMMENT ? (size_t)z->size : EOCD_LEN + MAX_COMMENT;
     uint64_t tail_at = z->size - tail;
@@ -285,21 +292,21 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
         if (le32(z->scratch + p) == SIG_EOCD) { found = true; break; }
     }
     if (!found)
-        return npyg__fail(ctx, NPYG_EZIP_EOCD, z->size, "no end-of-central-directory record in the last %zu bytes",
+        return zfail(ctx, NPYG_EZIP_EOCD, z->size, "no end-of-central-directory record in the last %zu bytes",
                           tail);
     const uint8_t *r = z->scratch + p;
     uint64_t eocd = tail_at + p;
     uint16_t comment = le16(r + 20);
     if (eocd + EOCD_LEN + comment != z->size)
-        return npyg__fail(ctx, NPYG_EZIP_EOCD, eocd,
+        return zfail(ctx, NPYG_EZIP_EOCD, eocd,
                           "the end record's %u-byte comment ends at %llu, the archive at %llu", comment,
                           (unsigned long long)(eocd + EOCD_LEN + comment), (unsigned long long)z->size);
     if (comment && strict(z))
-        return npyg__fail(ctx, NPYG_EZIP_COMMENT, eocd + EOCD_LEN, "archive comment of %u bytes", comment);
+        return zfail(ctx, NPYG_EZIP_COMMENT, eocd + EOCD_LEN, "archive comment of %u bytes", comment);
     uint16_t disk = le16(r + 4), cd_disk = le16(r + 6), n_disk = le16(r + 8), n = le16(r + 10);
     uint32_t cd_size = le32(r + 12), cd_off = le32(r + 16);
     if (disk != 0 || cd_disk != 0 || n_disk != n)
-        return npyg__fail(ctx, NPYG_EZIP_MULTIDISK, eocd, "archive spans several disks (disk %u, directory on %u)",
+        return zfail(ctx, NPYG_EZIP_MULTIDISK, eocd, "archive spans several disks (disk %u, directory on %u)",
                           disk, cd_disk);
     d->count = n;
     d->cd_size = cd_size;
@@ -313,21 +320,21 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
     if ((rc = rd(z, loc_at, loc, LOC64_LEN))) return rc;
     if (le32(loc) != SIG_LOC64) return 0;
     if (le32(loc + 4) != 0 || le32(loc + 16) > 1)
-        return npyg__fail(ctx, NPYG_EZIP_MULTIDISK, loc_at, "zip64 locator names several disks");
+        return zfail(ctx, NPYG_EZIP_MULTIDISK, loc_at, "zip64 locator names several disks");
     uint64_t rec_at = le64(loc + 8);
     if (loc_at < EOCD64_LEN || rec_at != loc_at - EOCD64_LEN)
-        return npyg__fail(ctx, NPYG_EZIP_ZIP64, loc_at,
+        return zfail(ctx, NPYG_EZIP_ZIP64, loc_at,
                           "zip64 end record at %llu is not right before its locator", (unsigned long long)rec_at);
     if ((rc = rd(z, rec_at, rec, EOCD64_LEN))) return rc;
     if (le32(rec) != SIG_EOCD64 || le64(rec + 4) != EOCD64_LEN - 12)
-        return npyg__fail(ctx, NPYG_EZIP_ZIP64, rec_at, "bad zip64 end record");
+        return zfail(ctx, NPYG_EZIP_ZIP64, rec_at, "bad zip64 end record");
     uint64_t n64 = le64(rec + 32), size64 = le64(rec + 40), off64 = le64(rec + 48);
     if (le32(rec + 16) != 0 || le32(rec + 20) != 0 || le64(rec + 24) != n64)
-        return npyg__fail(ctx, NPYG_EZIP_MULTIDISK, rec_at, "archive spans several disks");
+        return zfail(ctx, NPYG_EZIP_MULTIDISK, rec_at, "archive spans several disks");
     /* Each 16/32-bit field is either the zip64 marker or the same value. */
     if ((n != U16_MARK && n != n64) || (cd_size != U32_MARK && cd_size != size64) ||
         (cd_off != U32_MARK && cd_off != off64))
-        return npyg__fail(ctx, NPYG_EZIP_ZIP64, eocd, "end record and zip64 end record disagree");
+        return zfail(ctx, NPYG_EZIP_ZIP64, eocd, "end record and zip64 end record disagree");
     d->count = n64;
     d->cd_size = size64;
     d->cd_offset = off64;
@@ -351,12 +358,12 @@ static int walk_extra(npyg_zip *z, const uint8_t *x, size_t n, uint64_t at, zip6
     size_t k = 0;
     while (k < n) {
         if (n - k < 4)
-            return npyg__fail(z->ctx, code, at + k, "%zu stray bytes at the end of an extra field", n - k);
+            return zfail(z->ctx, code, at + k, "%zu stray bytes at the end of an extra field", n - k);
         uint16_t id = le16(x + k), sz = le16(x + k + 2);
         if (sz > n - k - 4)
-            return npyg__fail(z->ctx, code, at + k, "extra record 0x%04x runs past its field", id);
+            return zfail(z->ctx, code, at + k, "extra record 0x%04x runs past its field", id);
         if (id == 0x0001) {
-            if (out->present) return npyg__fail(z->ctx, NPYG_EZIP_ZIP64, at + k, "two zip64 extra records");
+            if (out->present) return zfail(z->ctx, NPYG_EZIP_ZIP64, at + k, "two zip64 extra records");
             out->present = true;
             out->len = sz;
             out->data = x + k + 4;
@@ -377,19 +384,19 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         npyg_zip_entry *e = &z->entries[i];
         uint8_t h[CDIR_LEN];
         if (d->cd_end - pos < CDIR_LEN)
-            return npyg__fail(ctx, NPYG_EZIP_CDIR, pos, "central directory ends inside entry %u of %u", i, z->count);
+            return zfail(ctx, NPYG_EZIP_CDIR, pos, "central directory ends inside entry %u of %u", i, z->count);
         int rc = rd(z, pos, h, CDIR_LEN);
         if (rc) return rc;
         if (le32(h) != SIG_CENTRAL)
-            return npyg__fail(ctx, NPYG_EZIP_CDIR, pos, "no central directory entry where entry %u should be", i);
+            return zfail(ctx, NPYG_EZIP_CDIR, pos, "no central directory entry where entry %u should be", i);
         uint16_t nl = le16(h + 28), xl = le16(h + 30), cl = le16(h + 32);
         if ((uint64_t)CDIR_LEN + nl + xl + cl > d->cd_end - pos)
-            return npyg__fail(ctx, NPYG_EZIP_CDIR, pos, "central directory entry %u runs past the directory", i);
+            return zfail(ctx, NPYG_EZIP_CDIR, pos, "central directory entry %u runs past the directory", i);
         if (nl > z->lim.max_name_bytes)
-            return npyg__fail(ctx, NPYG_ELIMIT_NAME, pos + CDIR_LEN, "member name of %u bytes is over max_name_bytes (%u)",
+            return zfail(ctx, NPYG_ELIMIT_NAME, pos + CDIR_LEN, "member name of %u bytes is over max_name_bytes (%u)",
                               nl, z->lim.max_name_bytes);
         if (name_used + nl + 1u > z->names_cap) /* cannot happen: the pool is sized from the directory */
-            return npyg__fail(ctx, NPYG_EZIP_CDIR, pos, "member names longer than the directory");
+            return zfail(ctx, NPYG_EZIP_CDIR, pos, "member names longer than the directory");
         char *name = z->names + name_used;
         if ((rc = rd(z, pos + CDIR_LEN, name, nl))) return rc;
         name[nl] = '\0';
@@ -414,7 +421,7 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         size_t want = 8u * need + (disk == U16_MARK ? 4u : 0u);
         if (x.present || want) {
             if (!x.present || x.len != want)
-                return npyg__fail(ctx, NPYG_EZIP_ZIP64, pos + CDIR_LEN + nl,
+                return zfail(ctx, NPYG_EZIP_ZIP64, pos + CDIR_LEN + nl,
                                   "entry %u: zip64 extra field of %u bytes where %zu are needed", i,
                                   x.present ? x.len : 0u, want);
             const uint8_t *q = x.data;
@@ -424,23 +431,23 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
             if (disk == U16_MARK) disk = le32(q);
         }
         if (disk != 0)
-            return npyg__fail(ctx, NPYG_EZIP_MULTIDISK, pos, "member '%s' starts on disk %u", e->name, disk);
+            return zfail(ctx, NPYG_EZIP_MULTIDISK, pos, "member '%s' starts on disk %u", e->name, disk);
         if ((rc = check_name(z, e, pos + CDIR_LEN))) return rc;
         if (e->flags & (FLAG_ENCRYPTED | FLAG_STRONG | FLAG_CDIR_ENCRYPTED))
-            return npyg__fail(ctx, NPYG_EZIP_ENCRYPTED, pos, "member '%s' is encrypted", e->name);
+            return zfail(ctx, NPYG_EZIP_ENCRYPTED, pos, "member '%s' is encrypted", e->name);
         if (e->method != 0 && e->method != 8)
-            return npyg__fail(ctx, NPYG_EZIP_METHOD, pos, "member '%s' uses compression method %u", e->name,
+            return zfail(ctx, NPYG_EZIP_METHOD, pos, "member '%s' uses compression method %u", e->name,
                               e->method);
         if (e->flags & ~FLAGS_HANDLED)
-            return npyg__fail(ctx, NPYG_EZIP_FLAGS, pos, "member '%s' has flag bits 0x%04x", e->name,
+            return zfail(ctx, NPYG_EZIP_FLAGS, pos, "member '%s' has flag bits 0x%04x", e->name,
                               e->flags & ~FLAGS_HANDLED);
         if (e->method == 0 && e->compressed_size != e->uncompressed_size)
-            return npyg__fail(ctx, NPYG_EZIP_SIZE, pos, "stored member '%s': %llu bytes stored, %llu declared", e->name,
+            return zfail(ctx, NPYG_EZIP_SIZE, pos, "stored member '%s': %llu bytes stored, %llu declared", e->name,
                               (unsigned long long)e->compressed_size, (unsigned long long)e->uncompressed_size);
         pos += CDIR_LEN + nl + xl + cl;
     }
     if (pos != d->cd_end)
-        return npyg__fail(ctx, NPYG_EZIP_CDIR, pos, "%llu bytes after the last central directory entry",
+        return zfail(ctx, NPYG_EZIP_CDIR, pos, "%llu bytes after the last central directory entry",
                           (unsigned long long)(d->cd_end - pos));
     return 0;
 }
@@ -466,7 +473,7 @@ static int read_descriptor(npyg_zip *z, npyg_zip_entry *e, uint64_t data_end, ui
         }
         if (skip == 0) break;
     }
-    return npyg__fail(z->ctx, NPYG_EZIP_DESCRIPTOR, data_end,
+    return zfail(z->ctx, NPYG_EZIP_DESCRIPTOR, data_end,
                       "member '%s': no data descriptor matching the directory after its data", e->name);
 }
 
@@ -476,24 +483,24 @@ static int read_local(npyg_zip *z, npyg_zip_entry *e, uint64_t limit)
     uint64_t at = e->header_offset;
     uint8_t h[LOCAL_LEN];
     if (at > limit || limit - at < LOCAL_LEN)
-        return npyg__fail(ctx, NPYG_EZIP_BOUNDS, at, "local header of '%s' lies past the member area", e->name);
+        return zfail(ctx, NPYG_EZIP_BOUNDS, at, "local header of '%s' lies past the member area", e->name);
     int rc = rd(z, at, h, LOCAL_LEN);
     if (rc) return rc;
-    if (le32(h) != SIG_LOCAL) return npyg__fail(ctx, NPYG_EZIP_LOCAL, at, "no local header for '%s'", e->name);
+    if (le32(h) != SIG_LOCAL) return zfail(ctx, NPYG_EZIP_LOCAL, at, "no local header for '%s'", e->name);
     uint16_t nl = le16(h + 26), xl = le16(h + 28);
     if ((uint64_t)LOCAL_LEN + nl + xl > limit - at)
-        return npyg__fail(ctx, NPYG_EZIP_BOUNDS, at, "local header of '%s' runs past the member area", e->name);
+        return zfail(ctx, NPYG_EZIP_BOUNDS, at, "local header of '%s' runs past the member area", e->name);
     unsigned flags = le16(h + 6), method = le16(h + 8);
     if (flags != e->flags)
-        return npyg__fail(ctx, NPYG_EZIP_LOCAL, at + 6, "'%s': local flags 0x%04x, directory 0x%04x", e->name, flags,
+        return zfail(ctx, NPYG_EZIP_LOCAL, at + 6, "'%s': local flags 0x%04x, directory 0x%04x", e->name, flags,
                           e->flags);
     if (method != e->method)
-        return npyg__fail(ctx, NPYG_EZIP_LOCAL, at + 8, "'%s': local method %u, directory %u", e->name, method,
+        return zfail(ctx, NPYG_EZIP_LOCAL, at + 8, "'%s': local method %u, directory %u", e->name, method,
                           e->method);
-    if (nl != e->name_len) return npyg__fail(ctx, NPYG_EZIP_LOCAL, at + 26, "'%s': local name differs", e->name);
+    if (nl != e->name_len) return zfail(ctx, NPYG_EZIP_LOCAL, at + 26, "'%s': local name differs", e->name);
     if ((rc = rd(z, at + LOCAL_LEN, z->scratch, nl))) return rc;
     if (memcmp(z->scratch, e->name, nl) != 0)
-        return npyg__fail(ctx, NPYG_EZIP_LOCAL, at + LOCAL_LEN, "'%s': local name differs", e->name);
+        return zfail(ctx, NPYG_EZIP_LOCAL, at + LOCAL_LEN, "'%s': local name differs", e->name);
     if ((rc = rd(z, at + LOCAL_LEN + nl, z->scratch, xl))) return rc;
     zip64_vals x;
     if ((rc = walk_extra(z, z->scratch, xl, at + LOCAL_LEN + nl, &x, NPYG_EZIP_LOCAL))) return rc;
@@ -503,28 +510,28 @@ static int read_local(npyg_zip *z, npyg_zip_entry *e, uint64_t limit)
         /* A local zip64 record holds both sizes, as np.savez writes it even
            for small members, next to the real 32-bit values. */
         if (x.len != 16)
-            return npyg__fail(ctx, NPYG_EZIP_ZIP64, at + LOCAL_LEN + nl, "'%s': local zip64 record of %u bytes",
+            return zfail(ctx, NPYG_EZIP_ZIP64, at + LOCAL_LEN + nl, "'%s': local zip64 record of %u bytes",
                               e->name, x.len);
         uint64_t us64 = le64(x.data), cs64 = le64(x.data + 8);
         if ((us != U32_MARK && us != us64) || (cs != U32_MARK && cs != cs64))
-            return npyg__fail(ctx, NPYG_EZIP_LOCAL, at + LOCAL_LEN + nl,
+            return zfail(ctx, NPYG_EZIP_LOCAL, at + LOCAL_LEN + nl,
                               "'%s': local sizes and local zip64 sizes disagree", e->name);
         us = us64;
         cs = cs64;
     } else if (us == U32_MARK || cs == U32_MARK) {
         if (us != e->uncompressed_size || cs != e->compressed_size)
-            return npyg__fail(ctx, NPYG_EZIP_ZIP64, at + 18, "'%s': local sizes need a zip64 record", e->name);
+            return zfail(ctx, NPYG_EZIP_ZIP64, at + 18, "'%s': local sizes need a zip64 record", e->name);
     }
     bool desc = e->flags & FLAG_DESCRIPTOR;
     bool zero = crc == 0 && cs == 0 && us == 0;
     if (!(desc && zero) && (crc != e->crc32 || cs != e->compressed_size || us != e->uncompressed_size))
-        return npyg__fail(ctx, NPYG_EZIP_LOCAL, at + 14,
+        return zfail(ctx, NPYG_EZIP_LOCAL, at + 14,
                           "'%s': local header says crc %08x, %llu -> %llu bytes; directory crc %08x, %llu -> %llu",
                           e->name, crc, (unsigned long long)cs, (unsigned long long)us, e->crc32,
                           (unsigned long long)e->compressed_size, (unsigned long long)e->uncompressed_size);
     e->data_offset = at + LOCAL_LEN + nl + xl;
     if (e->compressed_size > limit - e->data_offset)
-        return npyg__fail(ctx, NPYG_EZIP_BOUNDS, e->data_offset,
+        return zfail(ctx, NPYG_EZIP_BOUNDS, e->data_offset,
                           "'%s': %llu bytes of data run past the member area (%llu)", e->name,
                           (unsigned long long)e->compressed_size, (unsigned long long)limit);
     uint64_t data_end = e->data_offset + e->compressed_size;
@@ -545,15 +552,15 @@ static int check_layout(npyg_zip *z, const npyg_zip_entry **order, const dir_loc
     for (uint32_t k = 0; k < z->count; k++) {
         const npyg_zip_entry *e = order[k];
         if (e->header_offset < expect)
-            return npyg__fail(ctx, NPYG_EZIP_OVERLAP, e->header_offset, "'%s' overlaps '%s'", e->name,
+            return zfail(ctx, NPYG_EZIP_OVERLAP, e->header_offset, "'%s' overlaps '%s'", e->name,
                               order[k - 1]->name);
         if (e->header_offset > expect)
-            return npyg__fail(ctx, NPYG_EZIP_GAP, expect, "%llu bytes before '%s' belong to no member",
+            return zfail(ctx, NPYG_EZIP_GAP, expect, "%llu bytes before '%s' belong to no member",
                               (unsigned long long)(e->header_offset - expect), e->name);
         expect = e->end_offset;
     }
     if (expect != d->cd_offset)
-        return npyg__fail(ctx, NPYG_EZIP_GAP, expect, "%llu bytes before the central directory belong to no member",
+        return zfail(ctx, NPYG_EZIP_GAP, expect, "%llu bytes before the central directory belong to no member",
                           (unsigned long long)(d->cd_offset - expect));
     return 0;
 }
@@ -566,8 +573,8 @@ static int check_names_unique(npyg_zip *z, const npyg_zip_entry **order)
         if (cmp_key(&order[k - 1], &order[k]) == 0) {
             const npyg_zip_entry *a = order[k - 1], *b = order[k];
             if (a->name_len == b->name_len)
-                return npyg__fail(z->ctx, NPYG_EZIP_DUPNAME, b->header_offset, "two members named '%s'", b->name);
-            return npyg__fail(z->ctx, NPYG_EZIP_DUPNAME, b->header_offset,
+                return zfail(z->ctx, NPYG_EZIP_DUPNAME, b->header_offset, "two members named '%s'", b->name);
+            return zfail(z->ctx, NPYG_EZIP_DUPNAME, b->header_offset,
                               "'%s' and '%s' are the same key to numpy", a->name, b->name);
         }
     return 0;
@@ -589,42 +596,35 @@ static void zip_free(npyg_zip *z)
 
 void npyg_zip_close(npyg_zip *z) { zip_free(z); }
 
-static void forget(npyg_ctx *ctx)
-{
-    memset(&ctx->err, 0, sizeof ctx->err);
-    memset(&ctx->info, 0, sizeof ctx->info);
-    ctx->have_info = false;
-}
-
 static int open_common(npyg_zip *z)
 {
     npyg_ctx *ctx = z->ctx;
     uint8_t sig[4];
-    if (z->size < 4) return npyg__fail(ctx, NPYG_EZIP_NOTZIP, 0, "not a zip archive (%llu bytes)", (unsigned long long)z->size);
+    if (z->size < 4) return zfail(ctx, NPYG_EZIP_NOTZIP, 0, "not a zip archive (%llu bytes)", (unsigned long long)z->size);
     int rc = rd(z, 0, sig, 4);
     if (rc) return rc;
-    if (!npyg_is_zip(sig, 4)) return npyg__fail(ctx, NPYG_EZIP_NOTZIP, 0, "does not start with PK\\3\\4 or PK\\5\\6");
+    if (!npyg_is_zip(sig, 4)) return zfail(ctx, NPYG_EZIP_NOTZIP, 0, "does not start with PK\\3\\4 or PK\\5\\6");
     z->scratch = npyg__xalloc(ctx, SCRATCH_LEN);
-    if (!z->scratch) return npyg__nomem(ctx, 0);
+    if (!z->scratch) return znomem(ctx, 0);
 
     dir_loc d = {0, 0, 0, 0};
     if ((rc = read_end_records(z, &d))) return rc;
     if (d.count > z->lim.max_members)
-        return npyg__fail(ctx, NPYG_ELIMIT_MEMBERS, d.cd_end, "%llu members, over max_members (%u)",
+        return zfail(ctx, NPYG_ELIMIT_MEMBERS, d.cd_end, "%llu members, over max_members (%u)",
                           (unsigned long long)d.count, z->lim.max_members);
     uint64_t cd_end;
     if (!npyg__add_u64(d.cd_offset, d.cd_size, &cd_end) || cd_end != d.cd_end)
-        return npyg__fail(ctx, NPYG_EZIP_CDIR, d.cd_end,
+        return zfail(ctx, NPYG_EZIP_CDIR, d.cd_end,
                           "central directory is not where the end record says (%llu + %llu bytes, end record at %llu)",
                           (unsigned long long)d.cd_offset, (unsigned long long)d.cd_size,
                           (unsigned long long)d.cd_end);
     if (d.cd_size < CDIR_LEN * d.count)
-        return npyg__fail(ctx, NPYG_EZIP_CDIR, d.cd_offset, "%llu-byte central directory cannot hold %llu entries",
+        return zfail(ctx, NPYG_EZIP_CDIR, d.cd_offset, "%llu-byte central directory cannot hold %llu entries",
                           (unsigned long long)d.cd_size, (unsigned long long)d.count);
     if (d.count == 0) {
-        if (d.cd_size != 0) return npyg__fail(ctx, NPYG_EZIP_CDIR, d.cd_offset, "empty archive with a directory");
+        if (d.cd_size != 0) return zfail(ctx, NPYG_EZIP_CDIR, d.cd_offset, "empty archive with a directory");
         if (d.cd_offset != 0)
-            return npyg__fail(ctx, NPYG_EZIP_GAP, 0, "%llu bytes before the end record belong to no member",
+            return zfail(ctx, NPYG_EZIP_GAP, 0, "%llu bytes before the end record belong to no member",
                               (unsigned long long)d.cd_offset);
         return 0;
     }
@@ -633,10 +633,10 @@ static int open_common(npyg_zip *z)
     uint64_t name_max = (uint64_t)z->count * z->lim.max_name_bytes;
     z->names_cap = (size_t)((name_room < name_max ? name_room : name_max) + z->count);
     z->entries = npyg__xalloc(ctx, (size_t)z->count * sizeof *z->entries);
-    if (!z->entries) { z->count = 0; return npyg__nomem(ctx, d.cd_offset); }
+    if (!z->entries) { z->count = 0; return znomem(ctx, d.cd_offset); }
     memset(z->entries, 0, (size_t)z->count * sizeof *z->entries);
     z->names = npyg__xalloc(ctx, z->names_cap);
-    if (!z->names) { z->names_cap = 0; return npyg__nomem(ctx, d.cd_offset); }
+    if (!z->names) { z->names_cap = 0; return znomem(ctx, d.cd_offset); }
     if ((rc = read_directory(z, &d))) return rc;
 
     uint64_t total = 0;
@@ -644,13 +644,13 @@ static int open_common(npyg_zip *z)
         npyg_zip_entry *e = &z->entries[i];
         if ((rc = read_local(z, e, d.cd_offset))) return rc;
         if (!npyg__add_u64(total, e->uncompressed_size, &total) || total > z->lim.max_total_uncompressed)
-            return npyg__fail(ctx, NPYG_ELIMIT_UNCOMPRESSED, e->header_offset,
+            return zfail(ctx, NPYG_ELIMIT_UNCOMPRESSED, e->header_offset,
                               "members declare more than max_total_uncompressed (%llu bytes) in all",
                               (unsigned long long)z->lim.max_total_uncompressed);
     }
     size_t order_bytes = (size_t)z->count * sizeof(const npyg_zip_entry *);
     const npyg_zip_entry **order = npyg__xalloc(ctx, order_bytes);
-    if (!order) return npyg__nomem(ctx, d.cd_offset);
+    if (!order) return znomem(ctx, d.cd_offset);
     rc = check_names_unique(z, order);
     if (!rc) rc = check_layout(z, order, &d);
     npyg__xfree(ctx, order, order_bytes);
@@ -683,13 +683,13 @@ static npyg_zip *zip_new(npyg_ctx *ctx, const npyg_zip_limits *zl)
 int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_zip_limits *zl, npyg_zip **out)
 {
     if (!ctx) return NPYG_EINVAL;
-    forget(ctx);
-    if (!out) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL output pointer");
+    npyg__ctx_reset(ctx);
+    if (!out) return zfail(ctx, NPYG_EINVAL, 0, "NULL output pointer");
     *out = NULL;
-    if (zl && !zip_limits_valid(zl)) return npyg__fail(ctx, NPYG_EINVAL, 0, "invalid zip limits");
-    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
+    if (zl && !zip_limits_valid(zl)) return zfail(ctx, NPYG_EINVAL, 0, "invalid zip limits");
+    if (!buf && len) return zfail(ctx, NPYG_EINVAL, 0, "NULL buffer");
     npyg_zip *z = zip_new(ctx, zl);
-    if (!z) return npyg__nomem(ctx, 0);
+    if (!z) return znomem(ctx, 0);
     z->buf = buf ? buf : (const void *)"";
     z->size = len;
     return open_finish(z, out);
@@ -698,18 +698,18 @@ int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_
 int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zl, npyg_zip **out)
 {
     if (!ctx) return NPYG_EINVAL;
-    forget(ctx);
-    if (!out) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL output pointer");
+    npyg__ctx_reset(ctx);
+    if (!out) return zfail(ctx, NPYG_EINVAL, 0, "NULL output pointer");
     *out = NULL;
-    if (zl && !zip_limits_valid(zl)) return npyg__fail(ctx, NPYG_EINVAL, 0, "invalid zip limits");
+    if (zl && !zip_limits_valid(zl)) return zfail(ctx, NPYG_EINVAL, 0, "invalid zip limits");
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
+    if (fd < 0 || fstat(fd, &st) != 0) return zfail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
     if (!S_ISREG(st.st_mode))
-        return npyg__fail(ctx, NPYG_ENOTREG, 0, "a zip archive needs a regular file (random access)");
+        return zfail(ctx, NPYG_ENOTREG, 0, "a zip archive needs a regular file (random access)");
     off_t here = lseek(fd, 0, SEEK_CUR); /* reads the position, moves nothing */
-    if (here < 0 || here > st.st_size) return npyg__fail(ctx, NPYG_EIO, 0, "cannot read the file position");
+    if (here < 0 || here > st.st_size) return zfail(ctx, NPYG_EIO, 0, "cannot read the file position");
     npyg_zip *z = zip_new(ctx, zl);
-    if (!z) return npyg__nomem(ctx, 0);
+    if (!z) return znomem(ctx, 0);
     z->fd = fd;
     z->base = (uint64_t)here;
     z->size = (uint64_t)(st.st_size - here);
@@ -752,13 +752,13 @@ static int inflate_some(npyg_zip *z, uint8_t *dst, size_t n, size_t *got)
         }
         int r = inflate(&z->zs, Z_NO_FLUSH);
         if (r == Z_STREAM_END) z->stream_end = true;
-        else if (r == Z_MEM_ERROR) return npyg__nomem(z->ctx, in_pos(z));
+        else if (r == Z_MEM_ERROR) return member_nomem(z, in_pos(z));
         else if (r == Z_BUF_ERROR)
-            return npyg__fail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z),
+            return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z),
                               "'%s': deflate stream is truncated (ends with the %llu compressed bytes)",
                               z->cur->name, (unsigned long long)z->cur->compressed_size);
         else if (r != Z_OK)
-            return npyg__fail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->zs.avail_in, "'%s': corrupt deflate stream: %s",
+            return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->zs.avail_in, "'%s': corrupt deflate stream: %s",
                               z->cur->name, z->zs.msg ? z->zs.msg : "error");
     }
     *got = n - z->zs.avail_out;
@@ -776,49 +776,50 @@ static int finish_member(npyg_zip *z)
         int rc = inflate_some(z, &one, 1, &got);
         if (rc) return rc;
         if (got)
-            return npyg__fail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->zs.avail_in,
+            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->zs.avail_in,
                               "'%s' inflates to more than the declared %llu bytes", e->name,
                               (unsigned long long)e->uncompressed_size);
         if (z->zs.avail_in != 0 || z->in_done != e->compressed_size)
-            return npyg__fail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->zs.avail_in,
+            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->zs.avail_in,
                               "'%s': deflate stream ends %llu bytes before its declared compressed size", e->name,
                               (unsigned long long)(e->compressed_size - z->in_done + z->zs.avail_in));
     }
     if ((uint32_t)z->crc != e->crc32)
-        return npyg__fail(z->ctx, NPYG_EZIP_CRC, e->header_offset + 14, "'%s': CRC-32 is %08x, declared %08x", e->name,
+        return zfail(z->ctx, NPYG_EZIP_CRC, e->header_offset + 14, "'%s': CRC-32 is %08x, declared %08x", e->name,
                           (unsigned)z->crc, e->crc32);
     z->at_eof = true;
     return 0;
 }
 
-/* The member's bytes, decompressed, at most n at a time; 0 at the end
-   (only once sizes and CRC check out), -1 with the error in the context.
+/* The member's bytes, decompressed, at most n at a time into *out; *out
+   is 0 at the end (only once sizes and CRC check out).
    Output never passes the declared size, and the declared size was held
    to the ratio and total limits before the first byte was inflated, so a
    bomb stops at its declared size at the latest. */
-static long long member_read(npyg_zip *z, uint8_t *dst, size_t n)
+static int member_read(npyg_zip *z, uint8_t *dst, size_t n, size_t *out)
 {
     npyg_zip_entry *e = z->cur;
+    *out = 0;
     if (z->at_eof || n == 0) return 0;
     uint64_t left = e->uncompressed_size - z->out_done;
-    if (left == 0) return finish_member(z) ? -1 : 0;
+    if (left == 0) return finish_member(z);
     if (n > left) n = (size_t)left;
     size_t got = 0;
+    int rc;
     if (e->method == 0) {
-        if (rd(z, e->data_offset + z->out_done, dst, n)) return -1;
+        if ((rc = rd(z, e->data_offset + z->out_done, dst, n))) return rc;
         z->in_done += n;
         got = n;
     } else {
-        if (inflate_some(z, dst, n, &got)) return -1;
-        if (got == 0) {
-            npyg__fail(z->ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' inflates to %llu bytes, %llu declared", e->name,
-                       (unsigned long long)z->out_done, (unsigned long long)e->uncompressed_size);
-            return -1;
-        }
+        if ((rc = inflate_some(z, dst, n, &got))) return rc;
+        if (got == 0)
+            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' inflates to %llu bytes, %llu declared", e->name,
+                         (unsigned long long)z->out_done, (unsigned long long)e->uncompressed_size);
     }
     z->crc = crc32(z->crc, dst, (uInt)got);
     z->out_done += got;
-    return (long long)got;
+    *out = got;
+    return 0;
 }
 
 static long long member_cb(void *user, void *buf, size_t len)
@@ -831,7 +832,8 @@ static long long member_cb(void *user, void *buf, size_t len)
         z->peek_pos += k;
         return (long long)k;
     }
-    return member_read(z, buf, len);
+    size_t got;
+    return member_read(z, buf, len, &got) ? -1 : (long long)got;
 }
 
 static int start_member(npyg_zip *z, npyg_zip_entry *e)
@@ -845,20 +847,20 @@ static int start_member(npyg_zip *z, npyg_zip_entry *e)
     if (e->method != 8) return 0;
     if (!z->inbuf) {
         z->inbuf = npyg__xalloc(ctx, NPYG__CHUNK);
-        if (!z->inbuf) return npyg__nomem(ctx, e->data_offset);
+        if (!z->inbuf) return member_nomem(z, e->data_offset);
     }
     z->zs.next_in = Z_NULL;
     z->zs.avail_in = 0;
     if (z->zs_ready) {
-        if (inflateReset(&z->zs) != Z_OK) return npyg__fail(ctx, NPYG_EZIP_INFLATE, e->data_offset, "inflate reset");
+        if (inflateReset(&z->zs) != Z_OK) return zfail(ctx, NPYG_EZIP_INFLATE, e->data_offset, "inflate reset");
         return 0;
     }
     z->zs.zalloc = z_alloc;
     z->zs.zfree = z_free;
     z->zs.opaque = z;
     int r = inflateInit2(&z->zs, -MAX_WBITS); /* raw deflate, 32 KiB window */
-    if (r == Z_MEM_ERROR) return npyg__nomem(ctx, e->data_offset);
-    if (r != Z_OK) return npyg__fail(ctx, NPYG_EZIP_INFLATE, e->data_offset, "cannot start inflate");
+    if (r == Z_MEM_ERROR) return member_nomem(z, e->data_offset);
+    if (r != Z_OK) return zfail(ctx, NPYG_EZIP_INFLATE, e->data_offset, "cannot start inflate");
     z->zs_ready = true;
     return 0;
 }
@@ -867,9 +869,9 @@ static int start_member(npyg_zip *z, npyg_zip_entry *e)
 static int drain(npyg_zip *z)
 {
     for (;;) {
-        long long got = member_read(z, z->scratch, SCRATCH_LEN);
-        if (got < 0) return z->ctx->err.code ? z->ctx->err.code : NPYG_EIO;
-        if (got == 0) return 0;
+        size_t got;
+        int rc = member_read(z, z->scratch, SCRATCH_LEN, &got);
+        if (rc || got == 0) return rc;
     }
 }
 
@@ -877,42 +879,44 @@ int npyg_zip_validate_member(npyg_zip *z, size_t i)
 {
     if (!z) return NPYG_EINVAL;
     npyg_ctx *ctx = z->ctx;
-    forget(ctx);
-    if (i >= z->count) return npyg__fail(ctx, NPYG_EINVAL, 0, "no member %zu (the archive has %u)", i, z->count);
+    npyg__ctx_reset(ctx);
+    if (i >= z->count) return zfail(ctx, NPYG_EINVAL, 0, "no member %zu (the archive has %u)", i, z->count);
     npyg_zip_entry *e = &z->entries[i];
     e->warnings &= ~(unsigned)(NPYG_ZW_NOT_NPY_NAME | NPYG_ZW_NOT_NPY);
 
     uint64_t cap;
     if (!npyg__mul_u64(e->compressed_size, z->lim.max_ratio, &cap)) cap = UINT64_MAX;
     if (e->uncompressed_size > z->lim.ratio_grace_bytes && e->uncompressed_size > cap)
-        return npyg__fail(ctx, NPYG_ELIMIT_RATIO, e->header_offset,
+        return zfail(ctx, NPYG_ELIMIT_RATIO, e->header_offset,
                           "'%s' declares %llu bytes from %llu compressed, over max_ratio (%llu)", e->name,
                           (unsigned long long)e->uncompressed_size, (unsigned long long)e->compressed_size,
                           (unsigned long long)z->lim.max_ratio);
     if (!ends_npy(e)) {
         if (strict(z))
-            return npyg__fail(ctx, NPYG_EZIP_NOTNPY, e->header_offset, "member '%s' is not named *.npy", e->name);
+            return zfail(ctx, NPYG_EZIP_NOTNPY, e->header_offset, "member '%s' is not named *.npy", e->name);
         e->warnings |= NPYG_ZW_NOT_NPY_NAME;
     }
     int rc = start_member(z, e);
     if (rc) return rc;
     while (z->peek_len < NPYG__MAGIC_LEN) {
-        long long got = member_read(z, z->peek + z->peek_len, NPYG__MAGIC_LEN - z->peek_len);
-        if (got < 0) return ctx->err.code ? ctx->err.code : NPYG_EIO;
+        size_t got;
+        if ((rc = member_read(z, z->peek + z->peek_len, NPYG__MAGIC_LEN - z->peek_len, &got))) return rc;
         if (got == 0) break;
-        z->peek_len += (size_t)got;
+        z->peek_len += got;
     }
     if (z->peek_len < NPYG__MAGIC_LEN || memcmp(z->peek, NPYG__MAGIC, NPYG__MAGIC_LEN) != 0) {
         /* numpy hands such a member back as bytes, never parsed. */
         if (strict(z))
-            return npyg__fail(ctx, NPYG_EZIP_NOTNPY, e->data_offset, "member '%s' does not start with \\x93NUMPY",
+            return zfail(ctx, NPYG_EZIP_NOTNPY, e->data_offset, "member '%s' does not start with \\x93NUMPY",
                               e->name);
         e->warnings |= NPYG_ZW_NOT_NPY;
         return drain(z);
     }
+    ctx->parse_space = NPYG_OFFSET_MEMBER;
     rc = npyg_validate_read(ctx, member_cb, z);
+    ctx->parse_space = NPYG_OFFSET_FILE;
     if (rc == 0 && !z->at_eof) /* the parser stops reading at the first trailing byte only on error */
-        rc = npyg__fail(ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' was not read to its end", e->name);
+        rc = zfail(ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' was not read to its end", e->name);
     if (rc) ctx->have_info = false;
     return rc;
 }

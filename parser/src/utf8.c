@@ -1,0 +1,34 @@
+/*
+ * UTF-8 validity as Python's strict decoder sees it: shared by the v3
+ * header check (header.c) and zip member names (zip.c).
+ */
+#include "internal.h"
+
+/* No overlongs, surrogates or values above U+10FFFF. */
+int npyg__utf8_check(const unsigned char *s, size_t len, size_t *bad_at)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        if (c < 0x80) { i++; continue; }
+        size_t n;
+        unsigned lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) n = 1;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        } else { *bad_at = i; return 1; }
+        if (i + n >= len) { *bad_at = i; return 1; }
+        for (size_t k = 1; k <= n; k++) {
+            unsigned d = s[i + k];
+            if (k == 1 ? (d < lo || d > hi) : (d < 0x80 || d > 0xBF)) { *bad_at = i; return 1; }
+        }
+        i += n + 1;
+    }
+    return 0;
+}

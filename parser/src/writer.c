@@ -1,0 +1,360 @@
+/*
+ * numpy's writer spelling of a header, both ways. Recognising: nearly every
+ * file in the wild has exactly the text numpy writes for a plain dtype,
+ *
+ *     {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }   \n
+ *
+ * so it is matched here without the general literal parser and turned into
+ * the very value tree that parser builds (same nodes, same offsets); the
+ * checks that follow (keys, shape, descr) are header.c's. Writing: a descr
+ * (npyg_format_descr) or the whole dict as numpy's writer spells it, which
+ * the strict profile compares with the header text. Both directions use the
+ * same string constants, so every offset is a sizeof, never a count.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define LEN(lit) (sizeof(lit) - 1)
+
+/* The dict numpy writes, piece by piece. Each of W_FORTRAN and W_SHAPE
+   starts with the separator W_COMMA before its key. */
+static const char W_HEAD[] = "{'descr': ";
+static const char W_FORTRAN[] = ", 'fortran_order': ";
+static const char W_SHAPE[] = ", 'shape': ";
+static const char W_TAIL[] = ", }";
+static const char W_COMMA[] = ", ";
+static const char W_OPEN[] = "{";
+static const char W_QUOTE[] = "'";
+static const char K_DESCR[] = "descr";
+static const char K_FORTRAN[] = "fortran_order";
+static const char K_SHAPE[] = "shape";
+
+#define MAX_TYPESTR 32
+#define MAX_DIMS 64
+
+/* ---------------- recognising ---------------- */
+
+typedef struct cursor {
+    const char *s;
+    size_t n, i;
+} cursor;
+
+static bool take(cursor *c, const char *lit, size_t len)
+{
+    if (c->n - c->i < len || memcmp(c->s + c->i, lit, len) != 0) return false;
+    c->i += len;
+    return true;
+}
+#define TAKE(c, lit) take((c), (lit), LEN(lit))
+
+/* A decimal int as repr() writes it: no sign, no leading zero, no '_'. */
+static bool dim(cursor *c, uint64_t *v)
+{
+    size_t at = c->i, digits = 0;
+    *v = 0;
+    while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
+        if (++digits > 19) return false; /* larger values: the general parser */
+        *v = *v * 10 + (uint64_t)(c->s[c->i++] - '0');
+    }
+    return digits > 0 && !(digits > 1 && c->s[at] == '0');
+}
+
+/* Where the pieces of a matched header are. */
+typedef struct writer_form {
+    size_t ts, tlen;       /* typestr */
+    size_t fo_at;          /* True/False */
+    bool fortran;
+    size_t shape_at;       /* '(' */
+    uint32_t nd;
+    uint64_t dims[MAX_DIMS];
+    size_t dim_at[MAX_DIMS];
+} writer_form;
+
+static bool match(const char *text, size_t len, writer_form *w)
+{
+    cursor c = {text, len, 0};
+    if (!TAKE(&c, W_HEAD) || !TAKE(&c, W_QUOTE)) return false;
+    w->ts = c.i;
+    while (c.i < len && c.i - w->ts < MAX_TYPESTR && text[c.i] != '\'') {
+        unsigned char ch = (unsigned char)text[c.i];
+        if (ch < 0x20 || ch >= 0x7f || ch == '\\' || ch == '"') return false;
+        c.i++;
+    }
+    w->tlen = c.i - w->ts;
+    if (w->tlen == 0 || !TAKE(&c, W_QUOTE) || !TAKE(&c, W_FORTRAN)) return false;
+    w->fo_at = c.i;
+    if (TAKE(&c, "False")) w->fortran = false;
+    else if (TAKE(&c, "True")) w->fortran = true;
+    else return false;
+    if (!TAKE(&c, W_SHAPE)) return false;
+    w->shape_at = c.i;
+    if (!TAKE(&c, "(")) return false;
+    /* (), (n,) or (n, m, ...) */
+    w->nd = 0;
+    if (!TAKE(&c, ")")) {
+        for (;;) {
+            if (w->nd == MAX_DIMS) return false;
+            w->dim_at[w->nd] = c.i;
+            if (!dim(&c, &w->dims[w->nd])) return false;
+            w->nd++;
+            if (w->nd == 1 && TAKE(&c, ",)")) break;
+            if (w->nd > 1 && TAKE(&c, ")")) break;
+            if (!TAKE(&c, W_COMMA)) return false;
+        }
+    }
+    if (!TAKE(&c, W_TAIL)) return false;
+    static const char spaces[8] = "        ";
+    while (len - c.i > 8 && memcmp(text + c.i, spaces, 8) == 0) c.i += 8;
+    while (c.i < len && text[c.i] == ' ') c.i++;
+    return c.i == len - 1 && text[c.i] == '\n';
+}
+
+static int str_value(npyg_ctx *ctx, const char *s, size_t len, size_t at, npyg__value **out)
+{
+    int rc = npyg__new_value(ctx, V_STR, at, out);
+    if (rc) return rc;
+    (*out)->s = s;
+    (*out)->len = len;
+    return 0;
+}
+
+int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out)
+{
+    *out = NULL;
+    writer_form w;
+    if (!match(text, len, &w)) return 0;
+
+    /* The tree the general parser builds for the same text; a key's
+       offset is its quote, after the separator that starts its piece. */
+    size_t kf_at = w.ts + w.tlen + LEN(W_QUOTE) + LEN(W_COMMA);
+    size_t ks_at = w.shape_at - LEN(W_SHAPE) + LEN(W_COMMA);
+    npyg__value *top, *kd, *vd, *kf, *vf, *ks, *vs, *prev = NULL;
+    int rc;
+    char *tstr = npyg__arena_alloc(&ctx->arena, w.tlen + 1);
+    if (!tstr) return npyg__nomem(ctx, ctx->base + w.ts);
+    memcpy(tstr, text + w.ts, w.tlen);
+    tstr[w.tlen] = '\0';
+    if ((rc = npyg__new_value(ctx, V_DICT, 0, &top)) ||
+        (rc = str_value(ctx, K_DESCR, LEN(K_DESCR), LEN(W_OPEN), &kd)) ||
+        (rc = str_value(ctx, tstr, w.tlen, w.ts - LEN(W_QUOTE), &vd)) ||
+        (rc = str_value(ctx, K_FORTRAN, LEN(K_FORTRAN), kf_at, &kf)) ||
+        (rc = npyg__new_value(ctx, V_BOOL, w.fo_at, &vf)) ||
+        (rc = str_value(ctx, K_SHAPE, LEN(K_SHAPE), ks_at, &ks)) ||
+        (rc = npyg__new_value(ctx, V_TUPLE, w.shape_at, &vs)))
+        return rc;
+    vf->u = w.fortran;
+    for (uint32_t k = 0; k < w.nd; k++) {
+        npyg__value *d;
+        if ((rc = npyg__new_value(ctx, V_INT, w.dim_at[k], &d))) return rc;
+        d->u = w.dims[k];
+        if (prev) prev->next = d;
+        else vs->child = d;
+        prev = d;
+    }
+    vs->count = w.nd;
+    top->child = kd;
+    kd->next = vd;
+    vd->next = kf;
+    kf->next = vf;
+    vf->next = ks;
+    ks->next = vs;
+    top->count = 3;
+    *out = top;
+    return 0;
+}
+
+/* ---------------- writing ---------------- */
+
+/* Text out, or text compared: with cmp set, every byte is checked
+   against cmp[0, size) instead of stored, so the canonical check needs no
+   buffer. len counts every byte either way, as snprintf does. */
+typedef struct sbuf {
+    char *p;
+    const char *cmp;
+    size_t size, len;
+    bool diff;
+} sbuf;
+
+static void put(sbuf *b, const char *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++, b->len++) {
+        if (b->cmp) {
+            if (b->len >= b->size || b->cmp[b->len] != s[k]) b->diff = true;
+        } else if (b->len + 1 < b->size) {
+            b->p[b->len] = s[k];
+        }
+    }
+}
+
+static void puts_(sbuf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void put_u64(sbuf *b, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do tmp[n++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    while (n) put(b, &tmp[--n], 1);
+}
+
+/* Python's repr() of a str. Non-ASCII characters are taken as printable
+   except the C1 controls, U+00A0, U+00AD and the line/paragraph separators,
+   which covers every name numpy writes in practice. */
+static void put_repr(sbuf *b, const char *s, size_t n)
+{
+    bool sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
+    char q = sq && !dq ? '"' : '\'';
+    put(b, &q, 1);
+    static const char hex[] = "0123456789abcdef";
+    for (size_t k = 0; k < n;) {
+        unsigned char c = (unsigned char)s[k];
+        if (c < 0x80) {
+            char esc[4] = {'\\', 0, 0, 0};
+            if (c == '\\' || c == (unsigned char)q) { esc[1] = (char)c; put(b, esc, 2); }
+            else if (c == '\n') put(b, "\\n", 2);
+            else if (c == '\r') put(b, "\\r", 2);
+            else if (c == '\t') put(b, "\\t", 2);
+            else if (c < 0x20 || c == 0x7f) {
+                esc[1] = 'x'; esc[2] = hex[c >> 4]; esc[3] = hex[c & 15];
+                put(b, esc, 4);
+            } else put(b, (const char *)&c, 1);
+            k++;
+            continue;
+        }
+        size_t cl = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        if (k + cl > n) cl = n - k;
+        uint32_t cp = c & (0xFF >> (cl + 1));
+        for (size_t j = 1; j < cl; j++) cp = (cp << 6) | ((unsigned char)s[k + j] & 0x3F);
+        if (cp <= 0xA0 || cp == 0xAD) {
+            char esc[4] = {'\\', 'x', hex[(cp >> 4) & 15], hex[cp & 15]};
+            put(b, esc, 4);
+        } else if (cp == 0x2028 || cp == 0x2029) {
+            char esc[6] = {'\\', 'u', '2', '0', '2', (char)('0' + (cp & 15))};
+            put(b, esc, 6);
+        } else put(b, s + k, cl);
+        k += cl;
+    }
+    put(b, &q, 1);
+}
+
+static const char *const unit_names[] = {"generic", "Y", "M", "W", "D", "h", "m", "s",
+                                         "ms", "us", "ns", "ps", "fs", "as"};
+
+static void put_shape(sbuf *b, uint32_t nd, const uint64_t *dims)
+{
+    puts_(b, "(");
+    for (uint32_t k = 0; k < nd; k++) {
+        if (k) puts_(b, ", ");
+        put_u64(b, dims[k]);
+    }
+    if (nd == 1) puts_(b, ",");
+    puts_(b, ")");
+}
+
+static void put_typestr(sbuf *b, const npyg_dtype *d)
+{
+    char head[3] = {d->byteorder, (char)d->kind, 0};
+    put(b, head, 2);
+    if (d->kind == NPYG_KIND_DATETIME || d->kind == NPYG_KIND_TIMEDELTA) {
+        puts_(b, "8");
+        if (d->unit != NPYG_UNIT_GENERIC) {
+            puts_(b, "[");
+            if (d->unit_multiple != 1) put_u64(b, d->unit_multiple);
+            puts_(b, unit_names[d->unit]);
+            puts_(b, "]");
+        }
+        return;
+    }
+    if (d->kind == NPYG_KIND_OBJECT) return;
+    put_u64(b, d->kind == NPYG_KIND_STR ? d->itemsize / 4 : d->itemsize);
+}
+
+static void put_descr(sbuf *b, const npyg_dtype *d);
+
+static void put_pad(sbuf *b, uint64_t n, bool *first)
+{
+    if (!*first) puts_(b, ", ");
+    *first = false;
+    puts_(b, "('', '|V");
+    put_u64(b, n);
+    puts_(b, "')");
+}
+
+static void put_struct(sbuf *b, const npyg_dtype *d)
+{
+    puts_(b, "[");
+    uint64_t at = 0;
+    bool first = true;
+    for (uint32_t k = 0; k < d->nfields; k++) {
+        const npyg_field *f = &d->fields[k];
+        if (f->offset > at) put_pad(b, f->offset - at, &first);
+        if (!first) puts_(b, ", ");
+        first = false;
+        puts_(b, "(");
+        if (f->title) {
+            puts_(b, "(");
+            put_repr(b, f->title, f->title_len);
+            puts_(b, ", ");
+        }
+        put_repr(b, f->name, f->name_len);
+        if (f->title) puts_(b, ")");
+        puts_(b, ", ");
+        if (f->type->kind == NPYG_KIND_SUBARRAY) {
+            put_descr(b, f->type->base);
+            puts_(b, ", ");
+            put_shape(b, f->type->sub_ndim, f->type->sub_shape);
+        } else {
+            put_descr(b, f->type);
+        }
+        puts_(b, ")");
+        at = f->offset + f->type->itemsize;
+    }
+    if (d->itemsize > at) put_pad(b, d->itemsize - at, &first);
+    puts_(b, "]");
+}
+
+static void put_descr(sbuf *b, const npyg_dtype *d)
+{
+    if (d->kind == NPYG_KIND_STRUCT) put_struct(b, d);
+    else if (d->kind == NPYG_KIND_SUBARRAY) {
+        puts_(b, "(");
+        put_descr(b, d->base);
+        puts_(b, ", ");
+        put_shape(b, d->sub_ndim, d->sub_shape);
+        puts_(b, ")");
+    } else {
+        puts_(b, "'");
+        put_typestr(b, d);
+        puts_(b, "'");
+    }
+}
+
+size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
+{
+    sbuf b = {.p = out, .size = size};
+    if (!dtype) return 0;
+    put_descr(&b, dtype);
+    if (size) out[b.len < size ? b.len : size - 1] = '\0';
+    return b.len;
+}
+
+static void put_dict(sbuf *b, const npyg_info *info)
+{
+    put(b, W_HEAD, LEN(W_HEAD));
+    put_descr(b, info->dtype);
+    put(b, W_FORTRAN, LEN(W_FORTRAN));
+    puts_(b, info->fortran_order ? "True" : "False");
+    put(b, W_SHAPE, LEN(W_SHAPE));
+    put_shape(b, info->ndim, info->shape);
+    put(b, W_TAIL, LEN(W_TAIL));
+}
+
+bool npyg__header_is_canonical(const npyg_info *info, const char *text, size_t len)
+{
+    sbuf b = {.cmp = text, .size = len};
+    put_dict(&b, info);
+    if (b.diff || b.len >= len) return false;
+    for (size_t k = b.len; k + 1 < len; k++)
+        if (text[k] != ' ') return false;
+    return text[len - 1] == '\n';
+}

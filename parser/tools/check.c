@@ -1,0 +1,225 @@
+/*
+ * One input: open it, sniff its format from the first bytes, and hand it
+ * to that format's validator, which validates (hashing the payload when
+ * asked) and builds the report. A new format is a new validator and a row
+ * in the table below.
+ */
+#include "npyvalidate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct hash_state {
+    EVP_MD_CTX *md;
+} hash_state;
+
+static int hash_chunk(void *user, const void *data, size_t len)
+{
+    hash_state *h = user;
+    return EVP_DigestUpdate(h->md, data, len) == 1 ? 0 : 1;
+}
+
+static void hash_begin(const options *o, npyg_ctx *ctx, hash_state *h)
+{
+    h->md = NULL;
+    if (!o->hash) {
+        npyg_set_payload_sink(ctx, NULL, NULL);
+        return;
+    }
+    h->md = EVP_MD_CTX_new();
+    if (!h->md || EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1) die_oom();
+    npyg_set_payload_sink(ctx, hash_chunk, h);
+}
+
+/* Fills sha (65 bytes) when rc is 0; returns sha or NULL. */
+static const char *hash_end(hash_state *h, int rc, char *sha)
+{
+    if (!h->md) return NULL;
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    bool ok = !rc && EVP_DigestFinal_ex(h->md, md, &mdlen) == 1;
+    if (ok)
+        for (unsigned k = 0; k < mdlen; k++) snprintf(sha + 2 * k, 3, "%02x", md[k]);
+    EVP_MD_CTX_free(h->md);
+    h->md = NULL;
+    return ok ? sha : NULL;
+}
+
+/* ---------------- the input ---------------- */
+
+/* A pipe cannot be read twice: the bytes taken to recognise a zip are
+   handed back to the .npy parser first. */
+typedef struct replay {
+    int fd;
+    unsigned char head[NPYG_SNIFF_BYTES];
+    size_t len, pos;
+} replay;
+
+static long long replay_read(void *user, void *buf, size_t n)
+{
+    replay *r = user;
+    if (r->pos < r->len) {
+        size_t k = r->len - r->pos < n ? r->len - r->pos : n;
+        memcpy(buf, r->head + r->pos, k);
+        r->pos += k;
+        return (long long)k;
+    }
+    for (;;) {
+        ssize_t got = read(r->fd, buf, n);
+        if (got < 0 && errno == EINTR) continue;
+        return got;
+    }
+}
+
+typedef struct input {
+    const char *path;
+    int fd;
+    bool regular; /* random access: pread, sizes known */
+    replay rp;    /* a stream's first bytes, handed back to its reader */
+} input;
+
+/* The first bytes, without losing them: pread for a regular file, else
+   read into the replay buffer. */
+static size_t sniff_bytes(input *in, unsigned char *head, size_t n)
+{
+    if (in->regular) {
+        off_t here = lseek(in->fd, 0, SEEK_CUR);
+        ssize_t got;
+        do got = here >= 0 ? pread(in->fd, head, n, here) : -1;
+        while (got < 0 && errno == EINTR);
+        return got > 0 ? (size_t)got : 0;
+    }
+    replay *r = &in->rp;
+    while (r->len < n && r->len < sizeof r->head) {
+        ssize_t got = read(in->fd, r->head + r->len, n - r->len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        r->len += (size_t)got;
+    }
+    memcpy(head, r->head, r->len);
+    return r->len;
+}
+
+/* ---------------- validators ---------------- */
+
+static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
+{
+    hash_state h;
+    hash_begin(o, ctx, &h);
+    int rc = in->regular ? npyg_validate_fd(ctx, in->fd) : npyg_validate_read(ctx, replay_read, &in->rp);
+    char sha[65] = {0};
+    const char *shown = hash_end(&h, rc, sha);
+    report_npy(o, b, in->path, ctx, rc, shown);
+    return status_of(rc ? npyg_last_error(ctx)->code : 0);
+}
+
+/* One report per member; the archive's status is the worst. */
+static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
+{
+    npyg_zip *z = NULL;
+    int rc = npyg_zip_open_fd(ctx, in->fd, &o->zip_limits, &z);
+    if (rc) {
+        report_archive_error(o, b, in->path, npyg_last_error(ctx));
+        return status_of(rc);
+    }
+    int status = 0;
+    size_t n = npyg_zip_count(z);
+    strbuf members = {0};
+    for (size_t i = 0; i < n; i++) {
+        hash_state h;
+        hash_begin(o, ctx, &h);
+        int mrc = npyg_zip_validate_member(z, i);
+        char sha[65] = {0};
+        const char *shown = hash_end(&h, mrc || !npyg_get_info(ctx), sha);
+        if (o->json && i) sb_puts(&members, ", ");
+        report_member(o, &members, in->path, ctx, npyg_zip_member(z, i), mrc, shown);
+        int s = status_of(mrc);
+        if (s > status) status = s;
+    }
+    npyg_set_payload_sink(ctx, NULL, NULL);
+    report_archive(o, b, in->path, status, n, members.p);
+    free(members.p);
+    npyg_zip_close(z);
+    return status;
+}
+
+typedef int (*validator_fn)(const options *o, npyg_ctx *ctx, strbuf *b, input *in);
+
+/* By sniffed format. NPYG_FORMAT_UNKNOWN goes to the .npy validator, whose
+   magic check says what is wrong with the file. */
+static const struct {
+    npyg_format format;
+    validator_fn validate;
+    bool needs_regular; /* random access: a pipe is refused */
+    const char *on_stream; /* the refusal's message */
+} validators[] = {
+    {NPYG_FORMAT_NPZ, validate_npz, true, "a zip archive needs a regular file, not a pipe"},
+    {NPYG_FORMAT_NPY, validate_npy, false, NULL},
+    {NPYG_FORMAT_UNKNOWN, validate_npy, false, NULL},
+};
+
+static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
+{
+    unsigned char head[NPYG_SNIFF_BYTES];
+    npyg_format f = npyg_sniff_format(head, sniff_bytes(in, head, sizeof head));
+    size_t k = 0;
+    while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
+    if (validators[k].needs_regular && !in->regular) {
+        npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+        snprintf(e.message, sizeof e.message, "%s", validators[k].on_stream);
+        report_archive_error(o, b, in->path, &e);
+        return status_of(e.code);
+    }
+    return validators[k].validate(o, ctx, b, in);
+}
+
+/* ---------------- opening ---------------- */
+
+/* Opens a path for reading: only regular files (a FIFO or device named on
+   the command line could block or never end; standard input may be a
+   pipe). Returns -1 after reporting. */
+static int open_input(const options *o, strbuf *b, const char *path)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        report_io(o, b, path, "cannot open", errno);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+        report_io(o, b, path, "cannot stat", err);
+    } else if (S_ISDIR(st.st_mode)) {
+        report_io(o, b, path, "is a directory (use -r)", 0);
+    } else if (!S_ISREG(st.st_mode)) {
+        report_io(o, b, path, "refused", 0);
+    } else {
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+void validate_one(const options *o, npyg_ctx *ctx, job *j)
+{
+    strbuf b = {0};
+    bool is_stdin = strcmp(j->path, "-") == 0;
+    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, j->path)};
+    if (in.fd < 0) {
+        j->status = 2;
+        j->out = b.p;
+        return;
+    }
+    struct stat st;
+    in.regular = fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
+    in.rp.fd = in.fd;
+    j->status = dispatch(o, ctx, &b, &in);
+    if (!is_stdin) close(in.fd);
+    j->out = b.p;
+}

@@ -1,0 +1,153 @@
+/* The command line: options and limits, checked before any file is read. */
+#include "npyvalidate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void usage(FILE *to)
+{
+    fputs("usage: npyvalidate [options] PATH...\n"
+          "Validate NumPy .npy files and .npz archives before loading them (an\n"
+          "archive is recognised by its content). PATH may be a file, a\n"
+          "directory (with -r) or - for standard input.\n"
+          "\n"
+          "  -r, --recursive         validate every *.npy and *.npz file under directories\n"
+          "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
+          "      --json              one JSON object per file (JSON Lines)\n"
+          "      --hash              print the SHA-256 of each payload as stored\n"
+          "      --strict            accept only what numpy's writer produces\n"
+          "  -q, --quiet             print only problems\n"
+          "  -j, --jobs N            files validated in parallel (default: cores)\n"
+          "      --max-header-bytes N  (default 10000)\n"
+          "      --max-dims N          (default 64)\n"
+          "      --max-fields N        (default 4096)\n"
+          "      --max-depth N         (default 32)\n"
+          "      --max-alloc N         bytes the parser may allocate (default 8388608)\n"
+          "      --max-payload N       payload bytes (default 1099511627776)\n"
+          "      --max-members N       .npz members (default 4096)\n"
+          "      --max-name-bytes N    bytes of one .npz member name (default 512)\n"
+          "      --max-uncompressed N  bytes all .npz members inflate to (default 1099511627776)\n"
+          "      --max-ratio N         inflated / compressed bytes of a member past its first\n"
+          "                            64 MiB (default 100)\n"
+          "  -h, --help              this text\n"
+          "      --version           print the version\n"
+          "\n"
+          "Exit status: 0 all valid, 1 some file invalid, 2 usage or I/O error.\n",
+          to);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+}
+
+int parse_options(int argc, char **argv, options *out, pathlist *args)
+{
+    options o = {.profile = NPYG_PROFILE_NUMPY};
+    npyg_limits_default(&o.limits);
+    npyg_zip_limits_default(&o.zip_limits);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cores > 0 ? (int)cores : 1;
+    bool only_paths = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_paths || a[0] != '-' || strcmp(a, "-") == 0) { add_path(args, a); continue; }
+        const char *val = NULL;
+        const char *eq = strchr(a, '=');
+        char name[64];
+        if (eq && a[1] == '-' && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+            a = name;
+        }
+        if (a[1] != '-' && a[2]) { /* short options run together: -rq, -j4, -qj 4 */
+            const char *c = a + 1;
+            for (; *c && *c != 'j'; c++) {
+                if (*c == 'r') o.recursive = true;
+                else if (*c == 'q') o.quiet = true;
+                else if (*c == 'h') { usage(stdout); return 0; }
+                else {
+                    fprintf(stderr, "npyvalidate: unknown option -%c in %s\n", *c, a);
+                    usage(stderr);
+                    return 2;
+                }
+            }
+            if (!*c) continue;
+            if (c[1]) val = c + 1;
+            a = "-j";
+        }
+#define TAKE()                                                                    \
+    do {                                                                          \
+        if (!val) {                                                               \
+            if (i + 1 >= argc) {                                                  \
+                fprintf(stderr, "npyvalidate: %s needs a value\n", a);            \
+                return 2;                                                         \
+            }                                                                     \
+            val = argv[++i];                                                      \
+        }                                                                         \
+    } while (0)
+        uint64_t n;
+        if (!strcmp(a, "--")) only_paths = true;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--version")) { printf("npyvalidate %s\n", npyg_version_string()); return 0; }
+        else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o.recursive = true;
+        else if (!strcmp(a, "--json")) o.json = true;
+        else if (!strcmp(a, "--hash")) o.hash = true;
+        else if (!strcmp(a, "--strict")) o.profile = NPYG_PROFILE_STRICT;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
+        else if (!strcmp(a, "--files-from")) {
+            TAKE();
+            if (read_list(args, val)) return 2;
+        } else {
+            uint64_t *u64 = NULL;
+            uint32_t *u32 = NULL;
+            int *jobs = NULL;
+            if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) jobs = &o.jobs;
+            else if (!strcmp(a, "--max-header-bytes")) u64 = &o.limits.max_header_bytes;
+            else if (!strcmp(a, "--max-dims")) u32 = &o.limits.max_dims;
+            else if (!strcmp(a, "--max-fields")) u32 = &o.limits.max_fields;
+            else if (!strcmp(a, "--max-depth")) u32 = &o.limits.max_depth;
+            else if (!strcmp(a, "--max-alloc")) u64 = &o.limits.max_alloc_bytes;
+            else if (!strcmp(a, "--max-payload")) u64 = &o.limits.max_payload_bytes;
+            else if (!strcmp(a, "--max-members")) u32 = &o.zip_limits.max_members;
+            else if (!strcmp(a, "--max-name-bytes")) u32 = &o.zip_limits.max_name_bytes;
+            else if (!strcmp(a, "--max-uncompressed")) u64 = &o.zip_limits.max_total_uncompressed;
+            else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
+            else {
+                fprintf(stderr, "npyvalidate: unknown option %s\n", a);
+                usage(stderr);
+                return 2;
+            }
+            TAKE();
+            if (!parse_u64(val, &n) || (u32 && n > UINT32_MAX) || (jobs && (n < 1 || n > 256))) {
+                fprintf(stderr, "npyvalidate: %s: invalid value '%s'\n", a, val);
+                return 2;
+            }
+            if (u64) *u64 = n;
+            if (u32) *u32 = (uint32_t)n;
+            if (jobs) *jobs = (int)n;
+        }
+#undef TAKE
+    }
+    if (npyg_worst_case_alloc(&o.limits) == 0) {
+        fputs("npyvalidate: invalid limits (max-header-bytes must be 1..268435456, max-depth 1..64, others >= 1)\n", stderr);
+        return 2;
+    }
+    if (npyg_zip_worst_case_alloc(&o.limits, &o.zip_limits) == 0) {
+        fputs("npyvalidate: invalid zip limits (max-members at most 1000000, max-name-bytes 1..65535, max-ratio >= 1)\n",
+              stderr);
+        return 2;
+    }
+    *out = o;
+    return -1;
+}

@@ -1,0 +1,92 @@
+/* The inputs: paths from the command line, a list file, or a directory walk. */
+#include "npyvalidate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_RECURSION 64
+
+void add_path(pathlist *l, const char *p)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        char **v = realloc(l->v, l->cap * sizeof *v);
+        if (!v) die_oom();
+        l->v = v;
+    }
+    l->v[l->n] = strdup(p);
+    if (!l->v[l->n]) die_oom();
+    l->n++;
+}
+
+static bool wanted(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 4 && (strcmp(name + n - 4, ".npy") == 0 || strcmp(name + n - 4, ".npz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Directory walk: sorted, symlinks not followed, depth bounded. */
+int walk(pathlist *l, const char *dir, int depth)
+{
+    if (depth > MAX_RECURSION) {
+        fprintf(stderr, "npyvalidate: %s: directories nested deeper than %d\n", dir, MAX_RECURSION);
+        return 2;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "npyvalidate: %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    pathlist here = {0};
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(len);
+        if (!p) die_oom();
+        snprintf(p, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
+        add_path(&here, p);
+        free(p);
+    }
+    closedir(d);
+    qsort(here.v, here.n, sizeof *here.v, cmp_str);
+    int status = 0;
+    for (size_t k = 0; k < here.n; k++) {
+        struct stat st;
+        if (lstat(here.v[k], &st) != 0) continue;
+        const char *base = strrchr(here.v[k], '/') + 1;
+        if (S_ISDIR(st.st_mode)) {
+            int s = walk(l, here.v[k], depth + 1);
+            if (s > status) status = s;
+        } else if (S_ISREG(st.st_mode) && wanted(base)) {
+            add_path(l, here.v[k]);
+        }
+        free(here.v[k]);
+    }
+    free(here.v);
+    return status;
+}
+
+int read_list(pathlist *l, const char *file)
+{
+    FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+    if (!f) {
+        fprintf(stderr, "npyvalidate: %s: %s\n", file, strerror(errno));
+        return 2;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+        if (n > 0) add_path(l, line);
+    }
+    free(line);
+    if (f != stdin) fclose(f);
+    return 0;
+}

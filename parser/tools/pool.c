@@ -1,0 +1,152 @@
+/*
+ * The run: a pool of workers, each with its own context, and output in
+ * input order. At most a window of finished reports waits for its turn,
+ * so memory stays bounded however many files there are.
+ */
+#include "npyvalidate.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct run {
+    const options *o;
+    job *jobs;
+    size_t njobs;
+    size_t next;       /* next job to hand out */
+    size_t printed;    /* jobs printed so far */
+    size_t window;     /* max jobs handed out ahead of printing */
+    unsigned waiting;  /* workers waiting for room in the window */
+    pthread_mutex_t mu;
+    pthread_cond_t ready; /* the job the printer waits for is done */
+    pthread_cond_t room;  /* the window moved */
+} run;
+
+static npyg_ctx *new_ctx(const options *o)
+{
+    npyg_options no = {.profile = o->profile, .limits = &o->limits};
+    npyg_ctx *ctx = npyg_ctx_new(&no);
+    if (!ctx) die_oom();
+    return ctx;
+}
+
+static void *worker(void *arg)
+{
+    run *r = arg;
+    npyg_ctx *ctx = new_ctx(r->o);
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (r->next < r->njobs && r->next >= r->printed + r->window) {
+            r->waiting++;
+            pthread_cond_wait(&r->room, &r->mu);
+            r->waiting--;
+        }
+        if (r->next >= r->njobs) break;
+        job *j = &r->jobs[r->next++];
+        pthread_mutex_unlock(&r->mu);
+        validate_one(r->o, ctx, j);
+        pthread_mutex_lock(&r->mu);
+        j->done = true;
+        /* Only the job next in line wakes the printer. */
+        if (j == &r->jobs[r->printed]) pthread_cond_signal(&r->ready);
+    }
+    pthread_mutex_unlock(&r->mu);
+    npyg_ctx_free(ctx);
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A progress line on stderr, when it is a terminal and the run is long. */
+typedef struct progress {
+    bool on, shown;
+    double start, last;
+} progress;
+
+static void progress_tick(progress *p, size_t done, size_t n)
+{
+    if (!p->on) return;
+    double t = now();
+    if (t - p->start > 1.0 && t - p->last > 0.2) {
+        fprintf(stderr, "\r%zu/%zu files", done, n);
+        p->last = t;
+        p->shown = true;
+    }
+}
+
+static void emit(job *j, int *status, progress *p)
+{
+    if (p->shown) {
+        fputs("\r\033[K", stderr);
+        p->shown = false;
+    }
+    if (j->out) fputs(j->out, stdout);
+    if (j->status > *status) *status = j->status;
+    free(j->out);
+    j->out = NULL;
+}
+
+int run_all(const options *o, job *jobs, size_t n)
+{
+    progress p = {isatty(STDERR_FILENO) && n > 1, false, now(), now()};
+    int status = 0;
+    int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
+    if (nthreads <= 1) { /* no hand-off between threads at all */
+        npyg_ctx *ctx = new_ctx(o);
+        for (size_t k = 0; k < n; k++) {
+            validate_one(o, ctx, &jobs[k]);
+            emit(&jobs[k], &status, &p);
+            progress_tick(&p, k + 1, n);
+        }
+        npyg_ctx_free(ctx);
+        if (p.shown) fputs("\r\033[K", stderr);
+        return status;
+    }
+
+    run r = {.o = o, .jobs = jobs, .njobs = n, .window = (size_t)o->jobs * 64};
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.ready, NULL);
+    pthread_cond_init(&r.room, NULL);
+    pthread_t *th = calloc((size_t)nthreads, sizeof *th);
+    if (!th) die_oom();
+    for (int k = 0; k < nthreads; k++)
+        if (pthread_create(&th[k], NULL, worker, &r) != 0) die_oom();
+    pthread_mutex_lock(&r.mu);
+    while (r.printed < n) {
+        while (!jobs[r.printed].done) {
+            if (p.on) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 200000000;
+                if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+                pthread_cond_timedwait(&r.ready, &r.mu, &ts);
+            } else {
+                pthread_cond_wait(&r.ready, &r.mu);
+            }
+            progress_tick(&p, r.printed, n);
+        }
+        /* Print every finished job in order, then open the window once. */
+        while (r.printed < n && jobs[r.printed].done) {
+            job *j = &jobs[r.printed];
+            pthread_mutex_unlock(&r.mu);
+            emit(j, &status, &p);
+            pthread_mutex_lock(&r.mu);
+            r.printed++;
+        }
+        if (r.waiting) pthread_cond_broadcast(&r.room);
+    }
+    pthread_mutex_unlock(&r.mu);
+    for (int k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
+    if (p.shown) fputs("\r\033[K", stderr);
+    free(th);
+    pthread_mutex_destroy(&r.mu);
+    pthread_cond_destroy(&r.ready);
+    pthread_cond_destroy(&r.room);
+    return status;
+}

@@ -1,0 +1,288 @@
+/*
+ * One file's report, as text or as a JSON object: a .npy array, an error,
+ * an archive and its members. Names, classes and warnings come from the
+ * library's tables; nothing here knows a code by its number.
+ */
+#include "npyvalidate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Every warning bit set, by the library's name for it; a bit the library
+   does not name is shown by number rather than dropped. */
+static void json_warnings(strbuf *b, unsigned bits, const char *(*name)(unsigned))
+{
+    bool first = true;
+    for (unsigned k = 0; k < 32; k++) {
+        unsigned bit = 1u << k;
+        if (!(bits & bit)) continue;
+        const char *n = name(bit);
+        if (n) sb_printf(b, "%s\"%s\"", first ? "" : ", ", n);
+        else sb_printf(b, "%s\"bit_%u\"", first ? "" : ", ", k);
+        first = false;
+    }
+}
+
+static void human_warnings(strbuf *b, const char *label, unsigned bits, const char *(*text)(unsigned))
+{
+    for (unsigned k = 0; k < 32; k++)
+        if (bits & (1u << k)) sb_printf(b, "%s: warning: %s\n", label, text(1u << k));
+}
+
+static void sb_json_descr(strbuf *b, const npyg_dtype *d);
+
+static void sb_json_shape(strbuf *b, uint32_t nd, const uint64_t *dims)
+{
+    sb_puts(b, "[");
+    for (uint32_t k = 0; k < nd; k++) {
+        if (k) sb_puts(b, ", ");
+        sb_json_u64(b, dims[k]);
+    }
+    sb_puts(b, "]");
+}
+
+/* descr as JSON: a typestr, or a list of [name, descr] / [name, descr,
+   shape], a titled name being [title, name]; pads are left out. */
+static void sb_json_descr(strbuf *b, const npyg_dtype *d)
+{
+    if (d->kind == NPYG_KIND_STRUCT) {
+        sb_puts(b, "[");
+        for (uint32_t k = 0; k < d->nfields; k++) {
+            const npyg_field *f = &d->fields[k];
+            if (k) sb_puts(b, ", ");
+            sb_puts(b, "[");
+            if (f->title) {
+                sb_puts(b, "[");
+                sb_json_str(b, f->title, f->title_len);
+                sb_puts(b, ", ");
+            }
+            sb_json_str(b, f->name, f->name_len);
+            if (f->title) sb_puts(b, "]");
+            sb_puts(b, ", ");
+            const npyg_dtype *t = f->type;
+            if (t->kind == NPYG_KIND_SUBARRAY) {
+                sb_json_descr(b, t->base);
+                sb_puts(b, ", ");
+                sb_json_shape(b, t->sub_ndim, t->sub_shape);
+            } else {
+                sb_json_descr(b, t);
+            }
+            sb_puts(b, "]");
+        }
+        sb_puts(b, "]");
+    } else if (d->kind == NPYG_KIND_SUBARRAY) {
+        sb_puts(b, "[");
+        sb_json_descr(b, d->base);
+        sb_puts(b, ", ");
+        sb_json_shape(b, d->sub_ndim, d->sub_shape);
+        sb_puts(b, "]");
+    } else {
+        char s[64];
+        npyg_format_descr(d, s, sizeof s); /* "'<f8'" */
+        size_t n = strlen(s);
+        sb_json_str(b, s + 1, n >= 2 ? n - 2 : 0);
+    }
+}
+
+/* The error as a JSON object: {"code": ..., "message": ...}. */
+static void sb_json_error(strbuf *b, const npyg_error *e)
+{
+    sb_printf(b, "{\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"offset\": ", e->code, npyg_error_name(e->code),
+              npyg_error_class(e->code));
+    sb_json_u64(b, e->offset);
+    sb_puts(b, ", \"message\": ");
+    sb_json_str(b, e->message, strlen(e->message));
+    sb_puts(b, "}");
+}
+
+/* descr as numpy writes it; *big is malloc'd when it does not fit. */
+static const char *descr_text(const npyg_info *in, char *small, size_t size, char **big)
+{
+    size_t need = npyg_format_descr(in->dtype, small, size);
+    *big = NULL;
+    if (need < size) return small;
+    *big = malloc(need + 1);
+    if (!*big) die_oom();
+    npyg_format_descr(in->dtype, *big, need + 1);
+    return *big;
+}
+
+/* The fields of a valid array, as JSON members after an opening brace. */
+static void sb_json_info(strbuf *b, const npyg_info *in, const char *dtext, const char *sha)
+{
+    sb_printf(b, "\"version\": \"%d.%d\", \"header_len\": %u, \"data_offset\": %llu, \"descr\": ", in->version_major,
+              in->version_minor, in->header_len, (unsigned long long)in->data_offset);
+    sb_json_descr(b, in->dtype);
+    sb_puts(b, ", \"descr_repr\": ");
+    sb_json_str(b, dtext, strlen(dtext));
+    sb_puts(b, ", \"shape\": ");
+    sb_json_shape(b, in->ndim, in->shape);
+    sb_printf(b, ", \"fortran_order\": %s, \"itemsize\": %llu, \"count\": ", in->fortran_order ? "true" : "false",
+              (unsigned long long)in->dtype->itemsize);
+    sb_json_u64(b, in->count);
+    sb_puts(b, ", \"payload_bytes\": ");
+    sb_json_u64(b, in->payload_bytes);
+    sb_puts(b, ", \"trailing_bytes\": ");
+    sb_json_u64(b, in->trailing_bytes);
+    sb_puts(b, ", \"warnings\": [");
+    json_warnings(b, in->warnings, npyg_warning_name);
+    sb_puts(b, "]");
+    if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+}
+
+/* "label: ok <f8 shape=(3,) order=C v1.0", then one line per warning. */
+static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const char *dtext, const char *sha)
+{
+    const char *shown = dtext;
+    size_t slen = strlen(dtext);
+    if (slen >= 2 && dtext[0] == '\'') { shown = dtext + 1; slen -= 2; } /* '<f8' -> <f8 */
+    sb_printf(b, "%s: ok ", label);
+    sb_put(b, shown, slen);
+    sb_puts(b, " shape=(");
+    for (uint32_t k = 0; k < in->ndim; k++)
+        sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)in->shape[k]);
+    sb_printf(b, "%s) order=%s v%d.%d", in->ndim == 1 ? "," : "", in->fortran_order ? "F" : "C",
+              in->version_major, in->version_minor);
+    if (sha) sb_printf(b, " sha256=%s", sha);
+    sb_puts(b, "\n");
+    human_warnings(b, label, in->warnings, npyg_warning_string);
+}
+
+/* "path:offset: class: message" */
+static void human_error(strbuf *b, const char *label, const npyg_error *e)
+{
+    sb_printf(b, "%s:%llu: %s: %s\n", label, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
+}
+
+static void json_path(strbuf *b, const char *path)
+{
+    sb_puts(b, "{\"path\": ");
+    sb_json_str(b, path, strlen(path));
+}
+
+int status_of(int code)
+{
+    return code == 0 ? 0 : npyg_error_is_environment(code) ? 2 : 1;
+}
+
+void report_io(const options *o, strbuf *b, const char *path, const char *what, int err)
+{
+    npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+    snprintf(e.message, sizeof e.message, "%s: %s", what, err ? strerror(err) : "not a regular file");
+    if (o->json) {
+        json_path(b, path);
+        sb_puts(b, ", \"ok\": false, \"error\": ");
+        sb_json_error(b, &e);
+        sb_puts(b, "}\n");
+    } else {
+        sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e.code), e.message);
+    }
+}
+
+void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
+{
+    if (rc) {
+        const npyg_error *e = npyg_last_error(ctx);
+        if (o->json) {
+            json_path(b, path);
+            sb_puts(b, ", \"ok\": false, \"error\": ");
+            sb_json_error(b, e);
+            sb_puts(b, "}\n");
+        } else {
+            human_error(b, path, e);
+        }
+        return;
+    }
+    const npyg_info *in = npyg_get_info(ctx);
+    char descr[256], *big;
+    const char *dtext = descr_text(in, descr, sizeof descr, &big);
+    if (o->json) {
+        json_path(b, path);
+        sb_puts(b, ", \"ok\": true, ");
+        sb_json_info(b, in, dtext, sha);
+        sb_puts(b, "}\n");
+    } else if (!o->quiet) {
+        sb_human_ok(b, path, in, dtext, sha);
+    }
+    free(big);
+}
+
+/* ---------------- archives ---------------- */
+
+void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
+{
+    if (o->json) {
+        json_path(b, path);
+        sb_puts(b, ", \"ok\": false, \"archive\": true, \"error\": ");
+        sb_json_error(b, e);
+        sb_puts(b, ", \"members\": []}\n");
+    } else {
+        human_error(b, path, e);
+    }
+}
+
+/* Human output names what an offset is in: "a.npz:1234: zip: ..." for the
+   archive, "a.npz:x.npy:10: header: ..." for the member's bytes. */
+void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, const npyg_zip_entry *m, int rc,
+                   const char *sha)
+{
+    size_t llen = strlen(path) + m->name_len + 2;
+    char *label = malloc(llen);
+    if (!label) die_oom();
+    snprintf(label, llen, "%s:%s", path, m->name);
+    const npyg_info *in = rc ? NULL : npyg_get_info(ctx);
+    const npyg_error *e = npyg_last_error(ctx);
+    if (o->json) {
+        sb_puts(b, "{\"name\": ");
+        sb_json_str(b, m->name, m->name_len);
+        sb_printf(b, ", \"ok\": %s, \"method\": %u, \"compressed_size\": ", rc ? "false" : "true", m->method);
+        sb_json_u64(b, m->compressed_size);
+        sb_puts(b, ", \"uncompressed_size\": ");
+        sb_json_u64(b, m->uncompressed_size);
+        sb_printf(b, ", \"crc32\": \"%08x\", \"header_offset\": ", m->crc32);
+        sb_json_u64(b, m->header_offset);
+        sb_puts(b, ", \"zip_warnings\": [");
+        json_warnings(b, m->warnings, npyg_zip_warning_name);
+        sb_puts(b, "]");
+        if (rc) {
+            sb_printf(b, ", \"offset_in\": \"%s\", \"error\": ", npyg_offset_space_name(e->offset_space));
+            sb_json_error(b, e);
+        } else if (in) {
+            char descr[256], *big;
+            const char *dtext = descr_text(in, descr, sizeof descr, &big);
+            sb_puts(b, ", \"npy\": true, ");
+            sb_json_info(b, in, dtext, sha);
+            free(big);
+        } else {
+            sb_puts(b, ", \"npy\": false");
+        }
+        sb_puts(b, "}");
+    } else if (rc) {
+        human_error(b, e->offset_space == NPYG_OFFSET_ARCHIVE ? path : label, e);
+    } else if (!o->quiet) {
+        if (in) {
+            char descr[256], *big;
+            const char *dtext = descr_text(in, descr, sizeof descr, &big);
+            sb_human_ok(b, label, in, dtext, sha);
+            free(big);
+        } else {
+            sb_printf(b, "%s: ok not .npy (%llu bytes; numpy returns them as bytes)\n", label,
+                      (unsigned long long)m->uncompressed_size);
+        }
+    }
+    if (!rc && !o->json && !o->quiet) human_warnings(b, label, m->warnings, npyg_zip_warning_string);
+    free(label);
+}
+
+void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members)
+{
+    if (o->json) {
+        json_path(b, path);
+        sb_printf(b, ", \"ok\": %s, \"archive\": true, \"members\": [", status ? "false" : "true");
+        if (members) sb_puts(b, members);
+        sb_puts(b, "]}\n");
+    } else {
+        if (members) sb_puts(b, members);
+        if (count == 0 && !o->quiet) sb_printf(b, "%s: ok empty archive\n", path);
+    }
+}
