@@ -191,8 +191,15 @@ void fuzz_check_tables(void)
             FUZZ_CHECK(strcmp(npyg_error_class(c), "?") != 0, "code %d has no class", c);
         }
     }
-    for (unsigned bit = 1; bit; bit <<= 1)
+    for (unsigned bit = 1; bit; bit <<= 1) {
         FUZZ_CHECK(npyg_warning_string(bit) != NULL, "NULL warning string for %#x", bit);
+        FUZZ_CHECK(npyg_zip_warning_string(bit) != NULL, "NULL zip warning string for %#x", bit);
+        /* a named warning has a text, and the other way round */
+        FUZZ_CHECK(!npyg_warning_name(bit) == !strcmp(npyg_warning_string(bit), "unknown warning"),
+                   "warning %#x: name and text disagree", bit);
+        FUZZ_CHECK(!npyg_zip_warning_name(bit) == !strcmp(npyg_zip_warning_string(bit), "unknown warning"),
+                   "zip warning %#x: name and text disagree", bit);
+    }
 }
 
 typedef struct walk {
@@ -320,6 +327,8 @@ void fuzz_check_error(const npyg_ctx *ctx, int rc, uint64_t max_offset)
     for (const char *m = e->message; *m && !fuzz_ignored("message"); m++)
         FUZZ_CHECK((unsigned char)*m >= 0x20 && *m != 0x7f, "control character %#x in the message of %s: %s",
                    (unsigned)(unsigned char)*m, npyg_error_name(rc), e->message);
+    FUZZ_CHECK(strcmp(npyg_offset_space_name(e->offset_space), "?") != 0, "%s in offset space %d",
+               npyg_error_name(rc), e->offset_space);
     FUZZ_CHECK(e->offset <= max_offset, "%s at offset %llu, past the input's %llu bytes",
                npyg_error_name(rc), (unsigned long long)e->offset, (unsigned long long)max_offset);
 }

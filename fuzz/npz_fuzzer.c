@@ -41,7 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = npyg_zip_open_buffer(ctx, file, len, &zl, &z);
     if (rc) {
         FUZZ_CHECK(z == NULL, "a failed open left a handle");
-        fuzz_check_error(ctx, rc, UINT64_MAX);
+        fuzz_check_error(ctx, rc, len);
+        FUZZ_CHECK(npyg_last_error(ctx)->offset_space == NPYG_OFFSET_ARCHIVE, "open error %s not in archive space",
+                   npyg_error_name(rc));
         if (fa.failed && !before)
             FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but zip_open says %s", npyg_error_name(rc));
     } else {
@@ -73,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             }
             if (rm) {
-                fuzz_check_error(ctx, rm, UINT64_MAX);
+                const npyg_error *me = npyg_last_error(ctx);
+                fuzz_check_error(ctx, rm, me->offset_space == NPYG_OFFSET_ARCHIVE ? len : e->uncompressed_size);
                 continue;
             }
             const npyg_info *in = npyg_get_info(ctx);
