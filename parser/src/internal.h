@@ -16,8 +16,10 @@
 #define NPYG__LITERAL_MAX_DEPTH 200   /* CPython's bracket nesting limit */
 #define NPYG__ARENA_BLOCK 4096u
 
-/* ---------------- arena: every parse-time allocation ---------------- */
+/* ---------------- arena.c: every parse-time allocation ---------------- */
 typedef struct npyg__block npyg__block;
+/* A block's header, rounded so that its data stays 16-byte aligned. */
+#define NPYG__BLOCK_HDR ((sizeof(void *) + sizeof(size_t) + 15u) & ~(size_t)15u)
 
 typedef struct npyg__arena {
     npyg_alloc alloc;
@@ -146,9 +148,20 @@ int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len);
    Compares as it formats: allocates nothing, cannot fail (writer.c). */
 bool npyg__header_is_canonical(const npyg_info *info, const char *text, size_t len);
 
-/* Small helpers */
-bool npyg__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
-bool npyg__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+/* Overflow-checked arithmetic: false when the result does not fit. */
+static inline bool npyg__mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a != 0 && b > UINT64_MAX / a) return false;
+    *out = a * b;
+    return true;
+}
+
+static inline bool npyg__add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b > UINT64_MAX - a) return false;
+    *out = a + b;
+    return true;
+}
 
 /* 0 when [s, s+len) is valid UTF-8 as Python's strict decoder reads it;
    else 1 and *bad_at (utf8.c). */

@@ -1,0 +1,115 @@
+/*
+ * Memory charged against max_alloc_bytes: the arena every parse-time
+ * allocation comes from, reset between parses, and the few tracked
+ * allocations that live outside it.
+ */
+#include "internal.h"
+
+#include <stdint.h>
+
+struct npyg__block {
+    npyg__block *next;
+    size_t size; /* bytes of data after the header */
+    /* data follows, aligned to 16 */
+};
+
+#define BLOCK_HDR NPYG__BLOCK_HDR
+_Static_assert(BLOCK_HDR >= sizeof(npyg__block) && BLOCK_HDR % 16 == 0,
+               "NPYG__BLOCK_HDR must hold a block header and keep data 16-byte aligned");
+
+/* Charges size bytes against the cap before asking the allocator. */
+static void *charged_alloc(const npyg_alloc *al, uint64_t *total, uint64_t cap,
+                           size_t size, bool *over_cap)
+{
+    *over_cap = false;
+    if (size == 0 || size > cap || *total > cap - size) {
+        *over_cap = true;
+        return NULL;
+    }
+    void *p = al->malloc(al->user, size);
+    if (p) *total += size;
+    return p;
+}
+
+void *npyg__arena_alloc(npyg__arena *a, size_t size)
+{
+    size = (size + 7u) & ~(size_t)7u;
+    if (size == 0) size = 8;
+    if (a->head && a->head->size - a->used >= size) {
+        void *p = (char *)a->head + BLOCK_HDR + a->used;
+        a->used += size;
+        return p;
+    }
+    npyg__block *b = NULL;
+    if (size <= NPYG__ARENA_BLOCK / 4 && a->spare) {
+        b = a->spare;
+        a->spare = b->next;
+    } else {
+        /* Big requests get a block of their own so that little is wasted. */
+        size_t data = size > NPYG__ARENA_BLOCK / 4 ? size : NPYG__ARENA_BLOCK;
+        if (data > SIZE_MAX - BLOCK_HDR) { a->over_cap = true; return NULL; }
+        b = charged_alloc(&a->alloc, a->total, a->cap, BLOCK_HDR + data, &a->over_cap);
+        if (!b) return NULL;
+        b->size = data;
+    }
+    if (a->head && size > NPYG__ARENA_BLOCK / 4) {
+        /* Keep filling the current small block: put the big one behind it. */
+        b->next = a->head->next;
+        a->head->next = b;
+        return (char *)b + BLOCK_HDR;
+    }
+    b->next = a->head;
+    a->head = b;
+    a->used = size;
+    return (char *)b + BLOCK_HDR;
+}
+
+static void free_block(npyg__arena *a, npyg__block *b)
+{
+    size_t n = BLOCK_HDR + b->size;
+    a->alloc.free(a->alloc.user, b, n);
+    *a->total -= n;
+}
+
+void npyg__arena_reset(npyg__arena *a)
+{
+    /* Keep one standard block for the next parse, which a typical header
+       fits in; return every other block, big ones included. */
+    npyg__block *b = a->head;
+    while (b) {
+        npyg__block *next = b->next;
+        if (b->size == NPYG__ARENA_BLOCK && !a->spare) {
+            b->next = a->spare;
+            a->spare = b;
+        } else {
+            free_block(a, b);
+        }
+        b = next;
+    }
+    a->head = NULL;
+    a->used = 0;
+    a->over_cap = false;
+}
+
+void npyg__arena_release(npyg__arena *a)
+{
+    npyg__arena_reset(a);
+    while (a->spare) {
+        npyg__block *next = a->spare->next;
+        free_block(a, a->spare);
+        a->spare = next;
+    }
+}
+
+void *npyg__xalloc(npyg_ctx *ctx, size_t size)
+{
+    return charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes,
+                         size, &ctx->xalloc_over_cap);
+}
+
+void npyg__xfree(npyg_ctx *ctx, void *p, size_t size)
+{
+    if (!p) return;
+    ctx->alloc.free(ctx->alloc.user, p, size);
+    ctx->allocated -= size;
+}
