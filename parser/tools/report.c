@@ -160,6 +160,19 @@ static void json_path(strbuf *b, const char *path)
     sb_json_str(b, path, strlen(path));
 }
 
+/* A file that failed as a whole; an archive's object keeps its shape. */
+static void file_error(const options *o, strbuf *b, const char *path, const npyg_error *e, bool archive)
+{
+    if (!o->json) {
+        human_error(b, path, e);
+        return;
+    }
+    json_path(b, path);
+    sb_puts(b, archive ? ", \"ok\": false, \"archive\": true, \"error\": " : ", \"ok\": false, \"error\": ");
+    sb_json_error(b, e);
+    sb_puts(b, archive ? ", \"members\": []}\n" : "}\n");
+}
+
 int status_of(int code)
 {
     return code == 0 ? 0 : npyg_error_is_environment(code) ? 2 : 1;
@@ -169,28 +182,14 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
 {
     npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
     snprintf(e.message, sizeof e.message, "%s: %s", what, err ? strerror(err) : "not a regular file");
-    if (o->json) {
-        json_path(b, path);
-        sb_puts(b, ", \"ok\": false, \"error\": ");
-        sb_json_error(b, &e);
-        sb_puts(b, "}\n");
-    } else {
-        sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e.code), e.message);
-    }
+    if (o->json) file_error(o, b, path, &e, false);
+    else sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e.code), e.message); /* no offset: none was read */
 }
 
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
 {
     if (rc) {
-        const npyg_error *e = npyg_last_error(ctx);
-        if (o->json) {
-            json_path(b, path);
-            sb_puts(b, ", \"ok\": false, \"error\": ");
-            sb_json_error(b, e);
-            sb_puts(b, "}\n");
-        } else {
-            human_error(b, path, e);
-        }
+        file_error(o, b, path, npyg_last_error(ctx), false);
         return;
     }
     const npyg_info *in = npyg_get_info(ctx);
@@ -211,14 +210,7 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
 
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
 {
-    if (o->json) {
-        json_path(b, path);
-        sb_puts(b, ", \"ok\": false, \"archive\": true, \"error\": ");
-        sb_json_error(b, e);
-        sb_puts(b, ", \"members\": []}\n");
-    } else {
-        human_error(b, path, e);
-    }
+    file_error(o, b, path, e, true);
 }
 
 /* Human output names what an offset is in: "a.npz:1234: zip: ..." for the
