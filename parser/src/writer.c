@@ -19,12 +19,12 @@
 
 /* The dict numpy writes, piece by piece. Each of W_FORTRAN and W_SHAPE
    starts with the separator W_COMMA before its key. */
-static const char W_HEAD[] = "{'descr': ";
+static const char W_OPEN[] = "{";
+static const char W_DESCR[] = "'descr': ";
 static const char W_FORTRAN[] = ", 'fortran_order': ";
 static const char W_SHAPE[] = ", 'shape': ";
 static const char W_TAIL[] = ", }";
 static const char W_COMMA[] = ", ";
-static const char W_OPEN[] = "{";
 static const char W_QUOTE[] = "'";
 static const char K_DESCR[] = "descr";
 static const char K_FORTRAN[] = "fortran_order";
@@ -74,7 +74,7 @@ typedef struct writer_form {
 static bool match(const char *text, size_t len, writer_form *w)
 {
     cursor c = {text, len, 0};
-    if (!TAKE(&c, W_HEAD) || !TAKE(&c, W_QUOTE)) return false;
+    if (!TAKE(&c, W_OPEN) || !TAKE(&c, W_DESCR) || !TAKE(&c, W_QUOTE)) return false;
     w->ts = c.i;
     while (c.i < len && c.i - w->ts < MAX_TYPESTR && text[c.i] != '\'') {
         unsigned char ch = (unsigned char)text[c.i];
@@ -340,7 +340,8 @@ size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
 
 static void put_dict(sbuf *b, const npyg_info *info)
 {
-    put(b, W_HEAD, LEN(W_HEAD));
+    put(b, W_OPEN, LEN(W_OPEN));
+    put(b, W_DESCR, LEN(W_DESCR));
     put_descr(b, info->dtype);
     put(b, W_FORTRAN, LEN(W_FORTRAN));
     puts_(b, info->fortran_order ? "True" : "False");
