@@ -159,29 +159,13 @@ static const warn_entry *find_warning(const warn_entry *t, size_t n, unsigned bi
 
 #define FIND_WARNING(t, bit) find_warning((t), sizeof(t) / sizeof((t)[0]), (bit))
 
-const char *npyg_warning_string(unsigned bit)
-{
-    const warn_entry *w = FIND_WARNING(warnings, bit);
-    return w ? w->text : "unknown warning";
-}
+static const char *text_of(const warn_entry *w) { return w ? w->text : "unknown warning"; }
+static const char *name_of(const warn_entry *w) { return w ? w->name : NULL; }
 
-const char *npyg_warning_name(unsigned bit)
-{
-    const warn_entry *w = FIND_WARNING(warnings, bit);
-    return w ? w->name : NULL;
-}
-
-const char *npyg_zip_warning_string(unsigned bit)
-{
-    const warn_entry *w = FIND_WARNING(zip_warnings, bit);
-    return w ? w->text : "unknown warning";
-}
-
-const char *npyg_zip_warning_name(unsigned bit)
-{
-    const warn_entry *w = FIND_WARNING(zip_warnings, bit);
-    return w ? w->name : NULL;
-}
+const char *npyg_warning_string(unsigned bit) { return text_of(FIND_WARNING(warnings, bit)); }
+const char *npyg_warning_name(unsigned bit) { return name_of(FIND_WARNING(warnings, bit)); }
+const char *npyg_zip_warning_string(unsigned bit) { return text_of(FIND_WARNING(zip_warnings, bit)); }
+const char *npyg_zip_warning_name(unsigned bit) { return name_of(FIND_WARNING(zip_warnings, bit)); }
 
 /* ---------------- recording an error ---------------- */
 
