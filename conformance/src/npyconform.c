@@ -983,6 +983,7 @@ static void usage(FILE *f)
           "  --allow-stale-skips  a skipped case that passes is not an error\n"
           "  -v, --verbose        list every case, not only the failures\n"
           "  --list               print the selected cases and their groups, run nothing\n"
+          "  -h, --help           this text\n"
           "  --version            print the runner and suite versions\n",
           f);
 }
