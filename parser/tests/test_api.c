@@ -134,6 +134,7 @@ TEST(error_table_is_complete_and_stable)
           "renumbered");
     declared_code decl[512];
     size_t ndecl = read_status_enum(header_path, decl, sizeof decl / sizeof decl[0]);
+    TU_CHECK(ndecl > 0, "no codes read from %s", header_path);
     /* Every declared code has its own name at its number, below the end marker. */
     for (size_t k = 0; k < ndecl; k++) {
         TU_CHECK(decl[k].value < NPYG_STATUS_END_, "%s = %d is not below NPYG_STATUS_END_ (%d)", decl[k].name,

@@ -45,10 +45,8 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
 {
     tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    TU_CHECK(buf != NULL, "cannot read %s", path);
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return;
 
     const char *group = json_string_value(json_object_get(e, "group"));

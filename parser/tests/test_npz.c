@@ -173,10 +173,8 @@ static void check_archive(const char *dir, const char *name, const json_t *e, co
 {
     tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    TU_CHECK(buf != NULL, "cannot read %s", path);
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return;
     const char *group = json_string_value(json_object_get(e, "group"));
     if (!strcmp(group, "valid")) TU_CHECK(json_object_get(e, "npyguard_error") == NULL, "valid with an error");
@@ -209,10 +207,9 @@ static void torture(const char *dir, const char *name)
 {
     tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
     for (long n = 0;; n++) {
         tu_alloc cnt;
         tu_alloc_init(&cnt, UINT64_MAX);
@@ -244,9 +241,8 @@ static void torture(const char *dir, const char *name)
 static int first_error(const char *dir, const char *name, const npyg_zip_limits *zl, char *member, size_t msize)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return -1;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_zip *z = NULL;
@@ -319,8 +315,7 @@ static void check_limits(const char *dir)
     /* Members may be validated in any order, and again, with the same result. */
     size_t len;
     char path[4096];
-    snprintf(path, sizeof path, "%s/valid/savez-compressed-several.npz", dir);
-    unsigned char *buf = tu_slurp(path, &len);
+    unsigned char *buf = tu_read_case(dir, "valid/savez-compressed-several.npz", path, &len);
     if (buf && npyg_zip_open_buffer(ctx, buf, len, NULL, &z) == 0) {
         uint64_t first = 0;
         for (int round = 0; round < 3; round++)

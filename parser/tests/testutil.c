@@ -88,6 +88,14 @@ unsigned char *tu_slurp(const char *path, size_t *len)
     return b;
 }
 
+unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len)
+{
+    snprintf(path, 4096, "%s/%s", dir, name);
+    unsigned char *buf = tu_slurp(path, len);
+    TU_CHECK(buf != NULL, "cannot read %s", path);
+    return buf;
+}
+
 int tu_code_of(const char *name)
 {
     for (int c = 0; c < 256; c++)

@@ -55,6 +55,9 @@ long long tu_chunked_read(void *user, void *buf, size_t n);
 
 /* The whole file, or NULL; *len is its size. */
 unsigned char *tu_slurp(const char *path, size_t *len);
+/* DIR/NAME, whole, into path[4096] and a buffer; NULL (a failed check) if
+   it cannot be read. */
+unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len);
 
 /* The code with this symbolic name ("NPYG_EKEYS"), or -1. */
 int tu_code_of(const char *name);
