@@ -171,11 +171,8 @@ TEST(every_allocation_failure_is_reported_cleanly)
     long succeeded_at = -1;
     for (long k = 0; k < 200 && succeeded_at < 0; k++) {
         tu_alloc fa;
-        tu_alloc_init(&fa, UINT64_MAX);
-        fa.fail_at = k;
-        npyg_alloc al = tu_allocator(&fa);
-        npyg_options o = {.alloc = &al};
-        npyg_ctx *ctx = npyg_ctx_new(&o);
+        npyg_alloc al;
+        npyg_ctx *ctx = tu_ctx_failing_at(&fa, &al, k);
         if (!ctx) {
             TU_CHECK(k == 0, "context creation failed at allocation %ld", k);
             TU_CHECK(fa.now == 0, "leak after failed ctx_new");

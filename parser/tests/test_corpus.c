@@ -43,7 +43,6 @@ static size_t fields_checked, prefixes_checked;
 /* ---------------- one file ---------------- */
 static void check_file(const char *dir, const char *name, const json_t *e, json_t *prefix_cases)
 {
-    tu_current = name;
     char path[4096];
     size_t len;
     unsigned char *buf = tu_read_case(dir, name, path, &len);

@@ -171,7 +171,6 @@ static void expect(const outcome *o, const json_t *e, const char *code_key, cons
 
 static void check_archive(const char *dir, const char *name, const json_t *e, const json_t *prefix_cases)
 {
-    tu_current = name;
     char path[4096];
     size_t len;
     unsigned char *buf = tu_read_case(dir, name, path, &len);
@@ -205,18 +204,14 @@ static void check_archive(const char *dir, const char *name, const json_t *e, co
 /* ---------------- allocation failures, one at a time ---------------- */
 static void torture(const char *dir, const char *name)
 {
-    tu_current = name;
     char path[4096];
     size_t len;
     unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return;
     for (long n = 0;; n++) {
         tu_alloc cnt;
-        tu_alloc_init(&cnt, UINT64_MAX);
-        cnt.fail_at = n;
-        npyg_alloc al = tu_allocator(&cnt);
-        npyg_options opt = {.alloc = &al};
-        npyg_ctx *ctx = npyg_ctx_new(&opt);
+        npyg_alloc al;
+        npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
         int first = 0;
         if (ctx) {
             npyg_zip *z = NULL;

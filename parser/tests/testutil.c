@@ -59,6 +59,15 @@ npyg_alloc tu_allocator(tu_alloc *t)
     return a;
 }
 
+npyg_ctx *tu_ctx_failing_at(tu_alloc *t, npyg_alloc *al, long n)
+{
+    tu_alloc_init(t, UINT64_MAX);
+    t->fail_at = n;
+    *al = tu_allocator(t);
+    npyg_options o = {.alloc = al};
+    return npyg_ctx_new(&o);
+}
+
 long long tu_chunked_read(void *user, void *buf, size_t n)
 {
     tu_chunks *c = user;
@@ -90,6 +99,7 @@ unsigned char *tu_slurp(const char *path, size_t *len)
 
 unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len)
 {
+    tu_current = name;
     snprintf(path, 4096, "%s/%s", dir, name);
     unsigned char *buf = tu_slurp(path, len);
     TU_CHECK(buf != NULL, "cannot read %s", path);

@@ -44,6 +44,10 @@ typedef struct tu_alloc {
 /* A counting allocator with no failure planned. */
 void tu_alloc_init(tu_alloc *t, uint64_t cap);
 npyg_alloc tu_allocator(tu_alloc *t);
+/* A default context whose allocator refuses its n-th request (0-based) and
+   nothing else; t and al must outlive it. NULL if that request was the
+   context's own. */
+npyg_ctx *tu_ctx_failing_at(tu_alloc *t, npyg_alloc *al, long n);
 
 /* Input handed out 1..max bytes at a time, from a fixed seed. */
 typedef struct tu_chunks {
@@ -55,8 +59,8 @@ long long tu_chunked_read(void *user, void *buf, size_t n);
 
 /* The whole file, or NULL; *len is its size. */
 unsigned char *tu_slurp(const char *path, size_t *len);
-/* DIR/NAME, whole, into path[4096] and a buffer; NULL (a failed check) if
-   it cannot be read. */
+/* DIR/NAME, whole, into path[4096] and a buffer, and NAME becomes
+   tu_current; NULL (a failed check) if it cannot be read. */
 unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len);
 
 /* The code with this symbolic name ("NPYG_EKEYS"), or -1. */
