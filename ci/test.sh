@@ -23,11 +23,12 @@ ctest --preset release -j "$jobs"
 echo "== ASan + UBSan build (clang), ctest"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
-# The numpy and npyjs adapters are checked in the release pass; under the
-# sanitizers they would only re-run Python and Node for minutes.
-ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs)'
+# The numpy and npyjs adapters and the install test are checked in the
+# release pass; under the sanitizers they would only re-run Python, Node
+# and a plain build for minutes.
+ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs)|install_consumers'
 
-echo "== corpus: regenerate with numpy and compare, then re-read with numpy"
+echo "== corpus and corpus/npz: regenerate with numpy and compare, then re-read with numpy"
 bash gen/check_regen.sh
 /usr/bin/python3 gen/verify_manifest.py
 cases=$(mktemp)

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Regenerate the corpus into a temporary directory and compare it byte for
-# byte with the committed corpus/. Exits 0 when identical, 1 (listing the
-# files that differ) otherwise, and 0 with a skip message when the
-# interpreter has no numpy.
+# Regenerate the corpus (gen_corpus.py) and its archives (gen_npz.py) into
+# a temporary directory and compare them byte for byte with the committed
+# corpus/ and corpus/npz/. Exits 0 when identical, 1 (listing the files that
+# differ) otherwise, and 0 with a skip message when the interpreter has no
+# numpy.
 #
 # Usage: gen/check_regen.sh [CORPUSDIR]   (default: corpus/ next to gen/)
 # PYTHON overrides the interpreter (default /usr/bin/python3).
@@ -21,11 +22,15 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/npyguard-regen.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-if ! "$python" "$here/gen_corpus.py" "$tmp/corpus" >"$tmp/gen.log" 2>&1; then
-    echo "check_regen: FAIL: the generator failed:"
-    cat "$tmp/gen.log"
-    exit 1
-fi
+generate() {  # SCRIPT OUTDIR
+    if ! "$python" "$here/$1" "$2" >"$tmp/gen.log" 2>&1; then
+        echo "check_regen: FAIL: $1 failed:"
+        cat "$tmp/gen.log"
+        exit 1
+    fi
+}
+generate gen_corpus.py "$tmp/corpus"
+generate gen_npz.py "$tmp/corpus/npz"
 
 want=$("$python" -c 'import numpy; print(numpy.__version__)')
 have=$(sed -n 's/^ *"numpy_version": "\([^"]*\)".*/\1/p' "$corpus/manifest.json" 2>/dev/null)
@@ -33,14 +38,15 @@ if [ "$want" != "$have" ]; then
     echo "check_regen: note: corpus made with numpy ${have:-?}, regenerating with numpy $want"
 fi
 
-# Only what the generator owns is compared (README.md, npz/ and
-# fuzz-regressions/ are maintained by hand).
+# Only what the generators own is compared (the README.md files and
+# fuzz-regressions/ are written by hand).
 diffs=$(cd "$tmp/corpus" && {
-    for g in valid compat invalid unsafe; do
+    for g in valid compat invalid unsafe npz/valid npz/compat npz/invalid npz/unsafe; do
         [ -d "$g" ] && find "$g" -type f
         [ -d "$corpus/$g" ] && (cd "$corpus" && find "$g" -type f)
     done
     echo manifest.json
+    echo npz/manifest.json
 } | sort -u | while IFS= read -r f; do
     if [ ! -f "$tmp/corpus/$f" ]; then
         echo "  only in committed corpus: $f"
@@ -56,6 +62,6 @@ if [ -n "$diffs" ]; then
     echo "$diffs"
     exit 1
 fi
-n=$(cd "$tmp/corpus" && find valid compat invalid unsafe -type f | wc -l)
-echo "check_regen: OK: $n files and manifest.json regenerate byte for byte"
+n=$(cd "$tmp/corpus" && find valid compat invalid unsafe npz/valid npz/compat npz/invalid npz/unsafe -type f | wc -l)
+echo "check_regen: OK: $n files, manifest.json and npz/manifest.json regenerate byte for byte"
 exit 0

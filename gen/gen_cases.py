@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 from numpy.lib import format as npformat
 
-MAGIC = b'\x93NUMPY'
+from npygen import MAGIC, preamble
 MiB = 1 << 20
 CHILD_AS_LIMIT = 16 << 30         # address-space limit for the numpy child
 MSG_MAX = 200                     # message column is cut to this many chars
@@ -147,7 +147,7 @@ def build(case):
     else:
         raise AssertionError(pad)
     hlen = len(h) if case.hlen is None else case.hlen
-    out = MAGIC + bytes(case.version) + struct.pack(fmt, hlen) + h
+    out = preamble(case.version, hlen, fmt) + h
     return out, pre + hlen, fmt
 
 

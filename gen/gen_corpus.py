@@ -27,7 +27,6 @@ import hashlib
 import io
 import json
 import os
-import pickletools
 import re
 import shutil
 import struct
@@ -38,10 +37,11 @@ import zlib
 import numpy as np
 import numpy.lib.format as npf
 
+from npygen import (MAGIC, descr_json, json_int, norm_message, numpy_verdict, pickle_imports, preamble,
+                    read_framing)
+
 SUITE_VERSION = "1.0.0"
-MAGIC = b"\x93NUMPY"
 BIG_LIMIT = 10 ** 7          # "raised" max_header_size used for second opinions
-JSON_SAFE_INT = 2 ** 53
 
 # ---------------------------------------------------------------------------
 # Case registry
@@ -205,13 +205,7 @@ def frame(version, header, payload=b"", hlen=None):
     if isinstance(header, str):
         header = header.encode("utf-8" if major == 3 else "latin1")
     n = len(header) if hlen is None else hlen
-    if major == 1:
-        lf = struct.pack("<H", n)
-    elif major in (2, 3):
-        lf = struct.pack("<I", n)
-    else:
-        lf = b""
-    return MAGIC + bytes([major, minor]) + lf + header + payload
+    return preamble((major, minor), n) + header + payload
 
 
 def padded(version, text, align=64, pad=" ", end="\n", length_field=None):
@@ -1121,81 +1115,6 @@ def gen_unsafe():
 # Measuring
 # ---------------------------------------------------------------------------
 
-ADDR_RE = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def exc_name(e):
-    t = type(e)
-    mod = t.__module__
-    return t.__name__ if mod == "builtins" else "%s.%s" % (mod, t.__qualname__)
-
-
-def norm_message(msg):
-    msg = ADDR_RE.sub(" at 0x...", msg)
-    if len(msg) > 1000:
-        msg = msg[:1000] + "...[%d chars]" % len(msg)
-    return msg
-
-
-def numpy_verdict(src, **kw):
-    """np.load(src, allow_pickle=False) -> (verdict dict, array or None, warnings)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            arr = np.load(src, allow_pickle=False, **kw)
-        except (Exception, MemoryError) as e:   # any exception means "numpy rejects"
-            return ({"verdict": "reject", "exception": exc_name(e),
-                     "message": norm_message(str(e))}, None, caught)
-    return {"verdict": "accept"}, arr, caught
-
-
-def framing(data):
-    """version/header_len/data_offset where the preamble can be read."""
-    out = {}
-    if len(data) < 8 or data[:6] != MAGIC:
-        return out
-    ver = (data[6], data[7])
-    out["version"] = list(ver)
-    if ver not in ((1, 0), (2, 0), (3, 0)):
-        return out
-    n = 2 if ver[0] == 1 else 4
-    if len(data) < 8 + n:
-        return out
-    hlen = struct.unpack("<H" if n == 2 else "<I", data[8:8 + n])[0]
-    out["header_len"] = hlen
-    out["data_offset"] = 8 + n + hlen
-    return out
-
-
-def json_int(v):
-    v = int(v)
-    return str(v) if abs(v) > JSON_SAFE_INT else v
-
-
-def descr_json(d):
-    """descr in JSON: typestr string; list of [name, descr(, shape)] for structs
-    ([title, name] as name when titled); {"base": descr, "shape": [...]} for a
-    (base, shape) subarray tuple."""
-    if isinstance(d, str):
-        return d
-    if isinstance(d, tuple):
-        base, shape = d
-        return {"base": descr_json(base),
-                "shape": [json_int(x) for x in (shape if isinstance(shape, tuple) else (shape,))]}
-    if isinstance(d, list):
-        out = []
-        for f in d:
-            name = f[0]
-            name = list(name) if isinstance(name, tuple) else name
-            entry = [name, descr_json(f[1])]
-            if len(f) == 3:
-                sh = f[2]
-                entry.append([json_int(x) for x in (sh if isinstance(sh, tuple) else (sh,))])
-            out.append(entry)
-        return out
-    raise AssertionError("unexpected descr %r" % (d,))
-
-
 def read_header(path, ver, limit):
     with open(path, "rb") as fp:
         got = npf.read_magic(fp)
@@ -1212,51 +1131,11 @@ def header_literal(data, fr):
     return ast.literal_eval(text)
 
 
-def pickle_imports(payload):
-    """module.name of every global a pickle references, by walking its opcodes
-    (pickletools.genops) without executing anything."""
-    found = []
-    recent = []
-    memo = {}
-    try:
-        for op, arg, _pos in pickletools.genops(io.BytesIO(payload)):
-            name = op.name
-            if name in ("GLOBAL", "INST"):
-                mod, _, attr = arg.partition(" ")
-                found.append("%s.%s" % (mod, attr))
-                recent.append(None)
-            elif name == "STACK_GLOBAL":
-                if len(recent) >= 2 and isinstance(recent[-2], str) and \
-                        isinstance(recent[-1], str):
-                    found.append("%s.%s" % (recent[-2], recent[-1]))
-                else:
-                    found.append("?.?")
-                recent.append(None)
-            elif name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE",
-                          "SHORT_BINSTRING", "BINSTRING", "STRING"):
-                recent.append(arg if isinstance(arg, str) else str(arg))
-            elif name == "MEMOIZE":
-                memo[len(memo)] = recent[-1] if recent else None
-            elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
-                memo[arg] = recent[-1] if recent else None
-            elif name in ("GET", "BINGET", "LONG_BINGET"):
-                recent.append(memo.get(arg))
-            elif name in ("FRAME", "PROTO"):
-                pass
-            else:
-                recent.append(None)
-            if name == "STOP":
-                break
-    except Exception as e:   # a malformed pickle: report what was found so far
-        found.append("<unparsable: %s>" % exc_name(e))
-    return sorted(set(found))
-
-
 def measure_case(rel, case, path):
     data = case["data"]
     group = case["group"]
     entry = {"group": group, "description": case["description"]}
-    fr = framing(data)
+    fr = read_framing(data)
     entry.update(fr)
     for k in ("npyguard_error", "platform_dependent"):
         if k in case:

@@ -34,7 +34,6 @@ import hashlib
 import io
 import json
 import os
-import pickletools
 import resource
 import shutil
 import struct
@@ -47,9 +46,9 @@ import zlib
 import numpy as np
 import numpy.lib.format as npf
 
+from npygen import MAGIC, descr_json, exc_name, json_int, pickle_imports, read_framing
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-MAGIC = b"\x93NUMPY"
-JSON_SAFE_INT = 2 ** 53
 AS_LIMIT = 3 << 30
 DOS_DATE_1980 = (0 << 9) | (1 << 5) | 1
 
@@ -507,11 +506,6 @@ def overlap_archive(x, y):
 
 # ---------------------------------------------------------------- measuring
 
-def exc_name(e):
-    t = type(e)
-    return t.__name__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
-
-
 def verdict(e=None):
     if e is None:
         return {"verdict": "accept"}
@@ -519,45 +513,6 @@ def verdict(e=None):
     if len(msg) > 500:
         msg = msg[:500] + "...[%d chars]" % len(msg)
     return {"verdict": "reject", "exception": exc_name(e), "message": msg}
-
-
-def json_int(v):
-    v = int(v)
-    return str(v) if abs(v) > JSON_SAFE_INT else v
-
-
-def descr_json(d):
-    if isinstance(d, str):
-        return d
-    if isinstance(d, tuple):
-        base, shape = d
-        return {"base": descr_json(base), "shape": [json_int(s) for s in shape]}
-    out = []
-    for f in d:
-        name = list(f[0]) if isinstance(f[0], tuple) else f[0]
-        e = [name, descr_json(f[1])]
-        if len(f) == 3:
-            e.append([json_int(s) for s in (f[2] if isinstance(f[2], tuple) else (f[2],))])
-        out.append(e)
-    return out
-
-
-def pickle_imports(payload):
-    found, strings = [], []
-    try:
-        for op, arg, _ in pickletools.genops(io.BytesIO(payload)):
-            if op.name in ("GLOBAL", "INST"):
-                mod, _, attr = arg.partition(" ")
-                found.append("%s.%s" % (mod, attr))
-            elif op.name == "STACK_GLOBAL":
-                found.append("%s.%s" % tuple(strings[-2:]) if len(strings) >= 2 else "?.?")
-            elif "UNICODE" in op.name or "STRING" in op.name:
-                strings.append(str(arg))
-            if op.name == "STOP":
-                break
-    except Exception as e:
-        found.append("<unparsable: %s>" % exc_name(e))
-    return sorted(set(found))
 
 
 def npy_fields(data):
@@ -569,9 +524,8 @@ def npy_fields(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         shape, fortran, dtype = npf._read_array_header(fp, ver)
-    hl_size = 2 if ver[0] == 1 else 4
-    hlen = struct.unpack("<H" if hl_size == 2 else "<I", data[8:8 + hl_size])[0]
-    off = 8 + hl_size + hlen
+    fr = read_framing(data)
+    hlen, off = fr["header_len"], fr["data_offset"]
     out = {"version": list(ver), "header_len": hlen, "data_offset": off,
            "descr_repr": repr(npf.dtype_to_descr(dtype)), "descr": descr_json(npf.dtype_to_descr(dtype)),
            "shape": [json_int(s) for s in shape], "fortran_order": bool(fortran)}

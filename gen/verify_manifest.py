@@ -16,76 +16,25 @@ import hashlib
 import io
 import json
 import os
-import pickletools
 import re
-import struct
 import sys
 import warnings
 
 import numpy as np
 import numpy.lib.format as npf
 
+from npygen import descr_json, numpy_verdict, pickle_imports, read_framing
+
 GROUPS = ("valid", "compat", "invalid", "unsafe")
-ADDR_RE = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def as_int(v):
     return int(v) if isinstance(v, str) else v
 
 
-def exc_name(e):
-    t = type(e)
-    return t.__name__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
-
-
-def norm(msg):
-    msg = ADDR_RE.sub(" at 0x...", msg)
-    if len(msg) > 1000:
-        msg = msg[:1000] + "...[%d chars]" % len(msg)
-    return msg
-
-
 def verdict(src, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            arr = np.load(src, allow_pickle=False, **kw)
-        except (Exception, MemoryError) as e:
-            return {"verdict": "reject", "exception": exc_name(e), "message": norm(str(e))}, None
-    return {"verdict": "accept"}, arr
-
-
-def to_json_descr(d):
-    if isinstance(d, str):
-        return d
-    if isinstance(d, tuple):
-        base, shape = d
-        shape = shape if isinstance(shape, tuple) else (shape,)
-        return {"base": to_json_descr(base), "shape": [int(x) for x in shape]}
-    out = []
-    for f in d:
-        name = list(f[0]) if isinstance(f[0], tuple) else f[0]
-        e = [name, to_json_descr(f[1])]
-        if len(f) == 3:
-            sh = f[2] if isinstance(f[2], tuple) else (f[2],)
-            e.append([int(x) for x in sh])
-        out.append(e)
-    return out
-
-
-def norm_json_descr(d):
-    """Manifest descr with string-encoded big ints turned back into ints."""
-    if isinstance(d, dict):
-        return {"base": norm_json_descr(d["base"]), "shape": [as_int(x) for x in d["shape"]]}
-    if isinstance(d, list):
-        out = []
-        for f in d:
-            e = [f[0], norm_json_descr(f[1])]
-            if len(f) == 3:
-                e.append([as_int(x) for x in f[2]])
-            out.append(e)
-        return out
-    return d
+    v, arr, _warnings = numpy_verdict(src, **kw)
+    return v, arr
 
 
 def error_codes(root):
@@ -95,34 +44,6 @@ def error_codes(root):
         return None
     with open(path, encoding="utf-8") as f:
         return set(re.findall(r"\b(NPYG_E[A-Z0-9_]+)\s*=", f.read()))
-
-
-def globals_in_pickle(payload):
-    names, recent, memo = set(), [], {}
-    for op, arg, _pos in pickletools.genops(io.BytesIO(payload)):
-        if op.name in ("GLOBAL", "INST"):
-            names.add(arg.replace(" ", ".", 1))
-        elif op.name == "STACK_GLOBAL":
-            names.add("%s.%s" % (recent[-2], recent[-1]))
-        elif op.name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE",
-                         "SHORT_BINSTRING", "BINSTRING", "STRING"):
-            recent.append(arg)
-            continue
-        elif op.name == "MEMOIZE":
-            memo[len(memo)] = recent[-1] if recent else None
-            continue
-        elif op.name in ("PUT", "BINPUT", "LONG_BINPUT"):
-            memo[arg] = recent[-1] if recent else None
-            continue
-        elif op.name in ("GET", "BINGET", "LONG_BINGET"):
-            recent.append(memo.get(arg))
-            continue
-        elif op.name in ("PROTO", "FRAME"):
-            continue
-        if op.name == "STOP":
-            break
-        recent.append(None)
-    return sorted(names)
 
 
 def check_file(root, rel, e, codes):
@@ -137,16 +58,13 @@ def check_file(root, rel, e, codes):
         errs.append("no description")
 
     # framing
-    if len(data) >= 8 and data[:6] == b"\x93NUMPY":
-        ver = [data[6], data[7]]
-        if e.get("version") != ver:
-            errs.append("version %r, file has %r" % (e.get("version"), ver))
-        n = {1: 2, 2: 4, 3: 4}.get(ver[0]) if ver[1] == 0 else None
-        if n and len(data) >= 8 + n:
-            hlen = struct.unpack("<H" if n == 2 else "<I", data[8:8 + n])[0]
-            if e.get("header_len") != hlen or e.get("data_offset") != 8 + n + hlen:
-                errs.append("header_len/data_offset %r/%r, file has %d/%d"
-                            % (e.get("header_len"), e.get("data_offset"), hlen, 8 + n + hlen))
+    fr = read_framing(data)
+    if "version" in fr:
+        if e.get("version") != fr["version"]:
+            errs.append("version %r, file has %r" % (e.get("version"), fr["version"]))
+        if "header_len" in fr and (e.get("header_len"), e.get("data_offset")) != (fr["header_len"], fr["data_offset"]):
+            errs.append("header_len/data_offset %r/%r, file has %d/%d"
+                        % (e.get("header_len"), e.get("data_offset"), fr["header_len"], fr["data_offset"]))
     elif "version" in e:
         errs.append("manifest has a version but the file has no readable preamble")
 
@@ -178,7 +96,7 @@ def check_file(root, rel, e, codes):
     if group == "unsafe":
         if e.get("npyguard_error") != "NPYG_EOBJECT":
             errs.append("unsafe file without NPYG_EOBJECT")
-        got = globals_in_pickle(data[e["data_offset"]:])
+        got = pickle_imports(data[e["data_offset"]:])
         if got != e.get("pickle_imports"):
             errs.append("pickle_imports %r, opcodes say %r" % (e.get("pickle_imports"), got))
     if group not in ("valid", "compat"):
@@ -215,8 +133,8 @@ def check_file(root, rel, e, codes):
         header = header.decode("utf-8" if ver[0] == 3 else "latin1")
         if "'descr': %s, " % e["descr_repr"] not in header:
             errs.append("descr_repr is not spelled as in the header")
-    if to_json_descr(descr) != norm_json_descr(e.get("descr")):
-        errs.append("descr %r, numpy reads %r" % (e.get("descr"), to_json_descr(descr)))
+    if descr_json(descr) != e.get("descr"):
+        errs.append("descr %r, numpy reads %r" % (e.get("descr"), descr_json(descr)))
     if [as_int(x) for x in e.get("shape", [])] != list(shape):
         errs.append("shape %r, numpy reads %r" % (e.get("shape"), shape))
     if e.get("fortran_order") is not bool(fortran):

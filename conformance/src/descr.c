@@ -196,6 +196,20 @@ static bool is_void_typestr(const json_t *t)
     return s[0] == '|' && s[1] == 'V';
 }
 
+
+/* A subarray type under a shape, (b, inner) under outer, becomes b under
+   outer + inner: one spelling for the two ways numpy can nest them. Takes
+   and leaves one reference to each of *type and *shape. */
+static void flatten_subarray(json_t **type, json_t **shape)
+{
+    if (!json_is_object(*type)) return;
+    json_t *joined = shape_concat(*shape, json_object_get(*type, "shape"));
+    json_t *inner = json_incref(json_object_get(*type, "base"));
+    json_decref(*type);
+    json_decref(*shape);
+    *type = inner;
+    *shape = joined;
+}
 static json_t *subarray_norm(const json_t *d, int depth, char *err, size_t errlen)
 {
     const json_t *base = json_object_get(d, "base");
@@ -208,14 +222,7 @@ static json_t *subarray_norm(const json_t *d, int depth, char *err, size_t errle
     if (!nb) return NULL;
     json_t *ns = ncf_shape_norm(shape, err, errlen);
     if (!ns) { json_decref(nb); return NULL; }
-    if (json_is_object(nb)) { /* (( b, inner ), outer) is b over outer + inner */
-        json_t *joined = shape_concat(ns, json_object_get(nb, "shape"));
-        json_t *inner = json_incref(json_object_get(nb, "base"));
-        json_decref(nb);
-        json_decref(ns);
-        nb = inner;
-        ns = joined;
-    }
+    flatten_subarray(&nb, &ns); /* ((b, inner), outer) is b over outer + inner */
     if (json_array_size(ns) == 0) {
         json_decref(ns);
         return nb;
@@ -248,14 +255,7 @@ static json_t *struct_norm(const json_t *d, int depth, char *err, size_t errlen)
         if (!type) goto fail;
         json_t *shape = n == 3 ? field_shape_norm(json_array_get(f, 2), err, errlen) : json_array();
         if (!shape) { json_decref(type); goto fail; }
-        if (json_is_object(type)) { /* [name, (b, inner), outer] is [name, b, outer + inner] */
-            json_t *joined = shape_concat(shape, json_object_get(type, "shape"));
-            json_t *inner = json_incref(json_object_get(type, "base"));
-            json_decref(type);
-            json_decref(shape);
-            type = inner;
-            shape = joined;
-        }
+        flatten_subarray(&type, &shape); /* [name, (b, inner), outer] is [name, b, outer + inner] */
         /* Padding: an unnamed, untitled plain void field. numpy writes the
            gaps of aligned or offset structs this way; readers may drop it. */
         if (json_is_string(name) && json_string_length(name) == 0 && is_void_typestr(type)) {

@@ -436,6 +436,16 @@ static void describe_expected(sbuf *b, const tcase *c)
     if (c->exp_fortran >= 0) sb_printf(b, ", fortran_order %s", c->exp_fortran ? "true" : "false");
 }
 
+/* One line into m when the manifest expects a value and got differs. */
+static void expect_json(sbuf *m, const char *what, const json_t *want, const json_t *got)
+{
+    if (!want || json_equal(got, want)) return;
+    char *a = dump_json(want), *b = dump_json(got);
+    sb_printf(m, "%s: expected %s, got %s\n", what, a, b);
+    free(a);
+    free(b);
+}
+
 /* Compares what the adapter reported with the manifest; one line per
    difference into m. Fields the adapter left out are not compared. */
 static void compare_fields(tcase *c, sbuf *m)
@@ -450,11 +460,8 @@ static void compare_fields(tcase *c, sbuf *m)
             char *raw = dump_json(d);
             sb_printf(m, "descr: not a descr in the protocol's form (%s): %s\n", err, raw);
             free(raw);
-        } else if (c->exp_descr && !json_equal(nd, c->exp_descr)) {
-            char *a = dump_json(c->exp_descr), *b = dump_json(nd);
-            sb_printf(m, "descr: expected %s, got %s\n", a, b);
-            free(a);
-            free(b);
+        } else {
+            expect_json(m, "descr", c->exp_descr, nd);
         }
         json_decref(nd);
     }
@@ -464,11 +471,8 @@ static void compare_fields(tcase *c, sbuf *m)
         json_t *ns = ncf_shape_norm(s, err, sizeof err);
         if (!ns) {
             sb_printf(m, "shape: %s\n", err);
-        } else if (c->exp_shape && !json_equal(ns, c->exp_shape)) {
-            char *a = dump_json(c->exp_shape), *b = dump_json(ns);
-            sb_printf(m, "shape: expected %s, got %s\n", a, b);
-            free(a);
-            free(b);
+        } else {
+            expect_json(m, "shape", c->exp_shape, ns);
         }
         json_decref(ns);
     }
@@ -983,6 +987,7 @@ static void usage(FILE *f)
           "  --allow-stale-skips  a skipped case that passes is not an error\n"
           "  -v, --verbose        list every case, not only the failures\n"
           "  --list               print the selected cases and their groups, run nothing\n"
+          "  -h, --help           this text\n"
           "  --version            print the runner and suite versions\n",
           f);
 }

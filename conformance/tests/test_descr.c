@@ -2,21 +2,17 @@
  * Unit tests of the descr / shape / integer normalisation (src/descr.c).
  */
 #include "descr.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
 static void check_typestr(const char *in, const char *want)
 {
     char out[64];
     ncf_typestr_norm(in, out, sizeof out);
-    if (strcmp(out, want) != 0) {
-        printf("FAIL typestr %s: got %s, want %s\n", in, out, want);
-        failures++;
-    }
+    TU_CHECK(strcmp(out, want) == 0, "typestr %s: got %s, want %s", in, out, want);
 }
 
 static json_t *parse(const char *text)
@@ -37,15 +33,12 @@ static void check_same(const char *a, const char *b, int same)
     json_t *ja = parse(a), *jb = parse(b);
     json_t *na = ncf_descr_norm(ja, err, sizeof err);
     json_t *nb = na ? ncf_descr_norm(jb, err, sizeof err) : NULL;
-    if (!na || !nb) {
-        printf("FAIL %s / %s: not a descr: %s\n", a, b, err);
-        failures++;
-    } else if (json_equal(na, nb) != same) {
+    TU_CHECK(na && nb, "%s / %s: not a descr: %s", a, b, err);
+    if (na && nb) {
         char *sa = json_dumps(na, JSON_ENCODE_ANY | JSON_COMPACT), *sb = json_dumps(nb, JSON_ENCODE_ANY | JSON_COMPACT);
-        printf("FAIL %s %s %s (normalised %s and %s)\n", a, same ? "==" : "!=", b, sa, sb);
+        TU_CHECK(json_equal(na, nb) == same, "%s %s %s (normalised %s and %s)", a, same ? "==" : "!=", b, sa, sb);
         free(sa);
         free(sb);
-        failures++;
     }
     json_decref(ja);
     json_decref(jb);
@@ -58,10 +51,7 @@ static void check_bad(const char *a)
     char err[256] = "";
     json_t *ja = parse(a);
     json_t *na = ncf_descr_norm(ja, err, sizeof err);
-    if (na) {
-        printf("FAIL %s: accepted as a descr\n", a);
-        failures++;
-    }
+    TU_CHECK(na == NULL, "%s: accepted as a descr", a);
     json_decref(ja);
     json_decref(na);
 }
@@ -69,10 +59,7 @@ static void check_bad(const char *a)
 static void check_quote(const char *in, const char *want)
 {
     char *out = ncf_quote_big_ints(in, strlen(in));
-    if (!out || strcmp(out, want) != 0) {
-        printf("FAIL quote %s: got %s, want %s\n", in, out ? out : "(null)", want);
-        failures++;
-    }
+    TU_CHECK(out && strcmp(out, want) == 0, "quote %s: got %s, want %s", in, out ? out : "(null)", want);
     free(out);
 }
 
@@ -81,10 +68,8 @@ static void check_int(const char *in, const char *want)
     json_t *v = parse(in);
     json_t *n = ncf_int_norm(v);
     char *s = n ? json_dumps(n, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-    if (want ? !s || strcmp(s, want) != 0 : s != NULL) {
-        printf("FAIL int %s: got %s, want %s\n", in, s ? s : "(none)", want ? want : "(none)");
-        failures++;
-    }
+    TU_CHECK(want ? s && strcmp(s, want) == 0 : s == NULL, "int %s: got %s, want %s", in, s ? s : "(none)",
+             want ? want : "(none)");
     free(s);
     json_decref(v);
     json_decref(n);
@@ -92,6 +77,7 @@ static void check_int(const char *in, const char *want)
 
 int main(void)
 {
+    tu_current = "descr normalisation";
     /* byte order */
     check_typestr("<f8", "<f8");
     check_typestr(">f8", ">f8");
@@ -175,10 +161,5 @@ int main(void)
     check_quote("{\"e\": \"12345678901234567890\\\"\"}", "{\"e\": \"12345678901234567890\\\"\"}");
     check_quote("[123456789012345]", "[123456789012345]");
 
-    if (failures) {
-        printf("%d failure%s\n", failures, failures == 1 ? "" : "s");
-        return 1;
-    }
-    puts("descr normalisation: all checks passed");
-    return 0;
+    return tu_finish();
 }

@@ -13,7 +13,7 @@
  *    to its end in bounded memory when the ratio limit is lifted;
  *  - every strict prefix of the manifest's prefix cases is refused;
  *  - each zip limit has its own code.
- * Usage: test_npz CORPUS_NPZ_DIR [--no-stream-bomb]
+ * Usage: test_npz CORPUS_NPZ_DIR [--corpus-only | --stream-bomb-only]
  */
 #include "npyguard.h"
 #include "testutil.h"
@@ -29,13 +29,6 @@
 #include <unistd.h>
 
 /* ---------------- helpers ---------------- */
-static uint64_t json_u64(const json_t *v)
-{
-    if (json_is_integer(v)) return (uint64_t)json_integer_value(v);
-    if (json_is_string(v)) return strtoull(json_string_value(v), NULL, 10);
-    return UINT64_MAX;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -43,43 +36,24 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Members whose numpy-read fields were compared, against the manifest's count. */
+static size_t fields_checked, prefixes_checked;
+
 static int sha_sink(void *user, const void *data, size_t len)
 {
     return EVP_DigestUpdate((EVP_MD_CTX *)user, data, len) == 1 ? 0 : 1;
 }
 
-static const json_t *manifest_member(const json_t *e, const char *name)
+/* The manifest's member with these name bytes (hex): zipfile decodes
+   names without the UTF-8 flag as cp437, npyguard keeps the bytes. */
+static const json_t *manifest_member(const json_t *e, const char *name_hex)
 {
     const json_t *ms = json_object_get(e, "members");
     for (size_t k = 0; k < json_array_size(ms); k++) {
         const json_t *m = json_array_get(ms, k);
-        if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0) return m;
+        if (strcmp(json_string_value(json_object_get(m, "name_hex")), name_hex) == 0) return m;
     }
     return NULL;
-}
-
-static void check_npy_fields(const npyg_info *in, const json_t *m, const char *sha)
-{
-    const json_t *ver = json_object_get(m, "version");
-    TU_CHECK(in->version_major == json_integer_value(json_array_get(ver, 0)) &&
-              in->version_minor == json_integer_value(json_array_get(ver, 1)),
-          "version %d.%d", in->version_major, in->version_minor);
-    TU_CHECK(in->header_len == json_u64(json_object_get(m, "header_len")), "header_len %u", in->header_len);
-    TU_CHECK(in->data_offset == json_u64(json_object_get(m, "data_offset")), "data_offset");
-    const json_t *shape = json_object_get(m, "shape");
-    bool same = json_array_size(shape) == in->ndim;
-    for (uint32_t k = 0; same && k < in->ndim; k++) same = json_u64(json_array_get(shape, k)) == in->shape[k];
-    TU_CHECK(same, "shape differs (ndim %u)", in->ndim);
-    TU_CHECK(in->fortran_order == json_is_true(json_object_get(m, "fortran_order")), "fortran_order");
-    TU_CHECK(in->count == json_u64(json_object_get(m, "count")), "count");
-    TU_CHECK(in->payload_bytes == json_u64(json_object_get(m, "payload_bytes")), "payload_bytes");
-    TU_CHECK(in->trailing_bytes == json_u64(json_object_get(m, "trailing_bytes")), "trailing_bytes");
-    char descr[8192];
-    npyg_format_descr(in->dtype, descr, sizeof descr);
-    const char *want = json_string_value(json_object_get(m, "descr_repr"));
-    TU_CHECK(want && strcmp(descr, want) == 0, "descr %s, numpy read %s", descr, want ? want : "?");
-    const char *wsha = json_string_value(json_object_get(m, "payload_sha256"));
-    TU_CHECK(wsha && strcmp(sha, wsha) == 0, "payload sha256 %s", sha);
 }
 
 /* ---------------- one archive, one input, one profile ---------------- */
@@ -92,7 +66,7 @@ typedef struct outcome {
 } outcome;
 
 static void walk(const unsigned char *buf, size_t len, const char *path, npyg_profile prof,
-                 const npyg_zip_limits *zl, const json_t *e, outcome *out)
+                 const npyg_zip_limits *zl, const json_t *e, outcome *out, size_t *fields)
 {
     memset(out, 0, sizeof *out);
     npyg_limits lim;
@@ -126,16 +100,16 @@ static void walk(const unsigned char *buf, size_t len, const char *path, npyg_pr
     for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
         const npyg_zip_entry *m = npyg_zip_member(z, i);
         const json_t *jm = zip_listed ? json_array_get(ms, i) : NULL;
+        char hex[2 * 1024 + 1] = "";
+        for (size_t k = 0; k < m->name_len && k < 1024; k++) snprintf(hex + 2 * k, 3, "%02x", (unsigned char)m->name[k]);
         if (jm) {
-            char hex[2 * 1024 + 1] = "";
-            for (size_t k = 0; k < m->name_len && k < 1024; k++) snprintf(hex + 2 * k, 3, "%02x", (unsigned char)m->name[k]);
             TU_CHECK(strcmp(hex, json_string_value(json_object_get(jm, "name_hex"))) == 0, "member %zu name %s", i,
                   m->name);
-            TU_CHECK(m->method == json_u64(json_object_get(jm, "method")) &&
-                      m->compressed_size == json_u64(json_object_get(jm, "compressed_size")) &&
-                      m->uncompressed_size == json_u64(json_object_get(jm, "uncompressed_size")) &&
-                      m->crc32 == json_u64(json_object_get(jm, "crc32")) &&
-                      m->header_offset == json_u64(json_object_get(jm, "header_offset")),
+            TU_CHECK(m->method == tu_json_u64(json_object_get(jm, "method")) &&
+                      m->compressed_size == tu_json_u64(json_object_get(jm, "compressed_size")) &&
+                      m->uncompressed_size == tu_json_u64(json_object_get(jm, "uncompressed_size")) &&
+                      m->crc32 == tu_json_u64(json_object_get(jm, "crc32")) &&
+                      m->header_offset == tu_json_u64(json_object_get(jm, "header_offset")),
                   "member %s: zip fields differ from zipfile's", m->name);
         }
         EVP_MD_CTX *md = EVP_MD_CTX_new();
@@ -156,7 +130,7 @@ static void walk(const unsigned char *buf, size_t len, const char *path, npyg_pr
             TU_CHECK(npyg_get_info(ctx) == NULL, "info after a failure");
             continue;
         }
-        const json_t *jn = e ? manifest_member(e, m->name) : NULL;
+        const json_t *jn = e ? manifest_member(e, hex) : NULL;
         const npyg_info *in = npyg_get_info(ctx);
         if (jn && json_is_false(json_object_get(jn, "npy"))) {
             TU_CHECK(in == NULL && (m->warnings & NPYG_ZW_NOT_NPY), "non-npy member %s: info or no warning", m->name);
@@ -164,7 +138,12 @@ static void walk(const unsigned char *buf, size_t len, const char *path, npyg_pr
                   "numpy should return bytes for %s", m->name);
         } else if (jn && json_object_get(jn, "payload_sha256")) {
             TU_CHECK(in != NULL, "member %s: no info", m->name);
-            if (in) check_npy_fields(in, jn, sha);
+            if (in) {
+                tu_check_fields(in, jn);
+                const char *wsha = json_string_value(json_object_get(jn, "payload_sha256"));
+                TU_CHECK(strcmp(sha, wsha) == 0, "member %s: payload sha256 %s", m->name, sha);
+                if (fields) (*fields)++;
+            }
         }
     }
     npyg_set_payload_sink(ctx, NULL, NULL);
@@ -192,37 +171,32 @@ static void expect(const outcome *o, const json_t *e, const char *code_key, cons
 
 static void check_archive(const char *dir, const char *name, const json_t *e, const json_t *prefix_cases)
 {
-    tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    TU_CHECK(buf != NULL, "cannot read %s", path);
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return;
     const char *group = json_string_value(json_object_get(e, "group"));
     if (!strcmp(group, "valid")) TU_CHECK(json_object_get(e, "npyguard_error") == NULL, "valid with an error");
     if (!strcmp(group, "invalid") || !strcmp(group, "unsafe"))
         TU_CHECK(json_object_get(e, "npyguard_error") != NULL, "%s file without an expected code", group);
 
-    double t0 = now_s();
     outcome o;
-    walk(buf, len, NULL, NPYG_PROFILE_NUMPY, NULL, e, &o);
+    walk(buf, len, NULL, NPYG_PROFILE_NUMPY, NULL, e, &o, &fields_checked);
     expect(&o, e, "npyguard_error", "npyguard_error_member", "buffer");
-    walk(NULL, 0, path, NPYG_PROFILE_NUMPY, NULL, e, &o);
+    walk(NULL, 0, path, NPYG_PROFILE_NUMPY, NULL, e, &o, NULL);
     expect(&o, e, "npyguard_error", "npyguard_error_member", "fd");
-    walk(buf, len, NULL, NPYG_PROFILE_STRICT, NULL, e, &o);
+    walk(buf, len, NULL, NPYG_PROFILE_STRICT, NULL, e, &o, NULL);
     expect(&o, e, "npyguard_strict_error", "npyguard_strict_error_member", "strict");
-    double dt = now_s() - t0;
-    TU_CHECK(dt < 10.0, "took %.1f s", dt); /* the bomb included: it is refused, not inflated */
 
     for (size_t k = 0; k < json_array_size(prefix_cases); k++) {
         if (strcmp(json_string_value(json_array_get(prefix_cases, k)), name) != 0) continue;
         size_t accepted = 0;
         for (size_t cut = 0; cut < len; cut++) {
-            walk(buf, cut, NULL, NPYG_PROFILE_NUMPY, NULL, NULL, &o);
+            walk(buf, cut, NULL, NPYG_PROFILE_NUMPY, NULL, NULL, &o, NULL);
             if (o.code == 0) accepted++;
         }
         TU_CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
+        prefixes_checked++;
     }
     free(buf);
 }
@@ -230,19 +204,14 @@ static void check_archive(const char *dir, const char *name, const json_t *e, co
 /* ---------------- allocation failures, one at a time ---------------- */
 static void torture(const char *dir, const char *name)
 {
-    tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
     for (long n = 0;; n++) {
         tu_alloc cnt;
-        tu_alloc_init(&cnt, UINT64_MAX);
-        cnt.fail_at = n;
-        npyg_alloc al = tu_allocator(&cnt);
-        npyg_options opt = {.alloc = &al};
-        npyg_ctx *ctx = npyg_ctx_new(&opt);
+        npyg_alloc al;
+        npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
         int first = 0;
         if (ctx) {
             npyg_zip *z = NULL;
@@ -267,9 +236,8 @@ static void torture(const char *dir, const char *name)
 static int first_error(const char *dir, const char *name, const npyg_zip_limits *zl, char *member, size_t msize)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return -1;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_zip *z = NULL;
@@ -342,8 +310,7 @@ static void check_limits(const char *dir)
     /* Members may be validated in any order, and again, with the same result. */
     size_t len;
     char path[4096];
-    snprintf(path, sizeof path, "%s/valid/savez-compressed-several.npz", dir);
-    unsigned char *buf = tu_slurp(path, &len);
+    unsigned char *buf = tu_read_case(dir, "valid/savez-compressed-several.npz", path, &len);
     if (buf && npyg_zip_open_buffer(ctx, buf, len, NULL, &z) == 0) {
         uint64_t first = 0;
         for (int round = 0; round < 3; round++)
@@ -364,8 +331,6 @@ static void check_limits(const char *dir)
           "npyg_is_zip");
     TU_CHECK(strcmp(npyg_error_class(NPYG_EZIP_CRC), "zip") == 0 && strcmp(npyg_error_class(NPYG_ELIMIT_RATIO), "limit") == 0,
           "error classes");
-    for (int c = 60; c < 90; c++)
-        if (strcmp(npyg_error_name(c), "?") != 0) TU_CHECK(strcmp(npyg_strerror(c), "unknown error code") != 0, "text of %d", c);
     npyg_ctx_free(ctx);
 }
 
@@ -398,17 +363,43 @@ static void stream_bomb(const char *dir)
     npyg_ctx_free(ctx);
     close(fd);
     TU_CHECK(cnt.refused == 0 && cnt.peak <= cnt.cap && cnt.now == 0, "bound");
-    TU_CHECK(dt < 120.0, "%.1f s", dt);
     printf("bomb streamed: 4 GiB inflated and checked in %.2f s, peak allocation %llu bytes (bound %llu)\n", dt,
            (unsigned long long)cnt.peak, (unsigned long long)cnt.cap);
 }
 
+/* Members with numpy-read fields in archives whose structure is expected
+   to open, other than the member expected to fail. */
+static size_t members_with_fields(const json_t *e)
+{
+    const char *ecode = json_string_value(json_object_get(e, "npyguard_error"));
+    const char *emember = json_string_value(json_object_get(e, "npyguard_error_member"));
+    if (ecode && !emember) return 0;
+    size_t n = 0;
+    const json_t *ms = json_object_get(e, "members");
+    for (size_t k = 0; k < json_array_size(ms); k++) {
+        const json_t *jm = json_array_get(ms, k);
+        const char *name = json_string_value(json_object_get(jm, "name"));
+        if (json_object_get(jm, "payload_sha256") && !(emember && name && !strcmp(name, emember))) n++;
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_npz CORPUS_NPZ_DIR [--no-stream-bomb]\n");
+    const char *usage = "usage: test_npz CORPUS_NPZ_DIR [--corpus-only | --stream-bomb-only]\n";
+    if (argc < 2 || argc > 3) {
+        fputs(usage, stderr);
         return 2;
     }
+    bool corpus = true, bomb = true;
+    if (argc == 3 && !strcmp(argv[2], "--corpus-only")) bomb = false;
+    else if (argc == 3 && !strcmp(argv[2], "--stream-bomb-only")) corpus = false;
+    else if (argc == 3) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (bomb) stream_bomb(argv[1]);
+    if (!corpus) return tu_finish();
     char mpath[4096];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
     json_error_t jerr;
@@ -420,16 +411,20 @@ int main(int argc, char **argv)
     const json_t *prefix_cases = json_object_get(m, "prefix_cases");
     const char *name;
     json_t *e;
-    size_t n = 0;
+    size_t n = 0, want_fields = 0;
     json_object_foreach(json_object_get(m, "files"), name, e) {
         check_archive(argv[1], name, e, prefix_cases);
+        want_fields += members_with_fields(e);
         n++;
     }
     torture(argv[1], "valid/savez-compressed-several.npz");
     torture(argv[1], "valid/descriptor-deflate.npz");
     check_limits(argv[1]);
-    if (!(argc > 2 && !strcmp(argv[2], "--no-stream-bomb"))) stream_bomb(argv[1]);
+    tu_current = "totals";
+    TU_AT_LEAST(n, json_object_size(json_object_get(m, "files")), "archives in the manifest");
+    TU_AT_LEAST(fields_checked, want_fields, "members whose numpy-read fields were compared");
+    TU_AT_LEAST(prefixes_checked, json_array_size(prefix_cases), "prefix cases");
     json_decref(m);
-    printf("npz corpus: %zu archives\n%d passed, %d failed\n", n, tu_passed, tu_failed);
-    return tu_failed ? 1 : 0;
+    printf("npz corpus: %zu archives, %zu members with every field compared\n", n, fields_checked);
+    return tu_finish();
 }

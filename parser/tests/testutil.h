@@ -1,14 +1,37 @@
-/* Plumbing shared by the C tests: an allocator that counts, caps and can
-   fail on purpose, a reader that hands out input in small random chunks,
-   and small lookups. */
+/* Plumbing shared by the C tests: the one assertion macro, an allocator
+   that counts, caps and can fail on purpose, a reader that hands out input
+   in small random chunks, the divergences.tsv loader, and the header-field
+   comparison against a manifest entry written by numpy. */
 #ifndef NPYG_TESTUTIL_H
 #define NPYG_TESTUTIL_H
 
 #include "npyguard.h"
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* The assertion every C test uses: a pass is counted; a failure is
+   counted and printed with its place and the case in tu_current. */
+extern int tu_passed, tu_failed;
+extern const char *tu_current;
+void tu_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define TU_CHECK(cond, ...)                                     \
+    do {                                                        \
+        if (cond) tu_passed++;                                  \
+        else tu_fail(__FILE__, __LINE__, __VA_ARGS__);          \
+    } while (0)
+
+/* A data-driven test must not pass on zero cases: got must reach want,
+   where want comes from the data (a manifest, a table), and be above 0. */
+#define TU_AT_LEAST(got, want, what)                                                        \
+    TU_CHECK((size_t)(got) >= (size_t)(want) && (size_t)(got) > 0, "%s: %zu checked, %zu expected", \
+             what, (size_t)(got), (size_t)(want))
+
+/* Prints the tally; the exit status of the test. */
+int tu_finish(void);
 
 typedef struct tu_alloc {
     uint64_t cap;     /* refuse requests that would pass this total */
@@ -21,6 +44,10 @@ typedef struct tu_alloc {
 /* A counting allocator with no failure planned. */
 void tu_alloc_init(tu_alloc *t, uint64_t cap);
 npyg_alloc tu_allocator(tu_alloc *t);
+/* A default context whose allocator refuses its n-th request (0-based) and
+   nothing else; t and al must outlive it. NULL if that request was the
+   context's own. */
+npyg_ctx *tu_ctx_failing_at(tu_alloc *t, npyg_alloc *al, long n);
 
 /* Input handed out 1..max bytes at a time, from a fixed seed. */
 typedef struct tu_chunks {
@@ -30,25 +57,42 @@ typedef struct tu_chunks {
 } tu_chunks;
 long long tu_chunked_read(void *user, void *buf, size_t n);
 
-/* Assertion counting for the data-driven tests: TU_CHECK counts a pass,
-   or counts a failure and prints it with the case in tu_current. */
-extern int tu_passed, tu_failed;
-extern const char *tu_current;
-#define TU_CHECK(cond, ...)                                     \
-    do {                                                        \
-        if (cond) tu_passed++;                                  \
-        else {                                                  \
-            tu_failed++;                                        \
-            fprintf(stderr, "FAIL %s: ", tu_current);           \
-            fprintf(stderr, __VA_ARGS__);                       \
-            fputc('\n', stderr);                                \
-        }                                                       \
-    } while (0)
-
 /* The whole file, or NULL; *len is its size. */
 unsigned char *tu_slurp(const char *path, size_t *len);
+/* DIR/NAME, whole, into path[4096] and a buffer, and NAME becomes
+   tu_current; NULL (a failed check) if it cannot be read. */
+unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len);
 
 /* The code with this symbolic name ("NPYG_EKEYS"), or -1. */
 int tu_code_of(const char *name);
+
+/* parser/tests/divergences.tsv: name, npyguard's code, DIVERGENCES.md
+   section. Rows naming a corpus file (ending in .npy) belong to
+   test_corpus, the others to test_cases. */
+typedef struct tu_div {
+    char *name;
+    int code;
+    bool used;
+} tu_div;
+typedef struct tu_divs {
+    tu_div *rows;
+    size_t n;
+} tu_divs;
+/* 0, or -1 after printing why (unreadable, malformed row, unknown code). */
+int tu_divs_load(tu_divs *d, const char *path);
+/* The row for name, or NULL; find also marks it used by a test case. */
+const tu_div *tu_divs_lookup(const tu_divs *d, const char *name);
+const tu_div *tu_divs_find(tu_divs *d, const char *name);
+/* Fails every row of the corpus's (corpus true) or the cases' share that
+   no test case looked up: a row that matches nothing is a stale row. */
+void tu_divs_check_used(const tu_divs *d, bool corpus);
+void tu_divs_free(tu_divs *d);
+
+/* A manifest integer (big ones are decimal strings); UINT64_MAX if absent. */
+uint64_t tu_json_u64(const json_t *v);
+/* Compares every header field npyguard reports with the manifest entry
+   numpy measured (version, header_len, data_offset, shape, fortran_order,
+   itemsize, count, payload_bytes, trailing_bytes, descr_repr). */
+void tu_check_fields(const npyg_info *in, const json_t *e);
 
 #endif
