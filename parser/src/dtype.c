@@ -549,11 +549,6 @@ static int build(builder *b, const npyg__value *v, uint32_t depth, bool in_field
     }
 }
 
-static void count_zero(const npyg_dtype *d, unsigned *warnings)
-{
-    if (d->itemsize == 0) *warnings |= NPYG_W_ZERO_ITEMSIZE;
-}
-
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr, const npyg_dtype **out, unsigned *warnings)
 {
     builder b = {ctx, warnings, 0, false, 0};
@@ -563,7 +558,8 @@ int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr, const npyg_dtype 
     if (b.has_object)
         return npyg__fail(ctx, NPYG_EOBJECT, b.object_at,
                           "object dtype: the payload is a pickle and is never loaded");
-    count_zero(d, warnings);
+    /* numpy loads such an array without reading a byte, whatever its shape. */
+    if (d->itemsize == 0) *warnings |= NPYG_W_ZERO_ITEMSIZE;
     *out = d;
     return 0;
 }
