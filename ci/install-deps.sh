@@ -8,6 +8,7 @@ NPYG_PACKAGES=(
   build-essential cmake pkg-config      # the build
   libssl-dev                            # SHA-256 in npyvalidate (libcrypto)
   zlib1g-dev                            # .npz inflate
+  liblz4-dev                            # RawArray (.ra) LZ4 blocks
   libjansson-dev                        # JSON in the tests and npyconform
   python3 python3-numpy                 # the reference reader (corpus checks)
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov

@@ -134,6 +134,19 @@ typedef enum npyg_status {
     NPYG_ELIMIT_UNCOMPRESSED = 87,
     NPYG_ELIMIT_RATIO = 88,
 
+    /* 90-109: RawArray .ra files (class "ra"; see npyg_ra_validate_buffer) */
+    NPYG_ERA_MAGIC = 90,        /* does not start with "rawarray" */
+    NPYG_ERA_TRUNC_HEADER = 91, /* ends inside the 48-byte fixed header */
+    NPYG_ERA_FLAGS = 92,        /* flag bits other than 0 and 1 */
+    NPYG_ERA_ELTYPE = 93,       /* eltype outside 0..5 */
+    NPYG_ERA_ELBYTE = 94,       /* elbyte no reader can use for that eltype */
+    NPYG_ERA_TRUNC_DIMS = 95,   /* ends inside the dims */
+    NPYG_ERA_OVERFLOW = 96,     /* elbyte * prod(dims) overflows 64 bits */
+    NPYG_ERA_SIZE = 97,         /* uncompressed: size != elbyte * prod(dims) */
+    NPYG_ERA_TRUNC_DATA = 98,   /* fewer than size bytes of data */
+    NPYG_ERA_LZ4 = 99,          /* corrupt LZ4 block (or one that decodes past the declared length) */
+    NPYG_ERA_LZ4_SIZE = 100,    /* LZ4 block decodes to fewer bytes than elbyte * prod(dims) */
+
     NPYG_STATUS_END_ /* not a code; one past the highest code: loops over
                         [0, NPYG_STATUS_END_) see every code (with gaps) */
 } npyg_status;
@@ -477,6 +490,78 @@ NPYG_API const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i);
 NPYG_API int npyg_zip_validate_member(npyg_zip *z, size_t i);
 
 NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
+
+
+/* ------------------------------------------------------------------ */
+/* RawArray (.ra)                                                      */
+/*                                                                     */
+/* A fixed little-endian header of u64 fields (magic "rawarray",       */
+/* flags, eltype, elbyte, size, ndims, then ndims dims), the data      */
+/* segment of `size` bytes, then optional metadata to the end of the    */
+/* file. Column-major: dims[0] varies fastest. Flag bit 0: big-endian   */
+/* data; bit 1: the data segment is one LZ4 block, decompressed here     */
+/* (through the context's allocator, within max_alloc_bytes) and its    */
+/* length checked. See parser/RA.md for every rule and its source.      */
+/*                                                                     */
+/*     int rc = npyg_ra_validate_fd(ctx, fd);                          */
+/*     const npyg_ra_info *ra = npyg_ra_get_info(ctx);  // NULL on error */
+/*                                                                     */
+/* Limits: max_dims (NPYG_ELIMIT_DIMS), max_payload_bytes against the   */
+/* uncompressed data bytes (NPYG_ELIMIT_PAYLOAD), max_alloc_bytes       */
+/* against what a decompression holds at once (NPYG_ELIMIT_ALLOC),      */
+/* each refused before anything is allocated for it. The payload sink   */
+/* receives the data segment as stored (compressed bytes for an LZ4     */
+/* file), never the metadata.                                           */
+/* ------------------------------------------------------------------ */
+
+/* eltype codes */
+enum npyg_ra_eltype {
+    NPYG_RA_USER = 0, NPYG_RA_INT = 1, NPYG_RA_UINT = 2,
+    NPYG_RA_FLOAT = 3, NPYG_RA_COMPLEX = 4, NPYG_RA_BOOL = 5
+};
+
+#define NPYG_RA_FLAG_BIG_ENDIAN UINT64_C(1)
+#define NPYG_RA_FLAG_COMPRESSED UINT64_C(2)
+
+typedef struct npyg_ra_info {
+    uint64_t flags;           /* as stored (only bits 0 and 1 can be set) */
+    uint64_t eltype;          /* an npyg_ra_eltype */
+    uint64_t elbyte;          /* bytes per element */
+    uint64_t size;            /* data segment bytes as stored (compressed length for LZ4) */
+    uint32_t ndims;
+    const uint64_t *dims;     /* ndims entries, dims[0] varies fastest */
+    int big_endian;           /* flag bit 0 */
+    int compressed;           /* flag bit 1 */
+    uint64_t count;           /* elements: product of dims (1 for ndims 0) */
+    uint64_t data_offset;     /* 48 + 8 * ndims */
+    uint64_t data_bytes;      /* elbyte * count: the array once decompressed */
+    uint64_t metadata_bytes;  /* after the data segment */
+    unsigned warnings;        /* NPYG_W_LONGDOUBLE for float128 / complex256 */
+} npyg_ra_info;
+
+/* 1 when buf starts with the RawArray magic "rawarray"; 0 otherwise. */
+NPYG_API int npyg_is_ra(const void *buf, size_t len);
+
+/* The three inputs, as for .npy: a whole file in memory, a descriptor
+   (regular file with pread from its position, or a pipe), a callback. */
+NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
+NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* After a successful npyg_ra_validate_*, until the next call; else NULL. */
+NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
+
+/* The element type as the reference readers name it: "int16", "uint8",
+   "float32", "complex64", "bool", "user80" (kind and bits). Returns the
+   length needed without the NUL, like snprintf. */
+NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t size);
+
+/* The most a context allocates at once while it validates a .ra file
+   under these limits: the .npy bound (the context, the read buffer), the
+   dims, and for an LZ4 file its compressed and decompressed bytes
+   together (an LZ4 block decodes only as a whole). Never more than
+   max_alloc_bytes. Returns 0 for invalid limits. */
+NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
 
 #ifdef __cplusplus
 }

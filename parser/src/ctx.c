@@ -108,6 +108,7 @@ void npyg__ctx_reset(npyg_ctx *ctx)
     memset(&ctx->err, 0, sizeof ctx->err);
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;
+    ctx->have_ra_info = false; /* its dims were in the arena */
     ctx->base = 0;
     ctx->xalloc_over_cap = false;
 }

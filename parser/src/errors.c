@@ -75,6 +75,17 @@ static const err_entry errors[] = {
     {NPYG_ELIMIT_NAME, "NPYG_ELIMIT_NAME", "limit", "member name longer than max_name_bytes"},
     {NPYG_ELIMIT_UNCOMPRESSED, "NPYG_ELIMIT_UNCOMPRESSED", "limit", "archive inflates to more than max_total_uncompressed"},
     {NPYG_ELIMIT_RATIO, "NPYG_ELIMIT_RATIO", "limit", "member expands more than max_ratio"},
+    {NPYG_ERA_MAGIC, "NPYG_ERA_MAGIC", "ra", "not a RawArray file (bad magic)"},
+    {NPYG_ERA_TRUNC_HEADER, "NPYG_ERA_TRUNC_HEADER", "ra", "file ends inside the RawArray header"},
+    {NPYG_ERA_FLAGS, "NPYG_ERA_FLAGS", "ra", "unknown RawArray flag bits"},
+    {NPYG_ERA_ELTYPE, "NPYG_ERA_ELTYPE", "ra", "eltype is not one of 0-5"},
+    {NPYG_ERA_ELBYTE, "NPYG_ERA_ELBYTE", "ra", "elbyte is not a width of the eltype"},
+    {NPYG_ERA_TRUNC_DIMS, "NPYG_ERA_TRUNC_DIMS", "ra", "file ends inside the dims"},
+    {NPYG_ERA_OVERFLOW, "NPYG_ERA_OVERFLOW", "ra", "elbyte times the dims overflows"},
+    {NPYG_ERA_SIZE, "NPYG_ERA_SIZE", "ra", "size differs from elbyte times the dims"},
+    {NPYG_ERA_TRUNC_DATA, "NPYG_ERA_TRUNC_DATA", "ra", "file ends inside the data segment"},
+    {NPYG_ERA_LZ4, "NPYG_ERA_LZ4", "ra", "corrupt LZ4 block"},
+    {NPYG_ERA_LZ4_SIZE, "NPYG_ERA_LZ4_SIZE", "ra", "LZ4 block decodes to the wrong length"},
 };
 
 static const err_entry *find(int code)

@@ -79,6 +79,8 @@ struct npyg_ctx {
     npyg_error err;
     bool have_info;
     npyg_info info;
+    bool have_ra_info;   /* ra.c: the last call was a successful .ra one */
+    npyg_ra_info ra_info;
 
     uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input */
 };
