@@ -337,7 +337,7 @@ def invalid(c):
     c.bad("invalid", "elbyte-int0.ra", fixed(eltype=1, elbyte=0, size=0), "NPYG_ERA_ELBYTE", "integer of width 0")
     c.bad("invalid", "elbyte-float-huge.ra", fixed(eltype=3, elbyte=2 ** 64 - 1, size=0), "NPYG_ERA_ELBYTE",
           "a float of 2**64-1 bytes")
-    c.bad("invalid", "ndims-65.ra", fixed(dims=[1] * 65, size=4) + data[:4], "NPYG_ELIMIT_DIMS",
+    c.bad("limit", "ndims-65.ra", fixed(dims=[1] * 65, size=4) + data[:4], "NPYG_ELIMIT_DIMS",
           "65 dims, over the default max_dims (64)")
     c.bad("invalid", "ndims-huge.ra", fixed(dims=[], ndims=2 ** 61) + data, "NPYG_ELIMIT_DIMS",
           "ndims 2**61: 8 * ndims overflows, the reference reader mallocs it")
