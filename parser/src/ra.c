@@ -274,8 +274,11 @@ static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
         done += n;
     }
     uint8_t none;
-    uint8_t *out = out_len ? npyg__xalloc(ctx, (size_t)out_len) : &none;
-    if (!rc && !out) rc = npyg__nomem(ctx, at);
+    uint8_t *out = NULL;
+    if (!rc) {
+        out = out_len ? npyg__xalloc(ctx, (size_t)out_len) : &none;
+        if (!out) rc = npyg__nomem(ctx, at);
+    }
     if (!rc) {
         int r = LZ4_decompress_safe((const char *)in, (char *)out, (int)csize, (int)out_len);
         if (r < 0)
