@@ -281,8 +281,12 @@ static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     }
     if (!rc) {
         int r = LZ4_decompress_safe((const char *)in, (char *)out, (int)csize, (int)out_len);
+        /* liblz4 returns -(1 + the input position where decoding stopped);
+           an undocumented detail, so the offset is kept inside the block. */
+        uint64_t stop = r < 0 ? (uint64_t)-(r + 1) : 0;
+        if (stop > csize) stop = csize;
         if (r < 0)
-            rc = npyg__fail(ctx, NPYG_ERA_LZ4, at + (uint64_t)-r,
+            rc = npyg__fail(ctx, NPYG_ERA_LZ4, at + stop,
                             "corrupt LZ4 block, or one that decodes past %llu bytes", (unsigned long long)out_len);
         else if ((uint64_t)r != out_len)
             rc = npyg__fail(ctx, NPYG_ERA_LZ4_SIZE, at, "LZ4 block decodes to %d bytes, elbyte x dims is %llu", r,
