@@ -447,7 +447,8 @@ NPYG_API int npyg_is_zip(const void *buf, size_t len);
 typedef enum npyg_format {
     NPYG_FORMAT_UNKNOWN = 0,
     NPYG_FORMAT_NPY = 1,
-    NPYG_FORMAT_NPZ = 2
+    NPYG_FORMAT_NPZ = 2,
+    NPYG_FORMAT_RA = 3       /* RawArray: starts with "rawarray" */
 } npyg_format;
 #define NPYG_SNIFF_BYTES 8u
 NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);

@@ -148,6 +148,19 @@ static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     return status;
 }
 
+/* A RawArray file: read as a stream when it is not a regular file (the
+   sniffed bytes are handed back first). */
+static int validate_ra(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
+{
+    hash_state h;
+    hash_begin(o, ctx, &h);
+    int rc = in->regular ? npyg_ra_validate_fd(ctx, in->fd) : npyg_ra_validate_read(ctx, replay_read, &in->rp);
+    char sha[65] = {0};
+    const char *shown = hash_end(&h, rc, sha);
+    report_ra(o, b, in->path, ctx, rc, shown);
+    return status_of(rc ? npyg_last_error(ctx)->code : 0);
+}
+
 typedef int (*validator_fn)(const options *o, npyg_ctx *ctx, strbuf *b, input *in);
 
 /* By sniffed format. NPYG_FORMAT_UNKNOWN goes to the .npy validator, whose
@@ -160,6 +173,7 @@ static const struct {
 } validators[] = {
     {NPYG_FORMAT_NPZ, validate_npz, true, "a zip archive needs a regular file, not a pipe"},
     {NPYG_FORMAT_NPY, validate_npy, false, NULL},
+    {NPYG_FORMAT_RA, validate_ra, false, NULL},
     {NPYG_FORMAT_UNKNOWN, validate_npy, false, NULL},
 };
 

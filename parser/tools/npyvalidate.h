@@ -36,6 +36,8 @@ void sb_json_u64(strbuf *b, uint64_t v);
 /* ---------------- report.c: one file's report, text or JSON ---------------- */
 /* A .npy input (or the error that stopped it). */
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
+/* A RawArray .ra input (or the error that stopped it). */
+void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
 /* An error found before any validator ran (open, stat, kind of file). */
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err);
 /* An archive that could not be opened (or read at all). */
@@ -70,7 +72,7 @@ typedef struct pathlist {
 } pathlist;
 
 void add_path(pathlist *l, const char *p);
-int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy and *.npz */
+int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy, *.npz and *.ra */
 int read_list(pathlist *l, const char *file);      /* one path per line */
 
 /* ---------------- options.c ---------------- */

@@ -13,7 +13,7 @@ void usage(FILE *to)
           "archive is recognised by its content). PATH may be a file, a\n"
           "directory (with -r) or - for standard input.\n"
           "\n"
-          "  -r, --recursive         validate every *.npy and *.npz file under directories\n"
+          "  -r, --recursive         validate every *.npy, *.npz and *.ra file under directories\n"
           "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
           "      --json              one JSON object per file (JSON Lines)\n"
           "      --hash              print the SHA-256 of each payload as stored\n"

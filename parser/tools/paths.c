@@ -25,7 +25,8 @@ void add_path(pathlist *l, const char *p)
 static bool wanted(const char *name)
 {
     size_t n = strlen(name);
-    return n >= 4 && (strcmp(name + n - 4, ".npy") == 0 || strcmp(name + n - 4, ".npz") == 0);
+    return (n >= 4 && (strcmp(name + n - 4, ".npy") == 0 || strcmp(name + n - 4, ".npz") == 0)) ||
+           (n >= 3 && strcmp(name + n - 3, ".ra") == 0);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -206,6 +206,60 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
     free(big);
 }
 
+/* ---------------- RawArray ---------------- */
+
+/* "path: ok ra float32 dims=(3, 4) endian=little data=48 metadata=0"; a
+   compressed file adds "lz4=<stored bytes>". dims as stored, dims[0]
+   fastest. The hash is of the data segment as stored. */
+void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
+{
+    if (rc) {
+        file_error(o, b, path, npyg_last_error(ctx), false);
+        return;
+    }
+    const npyg_ra_info *ra = npyg_ra_get_info(ctx);
+    char type[48];
+    npyg_ra_type_name(ra, type, sizeof type);
+    const char *endian = ra->big_endian ? "big" : "little";
+    if (o->json) {
+        json_path(b, path);
+        sb_printf(b, ", \"ok\": true, \"format\": \"ra\", \"type\": \"%s\", \"flags\": ", type);
+        sb_json_u64(b, ra->flags);
+        sb_puts(b, ", \"eltype\": ");
+        sb_json_u64(b, ra->eltype);
+        sb_puts(b, ", \"elbyte\": ");
+        sb_json_u64(b, ra->elbyte);
+        sb_puts(b, ", \"dims\": ");
+        sb_json_shape(b, ra->ndims, ra->dims);
+        sb_printf(b, ", \"endianness\": \"%s\", \"compressed\": %s, \"data_offset\": ", endian,
+                  ra->compressed ? "true" : "false");
+        sb_json_u64(b, ra->data_offset);
+        sb_puts(b, ", \"size\": ");
+        sb_json_u64(b, ra->size);
+        sb_puts(b, ", \"count\": ");
+        sb_json_u64(b, ra->count);
+        sb_puts(b, ", \"data_bytes\": ");
+        sb_json_u64(b, ra->data_bytes);
+        sb_puts(b, ", \"metadata_bytes\": ");
+        sb_json_u64(b, ra->metadata_bytes);
+        sb_puts(b, ", \"warnings\": [");
+        json_warnings(b, ra->warnings, npyg_warning_name);
+        sb_puts(b, "]");
+        if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+        sb_puts(b, "}\n");
+        return;
+    }
+    if (o->quiet) return;
+    sb_printf(b, "%s: ok ra %s dims=(", path, type);
+    for (uint32_t k = 0; k < ra->ndims; k++) sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)ra->dims[k]);
+    sb_printf(b, "%s) endian=%s data=%llu", ra->ndims == 1 ? "," : "", endian, (unsigned long long)ra->data_bytes);
+    if (ra->compressed) sb_printf(b, " lz4=%llu", (unsigned long long)ra->size);
+    sb_printf(b, " metadata=%llu", (unsigned long long)ra->metadata_bytes);
+    if (sha) sb_printf(b, " sha256=%s", sha);
+    sb_puts(b, "\n");
+    human_warnings(b, path, ra->warnings, npyg_warning_string);
+}
+
 /* ---------------- archives ---------------- */
 
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
