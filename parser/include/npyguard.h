@@ -1,6 +1,7 @@
 /*
  * npyguard: a strict, allocation-bounded validating parser for NumPy .npy
- * files (format versions 1.0, 2.0 and 3.0).
+ * files (format versions 1.0, 2.0 and 3.0), .npz archives and RawArray
+ * .ra files.
  *
  * This is the only public header. Every allocation goes through the
  * allocator given to npyg_ctx_new(), and the total never exceeds
@@ -156,7 +157,7 @@ NPYG_API const char *npyg_strerror(int code);
 /* The stable symbolic name ("NPYG_ENOTDICT"); "?" for an unknown code. */
 NPYG_API const char *npyg_error_name(int code);
 /* The class printed in diagnostics: "io", "magic", "header", "descr",
-   "shape", "payload", "unsafe", "limit", "strict". */
+   "shape", "payload", "unsafe", "limit", "strict", "zip", "ra". */
 NPYG_API const char *npyg_error_class(int code);
 
 /* What an error's offset counts from. */

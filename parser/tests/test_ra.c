@@ -280,6 +280,8 @@ static void api(const char *dir)
         TU_CHECK(strcmp(npyg_strerror(c), "unknown error code") != 0, "text of %d", c);
     }
     TU_CHECK(!strcmp(npyg_error_name(101), "?"), "101 is not a code yet");
+    TU_CHECK(npyg_sniff_format("rawarray", 8) == NPYG_FORMAT_RA && npyg_sniff_format("rawarra", 7) == NPYG_FORMAT_UNKNOWN,
+             "npyg_sniff_format recognises the magic");
     TU_CHECK(npyg_is_ra("rawarray", 8) && !npyg_is_ra("rawarra", 7) && !npyg_is_ra("rawarraX", 8) && !npyg_is_ra(NULL, 0),
              "npyg_is_ra");
     npyg_limits lim;
