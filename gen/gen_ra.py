@@ -36,11 +36,12 @@ import sys
 
 import numpy as np
 
+from npygen import json_int
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAGIC = b"rawarray"            # the u64 0x7961727261776172, little-endian
 FLAG_BIG_ENDIAN = 1
 FLAG_COMPRESSED = 2
-JSON_SAFE_INT = 2 ** 53
 ELTYPE_NAMES = {0: "user", 1: "int", 2: "uint", 3: "float", 4: "complex", 5: "bool"}
 
 
@@ -86,10 +87,6 @@ def header(flags, eltype, elbyte, size, dims, ndims=None):
 
 def sha(b):
     return hashlib.sha256(b).hexdigest()
-
-
-def jint(v):
-    return v if v < JSON_SAFE_INT else str(v)
 
 
 def type_name(eltype, elbyte):
@@ -150,14 +147,14 @@ class Corpus:
         for d in dims:
             count *= d
         e = {
-            "flags": flags, "eltype": eltype, "elbyte": elbyte, "size": jint(size),
-            "ndims": len(dims), "dims": [jint(d) for d in dims],
+            "flags": flags, "eltype": eltype, "elbyte": elbyte, "size": json_int(size),
+            "ndims": len(dims), "dims": [json_int(d) for d in dims],
             "endianness": "big" if flags & FLAG_BIG_ENDIAN else "little",
             "compressed": bool(flags & FLAG_COMPRESSED),
             "type": type_name(eltype, elbyte),
-            "count": jint(count),
+            "count": json_int(count),
             "data_offset": 48 + 8 * len(dims),
-            "data_bytes": jint(elbyte * count),
+            "data_bytes": json_int(elbyte * count),
             "metadata_bytes": len(metadata),
         }
         if stored is not None:

@@ -29,13 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint64_t json_u64(const json_t *v)
-{
-    if (json_is_integer(v)) return (uint64_t)json_integer_value(v);
-    if (json_is_string(v)) return strtoull(json_string_value(v), NULL, 10);
-    return UINT64_MAX;
-}
-
 static int sha_sink(void *user, const void *data, size_t len)
 {
     return EVP_DigestUpdate((EVP_MD_CTX *)user, data, len) == 1 ? 0 : 1;
@@ -103,21 +96,21 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
 static void check_fields(const run *r, const json_t *e, const char *how)
 {
     const npyg_ra_info *in = &r->info;
-    TU_CHECK(in->flags == json_u64(json_object_get(e, "flags")), "%s: flags %llu", how, (unsigned long long)in->flags);
-    TU_CHECK(in->eltype == json_u64(json_object_get(e, "eltype")), "%s: eltype", how);
-    TU_CHECK(in->elbyte == json_u64(json_object_get(e, "elbyte")), "%s: elbyte", how);
-    TU_CHECK(in->size == json_u64(json_object_get(e, "size")), "%s: size %llu", how, (unsigned long long)in->size);
-    TU_CHECK(in->ndims == json_u64(json_object_get(e, "ndims")), "%s: ndims %u", how, in->ndims);
+    TU_CHECK(in->flags == tu_json_u64(json_object_get(e, "flags")), "%s: flags %llu", how, (unsigned long long)in->flags);
+    TU_CHECK(in->eltype == tu_json_u64(json_object_get(e, "eltype")), "%s: eltype", how);
+    TU_CHECK(in->elbyte == tu_json_u64(json_object_get(e, "elbyte")), "%s: elbyte", how);
+    TU_CHECK(in->size == tu_json_u64(json_object_get(e, "size")), "%s: size %llu", how, (unsigned long long)in->size);
+    TU_CHECK(in->ndims == tu_json_u64(json_object_get(e, "ndims")), "%s: ndims %u", how, in->ndims);
     const json_t *dims = json_object_get(e, "dims");
     bool same = json_array_size(dims) == in->ndims;
-    for (uint32_t k = 0; same && k < in->ndims && k < 64; k++) same = json_u64(json_array_get(dims, k)) == r->dims[k];
+    for (uint32_t k = 0; same && k < in->ndims && k < 64; k++) same = tu_json_u64(json_array_get(dims, k)) == r->dims[k];
     TU_CHECK(same, "%s: dims differ", how);
     TU_CHECK(in->big_endian == !strcmp(json_string_value(json_object_get(e, "endianness")), "big"), "%s: endianness", how);
     TU_CHECK(in->compressed == json_is_true(json_object_get(e, "compressed")), "%s: compressed", how);
-    TU_CHECK(in->count == json_u64(json_object_get(e, "count")), "%s: count", how);
-    TU_CHECK(in->data_offset == json_u64(json_object_get(e, "data_offset")), "%s: data_offset", how);
-    TU_CHECK(in->data_bytes == json_u64(json_object_get(e, "data_bytes")), "%s: data_bytes", how);
-    TU_CHECK(in->metadata_bytes == json_u64(json_object_get(e, "metadata_bytes")), "%s: metadata_bytes %llu", how,
+    TU_CHECK(in->count == tu_json_u64(json_object_get(e, "count")), "%s: count", how);
+    TU_CHECK(in->data_offset == tu_json_u64(json_object_get(e, "data_offset")), "%s: data_offset", how);
+    TU_CHECK(in->data_bytes == tu_json_u64(json_object_get(e, "data_bytes")), "%s: data_bytes", how);
+    TU_CHECK(in->metadata_bytes == tu_json_u64(json_object_get(e, "metadata_bytes")), "%s: metadata_bytes %llu", how,
              (unsigned long long)in->metadata_bytes);
     char name[64];
     npyg_ra_type_name(in, name, sizeof name);
@@ -136,12 +129,9 @@ static void check_bound(const run *r, const char *how)
 
 static void check_file(const char *dir, const char *name, const json_t *e)
 {
-    tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    TU_CHECK(buf != NULL, "cannot read %s", path);
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return;
     const char *group = json_string_value(json_object_get(e, "group"));
     const char *ecode = json_string_value(json_object_get(e, "npyguard_error"));
@@ -164,7 +154,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
         /* Limits shrunk to this file: the bound is then small and real. */
         npyg_limits tight;
         npyg_limits_default(&tight);
-        uint64_t data = json_u64(json_object_get(e, "data_bytes"));
+        uint64_t data = tu_json_u64(json_object_get(e, "data_bytes"));
         tight.max_payload_bytes = data ? data : 1;
         tight.max_dims = 64;
         for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
@@ -180,7 +170,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
             validate(buf, len, path, IN_BUFFER, &tight, &r);
             TU_CHECK(r.rc == NPYG_ELIMIT_PAYLOAD, "max_payload_bytes one under the data: %s", npyg_error_name(r.rc));
         }
-        uint64_t ndims = json_u64(json_object_get(e, "ndims"));
+        uint64_t ndims = tu_json_u64(json_object_get(e, "ndims"));
         if (ndims) {
             npyg_limits fewer;
             npyg_limits_default(&fewer);
@@ -191,7 +181,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
                 TU_CHECK(r.rc == NPYG_ELIMIT_DIMS, "max_dims one under ndims: %s", npyg_error_name(r.rc));
             }
         }
-        if (json_u64(json_object_get(e, "metadata_bytes")) == 0) {
+        if (tu_json_u64(json_object_get(e, "metadata_bytes")) == 0) {
             npyg_ctx *ctx = npyg_ctx_new(NULL);
             size_t accepted = 0;
             for (size_t cut = 0; cut < len && cut < 8192; cut++)
@@ -213,15 +203,15 @@ static void check_file(const char *dir, const char *name, const json_t *e)
         npyg_limits big;
         npyg_limits_default(&big);
         big.max_alloc_bytes = 64u << 20;
-        big.max_payload_bytes = json_u64(dec);
+        big.max_payload_bytes = tu_json_u64(dec);
         for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
             run r;
             validate(buf, len, path, (enum input)how, &big, &r);
             TU_CHECK(r.rc == 0, "%s with room: %s", input_names[how], npyg_error_name(r.rc));
-            TU_CHECK(r.info.data_bytes == json_u64(dec), "decoded size");
+            TU_CHECK(r.info.data_bytes == tu_json_u64(dec), "decoded size");
             TU_CHECK(!strcmp(r.sha, json_string_value(json_object_get(e, "data_sha256"))), "data sha256");
             check_bound(&r, "with room");
-            TU_CHECK(r.peak > json_u64(dec), "the decoded bytes were held: peak %llu", (unsigned long long)r.peak);
+            TU_CHECK(r.peak > tu_json_u64(dec), "the decoded bytes were held: peak %llu", (unsigned long long)r.peak);
         }
     }
     free(buf);
@@ -241,11 +231,8 @@ static void torture(const char *dir, const char *name)
         tu_current = label;
         for (long n = 0;; n++) {
             tu_alloc cnt;
-            tu_alloc_init(&cnt, UINT64_MAX);
-            cnt.fail_at = n;
-            npyg_alloc al = tu_allocator(&cnt);
-            npyg_options opt = {.alloc = &al};
-            npyg_ctx *ctx = npyg_ctx_new(&opt);
+            npyg_alloc al;
+            npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
             int rc = 0;
             if (ctx) {
                 int fd = -1;
@@ -383,12 +370,12 @@ int main(int argc, char **argv)
         check_file(argv[1], name, e);
         n++;
     }
-    TU_CHECK(n >= 90, "only %zu files in the manifest", n);
+    TU_AT_LEAST(n, 90, "corpus/ra files");
     torture(argv[1], "valid/f32-lz4-2d.ra");
     torture(argv[1], "valid/u8-64d.ra");
     api(argv[1]);
     sink_stops(argv[1]);
     json_decref(m);
-    printf("ra corpus: %zu files\n%d passed, %d failed\n", n, tu_passed, tu_failed);
-    return tu_failed ? 1 : 0;
+    printf("ra corpus: %zu files\n", n);
+    return tu_finish();
 }
