@@ -36,6 +36,7 @@ import datetime
 import hashlib
 import json
 import os
+import random
 import resource
 import shutil
 import struct
@@ -127,6 +128,9 @@ def write_valid(out):
             rel = "valid/%s/%s.%s" % (sub, name, ext)
             path = os.path.join(out, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            # hdf5storage names the cells it writes under /#refs# with
+            # random.getrandbits: seeded per file, the names repeat
+            random.seed(rel)
             try:
                 hdf5storage.write(value, path="/v", filename=path, matlab_compatible=mc,
                                   truncate_existing=True)
@@ -139,6 +143,7 @@ def write_valid(out):
                                "verdict": "ok", "hazards": []}))
     # several variables in one MAT file, as savemat writes them
     rel = "valid/mat/savemat-several.mat"
+    random.seed(rel)
     hdf5storage.savemat(os.path.join(out, rel),
                         {"a": np.arange(6.0).reshape(2, 3), "b": "text",
                          "c": {"d": np.int32(4)}}, truncate_existing=True)
@@ -220,7 +225,7 @@ def write_hazards(out):
 
     p = add("virtual.h5", "virtual dataset mapping ../support/target.h5:/secret",
             [("VDS", "/x")])
-    with h5py.File(p, "w", libver="latest") as f:
+    with h5py.File(p, "w", libver=("earliest", "v110")) as f:
         # low-level, to leave out the timestamps create_virtual_dataset writes
         dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
         dcpl.set_obj_track_times(False)
@@ -313,6 +318,7 @@ def write_hazards(out):
     p = add("contradict.h5", "hdf5storage-written float64 array whose attributes say int8, another shape and class char",
             [("FORMAT", "/x")], verdict="ok")
     import hdf5storage
+    random.seed("hazard/contradict.h5")
     hdf5storage.write(np.arange(6.0).reshape(2, 3), path="/x", filename=p,
                       matlab_compatible=False, truncate_existing=True)
     with h5py.File(p, "r+") as f:
