@@ -483,6 +483,22 @@ def canary_contents(out):
     return c
 
 
+def h5py_datasets(path):
+    """path -> [dtype.str, shape] of every dataset h5py reaches by hard
+    links from the root (visititems follows neither soft nor external
+    links); None when h5py cannot open the file."""
+    out = {}
+    try:
+        with h5py.File(path, "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    out["/" + name] = [obj.dtype.str, list(obj.shape) if obj.shape is not None else None]
+            f.visititems(visit)
+    except OSError:
+        return None
+    return out
+
+
 def top_names(path):
     try:
         with h5py.File(path, "r") as f:
@@ -527,6 +543,9 @@ def main():
     for rel, entry in sorted(files):
         entry["sha256"] = hashlib.sha256(open(os.path.join(out, rel), "rb").read()).hexdigest()
         entry["hdf5storage_read"] = measured[rel]
+        ds = h5py_datasets(os.path.join(out, rel))
+        if ds is not None:
+            entry["h5py_datasets"] = ds
         manifest["files"][rel] = entry
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)

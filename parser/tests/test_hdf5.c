@@ -8,6 +8,8 @@
  *    either; files whose attributes contradict their data give a
  *    storage-format warning (numpy) or NPYG_EHDF5_FORMAT (strict) at the
  *    manifest's path;
+ *  - every dataset reported without a hazard has the type and the shape
+ *    h5py reads (the manifest's h5py_datasets: numpy typestr and shape);
  *  - the parent's allocation bound: an allocator that refuses past
  *    npyg_hdf5_worst_case_alloc() is never refused, and nothing leaks.
  * Usage: test_hdf5 CORPUS_HDF5_DIR
@@ -25,6 +27,8 @@
 
 #define MAXH 64
 
+#define MAXD 512
+
 typedef struct {
     int code[MAXH];
     char path[MAXH][256];
@@ -32,6 +36,11 @@ typedef struct {
     int warn_n;
     char warn_path[MAXH][256];
     int objects;
+    int nd;
+    char dpath[MAXD][128];
+    char dtype[MAXD][32];
+    uint32_t ndim[MAXD];
+    uint64_t shape[MAXD][8];
 } seen;
 
 static int collect(void *user, const npyg_hdf5_object *o)
@@ -43,6 +52,13 @@ static int collect(void *user, const npyg_hdf5_object *o)
         snprintf(s->path[s->n++], 256, "%s", o->path);
     }
     if (o->warnings && s->warn_n < MAXH) snprintf(s->warn_path[s->warn_n++], 256, "%s", o->path);
+    if (!o->code && !strcmp(o->kind, "dataset") && s->nd < MAXD && o->ndim <= 8) {
+        snprintf(s->dpath[s->nd], 128, "%s", o->path);
+        snprintf(s->dtype[s->nd], 32, "%s", o->type);
+        s->ndim[s->nd] = o->ndim;
+        for (uint32_t k = 0; k < o->ndim; k++) s->shape[s->nd][k] = o->shape[k];
+        s->nd++;
+    }
     return 0;
 }
 
@@ -51,6 +67,43 @@ static bool has(const seen *s, int code, const char *path)
     for (int i = 0; i < s->n; i++)
         if (s->code[i] == code && !strcmp(s->path[i], path)) return true;
     return false;
+}
+
+/* The name npyguard gives the HDF5 type h5py reads as this numpy typestr. */
+static void name_of_typestr(const char *ts, char *out, size_t size)
+{
+    char kind = ts[1];
+    unsigned long n = strtoul(ts + 2, NULL, 10);
+    switch (kind) {
+    case 'f': snprintf(out, size, "float%lu", n * 8); break;
+    case 'i': snprintf(out, size, "int%lu", n * 8); break;
+    case 'u': snprintf(out, size, "uint%lu", n * 8); break;
+    case 'c': snprintf(out, size, "complex%lu", n * 8); break;
+    case 'b': snprintf(out, size, "bool"); break;
+    case 'S': snprintf(out, size, "bytes%lu", n); break;
+    case 'V': snprintf(out, size, "compound%lu", n); break;
+    case 'O': snprintf(out, size, "object reference"); break;
+    default: snprintf(out, size, "?%s", ts); break;
+    }
+}
+
+static void check_datasets(const seen *s, const json_t *ds)
+{
+    if (!ds) return;
+    for (int i = 0; i < s->nd; i++) {
+        const json_t *d = json_object_get(ds, s->dpath[i]);
+        if (!d) continue; /* reached through a reference only, or h5py cannot see it */
+        char want[48];
+        name_of_typestr(json_string_value(json_array_get(d, 0)), want, sizeof want);
+        TU_CHECK(!strcmp(want, s->dtype[i]), "%s: type %s, h5py reads %s", s->dpath[i], s->dtype[i], want);
+        const json_t *sh = json_array_get(d, 1);
+        if (!json_is_array(sh)) continue;
+        bool same = json_array_size(sh) == s->ndim[i];
+        for (size_t k = 0; same && k < json_array_size(sh); k++)
+            same = (uint64_t)json_integer_value(json_array_get(sh, k)) == s->shape[i][k];
+        TU_CHECK(same, "%s: shape differs from h5py's (ndim %u, h5py %zu)", s->dpath[i], s->ndim[i],
+                 json_array_size(sh));
+    }
 }
 
 static int scan(const char *file, npyg_profile prof, const npyg_limits *lim, const npyg_hdf5_limits *hl,
@@ -120,6 +173,7 @@ int main(int argc, char **argv)
             int rc = scan(file, strict ? NPYG_PROFILE_STRICT : NPYG_PROFILE_NUMPY, &lim, &hl, &s, &ta);
             TU_CHECK(ta.refused == 0, "allocation past npyg_hdf5_worst_case_alloc (%llu)", (unsigned long long)bound);
             TU_CHECK(ta.now == 0, "%llu bytes leaked", (unsigned long long)ta.now);
+            check_datasets(&s, json_object_get(e, "h5py_datasets"));
             if (want_err) {
                 int want = (int)json_integer_value(want_err);
                 TU_CHECK(rc == want, "%s: error %d (%s), want %d (%s)", strict ? "strict" : "numpy", rc,

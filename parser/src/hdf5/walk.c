@@ -316,8 +316,14 @@ static void type_name(hid_t t, char *out, size_t size)
         bool cplx = false;
         if (n == 2) {
             hid_t a = H5Tget_member_type(t, 0), b = H5Tget_member_type(t, 1);
+            /* h5py's complex: fields named r and i (hdf5storage's MATLAB
+               files name them real and imag: h5py reads those as records) */
+            char *na = H5Tget_member_name(t, 0), *nb = H5Tget_member_name(t, 1);
             cplx = a >= 0 && b >= 0 && H5Tget_class(a) == H5T_FLOAT && H5Tget_class(b) == H5T_FLOAT &&
-                   H5Tget_size(a) == H5Tget_size(b) && H5Tget_size(a) * 2 == sz;
+                   H5Tget_size(a) == H5Tget_size(b) && H5Tget_size(a) * 2 == sz && na && nb &&
+                   !strcmp(na, "r") && !strcmp(nb, "i");
+            if (na) H5free_memory(na);
+            if (nb) H5free_memory(nb);
             if (a >= 0) H5Tclose(a);
             if (b >= 0) H5Tclose(b);
         }
@@ -527,8 +533,13 @@ static bool type_matches(const char *u, const char *actual)
 {
     if (!strcmp(u, "object")) return !strcmp(actual, "object reference");
     if (!strcmp(u, "bool")) return !strcmp(actual, "bool") || !strcmp(actual, "uint8");
-    if (!strncmp(u, "int", 3) || !strncmp(u, "uint", 4) || !strncmp(u, "float", 5) ||
-        !strncmp(u, "complex", 7))
+    if (!strncmp(u, "complex", 7)) {
+        /* complexN is stored as a compound of two floats of N/16 bytes */
+        char rec[32];
+        snprintf(rec, sizeof rec, "compound%lu", strtoul(u + 7, NULL, 10) / 8);
+        return !strcmp(u, actual) || !strcmp(rec, actual);
+    }
+    if (!strncmp(u, "int", 3) || !strncmp(u, "uint", 4) || !strncmp(u, "float", 5))
         return !strcmp(u, actual);
     return true; /* strings and records take several stored forms */
 }
@@ -584,8 +595,8 @@ static void check_storage(walk *w, sattrs *s, bool dataset, const char *actual, 
             {"cell", "object reference"}};
         for (size_t i = 0; i < sizeof m2t / sizeof m2t[0]; i++)
             if (!strcmp(s->matlab_class, m2t[i][0]) && strcmp(actual, m2t[i][1]) &&
-                !(actual[0] == 'c' && !strncmp(m2t[i][0], "double", 6) && !strcmp(actual, "complex128")) &&
-                !(!strcmp(m2t[i][0], "single") && !strcmp(actual, "complex64")))
+                !(!strcmp(m2t[i][0], "double") && (!strcmp(actual, "complex128") || !strcmp(actual, "compound16"))) &&
+                !(!strcmp(m2t[i][0], "single") && (!strcmp(actual, "complex64") || !strcmp(actual, "compound8"))))
                 problem(s, "MATLAB_class '%s' but the dataset holds %s", s->matlab_class, actual);
         if (!strcmp(s->matlab_class, "char") && strncmp(actual, "uint", 4) && strncmp(actual, "bytes", 5))
             problem(s, "MATLAB_class 'char' but the dataset holds %s", actual);
