@@ -315,7 +315,7 @@ def write_hazards(out):
         for i in range(120):
             f.create_dataset("d%03d" % i, data=np.float64(i))
 
-    p = add("contradict.h5", "hdf5storage-written float64 array whose attributes say int8, another shape and class char",
+    p = add("contradict.h5", "hdf5storage-written float64 array whose attributes say int8 and another shape",
             [("FORMAT", "/x")], verdict="ok")
     import hdf5storage
     random.seed("hazard/contradict.h5")
