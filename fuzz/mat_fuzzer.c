@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case NPYG_FORMAT_NPY:
             FUZZ_CHECK(len >= 6 && !memcmp(file, "\x93NUMPY", 6), "NPY without the magic");
             break;
-        case NPYG_FORMAT_ZIP:
+        case NPYG_FORMAT_NPZ:
             FUZZ_CHECK(npyg_is_zip(file, len), "zip without PK");
             break;
         case NPYG_FORMAT_MAT73:

@@ -134,6 +134,32 @@ typedef enum npyg_status {
     NPYG_ELIMIT_UNCOMPRESSED = 87,
     NPYG_ELIMIT_RATIO = 88,
 
+    /* 110-139: MAT files and HDF5 (npyg_probe, npyg_hdf5_scan_fd); the
+       hazards' messages start with the HDF5 object path */
+
+    NPYG_EMAT_V5 = 110,         /* MAT v5 (or v6/v7): not HDF5, unsupported */
+    NPYG_EMAT_V4 = 111,         /* MAT v4: unsupported */
+    NPYG_EMAT_HEADER = 112,     /* MAT v7.3 header malformed or not followed by HDF5 */
+    NPYG_EHDF5_NOTHDF5 = 113,   /* no HDF5 superblock signature */
+    NPYG_EHDF5_UNAVAILABLE = 114, /* built without libhdf5 */
+    NPYG_EHDF5_OPEN = 115,      /* libhdf5 cannot open the file (corrupt, truncated) */
+    NPYG_EHDF5_CRASH = 116,     /* the child died (signal): libhdf5 failed on this file */
+    NPYG_EHDF5_TIMEOUT = 117,   /* the child ran past its CPU or wall-clock time */
+    NPYG_EHDF5_SANDBOX = 118,   /* the child could not be set up, or broke the protocol */
+    NPYG_EHDF5_OBJECT = 119,    /* libhdf5 cannot read one object's metadata */
+    NPYG_EHDF5_EXTLINK = 120,   /* external link: another file */
+    NPYG_EHDF5_SOFTLINK = 121,  /* soft link that dangles, loops or leaves the file */
+    NPYG_EHDF5_EXTFILE = 122,   /* dataset whose raw data is in an external file */
+    NPYG_EHDF5_VIRTUAL = 123,   /* virtual dataset: maps other datasets or files */
+    NPYG_EHDF5_FILTER = 124,    /* filter not built into libhdf5 (a plugin lookup) */
+    NPYG_EHDF5_REFCYCLE = 125,  /* references or hard links that form a cycle */
+    NPYG_EHDF5_REFDANGLE = 126, /* reference that points nowhere */
+    NPYG_EHDF5_UDLINK = 127,    /* user-defined link class */
+    NPYG_EHDF5_FORMAT = 128,    /* hdf5storage attributes wrong or inconsistent (strict) */
+    NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
+    NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
+    /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
+
     NPYG_STATUS_END_ /* not a code; one past the highest code: loops over
                         [0, NPYG_STATUS_END_) see every code (with gaps) */
 } npyg_status;
@@ -434,7 +460,11 @@ NPYG_API int npyg_is_zip(const void *buf, size_t len);
 typedef enum npyg_format {
     NPYG_FORMAT_UNKNOWN = 0,
     NPYG_FORMAT_NPY = 1,
-    NPYG_FORMAT_NPZ = 2
+    NPYG_FORMAT_NPZ = 2,
+    NPYG_FORMAT_HDF5 = 3,       /* plain HDF5 (maybe behind a user block): npyg_probe only */
+    NPYG_FORMAT_MAT73 = 4,      /* MAT v7.3: MAT header, then HDF5 at 512: npyg_probe only */
+    NPYG_FORMAT_MAT5 = 5,       /* npyg_probe only, with NPYG_EMAT_V5 */
+    NPYG_FORMAT_MAT4 = 6        /* npyg_probe only, with NPYG_EMAT_V4 */
 } npyg_format;
 #define NPYG_SNIFF_BYTES 8u
 NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);
@@ -498,40 +528,6 @@ NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
 /* A crash, a limit or a hang of the child is the file's verdict        */
 /* (NPYG_EHDF5_CRASH, NPYG_EHDF5_TIMEOUT), never the caller's crash.    */
 /* ------------------------------------------------------------------ */
-enum npyg_hdf5_status {
-    NPYG_EMAT_V5 = 110,         /* MAT v5 (or v6/v7): not HDF5, unsupported */
-    NPYG_EMAT_V4 = 111,         /* MAT v4: unsupported */
-    NPYG_EMAT_HEADER = 112,     /* MAT v7.3 header malformed or not followed by HDF5 */
-    NPYG_EHDF5_NOTHDF5 = 113,   /* no HDF5 superblock signature */
-    NPYG_EHDF5_UNAVAILABLE = 114, /* built without libhdf5 */
-    NPYG_EHDF5_OPEN = 115,      /* libhdf5 cannot open the file (corrupt, truncated) */
-    NPYG_EHDF5_CRASH = 116,     /* the child died (signal): libhdf5 failed on this file */
-    NPYG_EHDF5_TIMEOUT = 117,   /* the child ran past its CPU or wall-clock time */
-    NPYG_EHDF5_SANDBOX = 118,   /* the child could not be set up, or broke the protocol */
-    NPYG_EHDF5_OBJECT = 119,    /* libhdf5 cannot read one object's metadata */
-    NPYG_EHDF5_EXTLINK = 120,   /* external link: another file */
-    NPYG_EHDF5_SOFTLINK = 121,  /* soft link that dangles, loops or leaves the file */
-    NPYG_EHDF5_EXTFILE = 122,   /* dataset whose raw data is in an external file */
-    NPYG_EHDF5_VIRTUAL = 123,   /* virtual dataset: maps other datasets or files */
-    NPYG_EHDF5_FILTER = 124,    /* filter not built into libhdf5 (a plugin lookup) */
-    NPYG_EHDF5_REFCYCLE = 125,  /* references or hard links that form a cycle */
-    NPYG_EHDF5_REFDANGLE = 126, /* reference that points nowhere */
-    NPYG_EHDF5_UDLINK = 127,    /* user-defined link class */
-    NPYG_EHDF5_FORMAT = 128,    /* hdf5storage attributes wrong or inconsistent (strict) */
-    NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
-    NPYG_ELIMIT_NESTING = 131   /* groups nested deeper than max_nesting */
-    /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
-};
-
-typedef enum npyg_format {
-    NPYG_FORMAT_UNKNOWN = 0,
-    NPYG_FORMAT_NPY = 1,
-    NPYG_FORMAT_ZIP = 2,
-    NPYG_FORMAT_HDF5 = 3,       /* plain HDF5 (maybe behind a user block) */
-    NPYG_FORMAT_MAT73 = 4,      /* MAT v7.3: MAT header, then HDF5 at 512 */
-    NPYG_FORMAT_MAT5 = 5,
-    NPYG_FORMAT_MAT4 = 6
-} npyg_format;
 
 /* Warnings of the probe (npyg_probe_info.warnings). */
 enum npyg_probe_warning {

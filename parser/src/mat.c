@@ -169,8 +169,7 @@ static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
 int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_probe_info *info)
 {
     if (!ctx) return NPYG_EINVAL;
-    memset(&ctx->err, 0, sizeof ctx->err);
-    ctx->have_info = false;
+    npyg__ctx_reset(ctx);
     if (!rd || !info) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL argument");
     memset(info, 0, sizeof *info);
     unsigned char h[MAT_HEADER_LEN] = {0};
@@ -182,7 +181,7 @@ int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_
     if (n >= NPYG__MAGIC_LEN && memcmp(h, NPYG__MAGIC, NPYG__MAGIC_LEN) == 0) {
         info->format = NPYG_FORMAT_NPY;
     } else if (npyg_is_zip(h, n)) {
-        info->format = NPYG_FORMAT_ZIP;
+        info->format = NPYG_FORMAT_NPZ;
     } else if (n >= 6 && memcmp(h, "MATLAB", 6) == 0) {
         return probe_mat(ctx, rd, user, size, h, n, info, &ioerr);
     } else if (find_hdf5(rd, user, size, &info->hdf5_offset, &ioerr)) {
@@ -238,16 +237,16 @@ int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info)
     if (!ctx) return NPYG_EINVAL;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        memset(&ctx->err, 0, sizeof ctx->err);
+        npyg__ctx_reset(ctx);
         return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
     }
     if (!S_ISREG(st.st_mode)) {
-        memset(&ctx->err, 0, sizeof ctx->err);
+        npyg__ctx_reset(ctx);
         return npyg__fail(ctx, NPYG_ENOTREG, 0, "format recognition needs a regular file");
     }
     off_t here = lseek(fd, 0, SEEK_CUR);
     if (here < 0 || here > st.st_size) {
-        memset(&ctx->err, 0, sizeof ctx->err);
+        npyg__ctx_reset(ctx);
         return npyg__fail(ctx, NPYG_EIO, 0, "cannot read the file position");
     }
     fdsrc s = {fd, (uint64_t)here};

@@ -188,7 +188,7 @@ int main(void)
 
     tu_current = "NPY and zip";
     TU_CHECK(probe("\x93NUMPY\x01\x00", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_NPY, "npy");
-    TU_CHECK(probe("PK\x03\x04....", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_ZIP, "zip");
+    TU_CHECK(probe("PK\x03\x04....", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_NPZ, "zip");
     TU_CHECK(probe("", 0, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "empty");
 
     tu_current = "the fd input agrees with the buffer";

@@ -136,8 +136,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                       npyg_hdf5_object_fn fn, void *user)
 {
     if (!ctx) return NPYG_EINVAL;
-    memset(&ctx->err, 0, sizeof ctx->err);
-    ctx->have_info = false;
+    npyg__ctx_reset(ctx);
     npyg_hdf5_limits hl;
     if (limits) hl = *limits;
     else npyg_hdf5_limits_default(&hl);
