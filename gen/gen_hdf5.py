@@ -16,6 +16,8 @@ Groups under OUTDIR:
               crafted byte by byte from the MAT-file format description
   support/    files the hazards point at: canary.bin (external storage),
               target.h5 (external links, the virtual dataset's source)
+and OUTDIR/manifest.json and OUTDIR/README.md (the table of hazards and
+what hdf5storage.read does with each).
 
 Reproducible bytes: every dataset is written without timestamps
 (h5py's default track_times=False; hdf5storage uses it too), h5py files use
@@ -47,6 +49,8 @@ import h5py
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import npygen  # noqa: E402  (the generators' shared facts)
 CANARY = b"npyguard canary: if you can read this, the reader opened a file it was not given\n"
 
 # npyguard codes (parser/include/npyguard.h)
@@ -427,6 +431,8 @@ MEASURE = r"""
 import hashlib, os, resource, sys, json
 import numpy as np, hdf5storage, h5py
 jobs, canaries = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from npygen import exc_name
 def flat(v, out):
     if isinstance(v, np.ndarray) and v.dtype == object:
         out.append(repr(v.shape).encode())
@@ -448,7 +454,7 @@ def one(path, name):
     try:
         v = hdf5storage.read(path="/" + name, filename=os.path.basename(path))
     except BaseException as e:
-        return {"exception": type(e).__name__}
+        return {"exception": exc_name(e)}
     parts = []
     flat(v, parts)
     blob = b"".join(parts)
@@ -503,8 +509,8 @@ def top_names(path):
     try:
         with h5py.File(path, "r") as f:
             return sorted(k for k in f.keys() if k != "#refs#")
-    except OSError:
-        return None
+    except OSError as e:
+        return npygen.exc_name(e)
 
 
 def measure_all(out, rels, canaries):
@@ -512,17 +518,114 @@ def measure_all(out, rels, canaries):
     res, jobs = {}, []
     for rel in rels:
         names = top_names(os.path.join(out, rel))
-        if names is None:
-            res[rel] = {"h5py_open": "OSError"}
+        if isinstance(names, str):
+            res[rel] = {"h5py_open": names}
             continue
         res[rel] = {}
         jobs += [[os.path.join(out, rel), n] for n in names]
-    p = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(jobs), json.dumps(canaries)],
+    p = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(jobs), json.dumps(canaries), HERE],
                        capture_output=True, check=True, timeout=1800)
     for line in p.stdout.decode().splitlines():
         path, name, r = json.loads(line)
         res[os.path.relpath(path, out)][name] = r
     return res
+
+
+CODE_NAMES = {110: "NPYG_EMAT_V5", 111: "NPYG_EMAT_V4", 112: "NPYG_EMAT_HEADER", 113: "NPYG_EHDF5_NOTHDF5",
+              115: "NPYG_EHDF5_OPEN", 119: "NPYG_EHDF5_OBJECT", 120: "NPYG_EHDF5_EXTLINK",
+              121: "NPYG_EHDF5_SOFTLINK", 122: "NPYG_EHDF5_EXTFILE", 123: "NPYG_EHDF5_VIRTUAL",
+              124: "NPYG_EHDF5_FILTER", 125: "NPYG_EHDF5_REFCYCLE", 126: "NPYG_EHDF5_REFDANGLE",
+              128: "NPYG_EHDF5_FORMAT", 130: "NPYG_ELIMIT_OBJECTS", 131: "NPYG_ELIMIT_NESTING",
+              55: "NPYG_ELIMIT_PAYLOAD"}
+
+README_HEAD = """# corpus/hdf5: HDF5 and MAT v7.3 files
+
+Written by `gen/gen_hdf5.py` (which also writes this page) with Debian's
+python3-hdf5storage %s and h5py %s (HDF5 %s, numpy %s); `manifest.json`
+holds, for every file, the verdict and the hazards (code, object path)
+npyguard must report, the dtype and shape h5py reads for every dataset,
+and what `hdf5storage.read` does with each top-level object, measured in a
+child process (2 GiB address space, 60 s CPU, recursion limit 1000) from
+the file's own directory: a digest of the value, the exception's name, or
+"reads X" when the value holds the bytes of a file the object points at.
+The files regenerate byte for byte (`gen/check_regen_hdf5.sh`): no dataset
+timestamps, the MAT header's clock pinned, hdf5storage's random `#refs#`
+names seeded.
+
+| group | files | what |
+|---|---|---|
+| `valid/mat/` | %d | `hdf5storage.write(..., matlab_compatible=True)`: every type of hdf5storage's storage-format table that MATLAB has (float16 has no MATLAB class), empty values, nested dicts, cells; one `savemat` of three variables |
+| `valid/h5/` | %d | the same values with `matlab_compatible=False` (plain HDF5, Python attributes only) |
+| `hazard/` | %d | crafted with h5py: what a hostile file can make a reader do |
+| `invalid/` | %d | MAT v5 and v4 files and broken MAT v7.3 headers, crafted from the MAT-file format description; a truncated HDF5 file; not a format |
+| `support/` | 2 | `canary.bin` (the external-storage hazard's raw data) and `target.h5` (the external links' and the virtual dataset's target) |
+
+Every valid file is `ok` under both profiles, with no warning.
+
+## Hazard and invalid files, and what hdf5storage.read does with them
+
+| file | what | npyguard | hdf5storage.read |
+|---|---|---|---|
+"""
+
+README_NOTES = """
+Notes, measured:
+- `external-storage.h5`, `external-link.h5`, `soft-escape.h5` and
+  `virtual.h5` hand out the bytes of another file on the reader's disk;
+  npyguard's scan opens none of them (ctest `hdf5_opens_no_other_file`
+  traces it with strace; a seccomp filter kills the scanning child if it
+  opens any file after its input).
+- `ref-cycle.h5` ends `hdf5storage.read` in RecursionError;
+  `hardlink-cycle.h5` in UnboundLocalError.
+- `filter-unknown.h5`: the filter was stored optional (h5py cannot write a
+  mandatory filter it does not have), so every chunk carries the "skipped"
+  bit and hdf5storage reads the values; strace showed no plugin directory
+  opened for this file. npyguard reports any filter id other than libhdf5's
+  six built-in ones, whatever its flags.
+- `oversize-attr.h5`: libhdf5 itself refuses to load an attribute that
+  declares 2 TiB, so the scan reports `NPYG_EHDF5_OBJECT` at the object;
+  the attribute size limit is shown by `payload-limit.h5`.
+- `mat73-bad-*.mat` and `mat73-v5-version.mat`: h5py and hdf5storage ignore
+  the MAT header (the user block) and read the data; npyguard refuses the
+  file as a MAT v7.3 file with a broken header.
+"""
+
+
+def write_readme(out, m):
+    count = {}
+    for k in m["files"]:
+        g = "/".join(k.split("/")[:2]) if k.startswith("valid/") else k.split("/")[0]
+        count[g] = count.get(g, 0) + 1
+    lines = [README_HEAD % (m["hdf5storage_version"], m["h5py_version"], m["hdf5_version"], m["numpy_version"],
+                            count.get("valid/mat", 0), count.get("valid/h5", 0), count.get("hazard", 0),
+                            count.get("invalid", 0))]
+    for k, v in m["files"].items():
+        if not (k.startswith("hazard/") or k.startswith("invalid/")):
+            continue
+        r = v["hdf5storage_read"]
+        if "h5py_open" in r:
+            rd = "h5py cannot open it (%s)" % r["h5py_open"]
+        else:
+            parts = []
+            for n, x in sorted(r.items()):
+                if "exception" in x:
+                    parts.append("`%s`: %s" % (n, x["exception"]))
+                elif "reads" in x:
+                    parts.append("`%s`: **reads %s**" % (n, ", ".join(x["reads"])))
+                else:
+                    parts.append("`%s`: a value" % n)
+            if len(parts) > 6:
+                parts = ["%d objects, each a value" % len(parts)]
+            rd = "; ".join(parts)
+        hz = ", ".join("%s `%s`" % (CODE_NAMES[c], p) for c, p in v["hazards"])
+        if not hz and "error" in v:
+            hz = CODE_NAMES[v["error"]]
+        if v["verdict"] == "ok" and v["hazards"]:
+            hz = "warning (`--strict`: %s)" % hz
+        lines.append("| `%s` | %s | %s | %s |\n" % (k, v["description"], hz, rd))
+    lines.append(README_NOTES)
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("".join(lines))
 
 
 def main():
@@ -550,6 +653,7 @@ def main():
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
+    write_readme(out, manifest)
     print("wrote %d files to %s" % (len(files), out))
 
 
