@@ -13,6 +13,9 @@ NPYG_PACKAGES=(
   python3 python3-numpy                 # the reference reader (corpus checks)
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov
   afl++                                 # AFL++ fuzz smoke
+  libhdf5-dev                           # HDF5 / MAT v7.3 scan (optional at build time)
+  python3-h5py python3-hdf5storage      # corpus/hdf5: regenerate and compare
+  strace                                # proof that the HDF5 scan opens no other file
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

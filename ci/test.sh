@@ -28,8 +28,9 @@ cmake --build --preset asan -j "$jobs"
 # and a plain build for minutes.
 ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs)|install_consumers'
 
-echo "== corpus and corpus/npz: regenerate with numpy and compare, then re-read with numpy"
+echo "== corpus, corpus/npz and corpus/hdf5: regenerate and compare, then re-read with numpy"
 bash gen/check_regen.sh
+bash gen/check_regen_hdf5.sh
 /usr/bin/python3 gen/verify_manifest.py
 cases=$(mktemp)
 /usr/bin/python3 gen/gen_cases.py "$cases" >/dev/null

@@ -16,7 +16,8 @@ import os
 import struct
 import sys
 
-TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer")
+TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer",
+           "mat_fuzzer")
 RA_GROUPS = ("valid", "invalid", "limit")
 SINK = struct.pack("<I", 1 << 15)
 NPZ_SEED_MAX = 1 << 20
@@ -118,10 +119,23 @@ def main():
             if group == "valid":
                 write(os.path.join(out, "ra_fuzzer", group + "-" + name + ".sink"), data + SINK)
             nra += 1
+    # mat_fuzzer: the first 4 KiB of every HDF5 / MAT file (the probe reads
+    # the MAT header, the user block and the signature at 512, 1024, 2048)
+    nmat = 0
+    hroot = os.path.join(corpus, "hdf5")
+    for dirpath, _, names in sorted(os.walk(hroot)):
+        for name in sorted(names):
+            if name.endswith(".json"):
+                continue
+            with open(os.path.join(dirpath, name), "rb") as f:
+                data = f.read(4096)
+            rel = os.path.relpath(os.path.join(dirpath, name), hroot).replace(os.sep, "-")
+            write(os.path.join(out, "mat_fuzzer", rel), data + DEFAULT)
+            nmat += 1
     for k, dv in enumerate(sorted(descrs | set(EXTRA_DESCRS))):
         write(os.path.join(out, "npy_descr_fuzzer", "descr-%04d" % k), dv + DEFAULT)
-    print("seeds: %d corpus files, %d descr fragments, %d archives, %d .ra files -> %s"
-          % (count, len(descrs | set(EXTRA_DESCRS)), narchives, nra, out))
+    print("seeds: %d corpus files, %d descr fragments, %d archives, %d .ra files, %d HDF5/MAT files -> %s"
+          % (count, len(descrs | set(EXTRA_DESCRS)), narchives, nra, nmat, out))
 
 
 if __name__ == "__main__":

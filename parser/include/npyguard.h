@@ -147,6 +147,31 @@ typedef enum npyg_status {
     NPYG_ERA_TRUNC_DATA = 98,   /* fewer than size bytes of data */
     NPYG_ERA_LZ4 = 99,          /* corrupt LZ4 block (or one that decodes past the declared length) */
     NPYG_ERA_LZ4_SIZE = 100,    /* LZ4 block decodes to fewer bytes than elbyte * prod(dims) */
+    /* 110-139: MAT files and HDF5 (npyg_probe, npyg_hdf5_scan_fd); the
+       hazards' messages start with the HDF5 object path */
+
+    NPYG_EMAT_V5 = 110,         /* MAT v5 (or v6/v7): not HDF5, unsupported */
+    NPYG_EMAT_V4 = 111,         /* MAT v4: unsupported */
+    NPYG_EMAT_HEADER = 112,     /* MAT v7.3 header malformed or not followed by HDF5 */
+    NPYG_EHDF5_NOTHDF5 = 113,   /* no HDF5 superblock signature */
+    NPYG_EHDF5_UNAVAILABLE = 114, /* built without libhdf5 */
+    NPYG_EHDF5_OPEN = 115,      /* libhdf5 cannot open the file (corrupt, truncated) */
+    NPYG_EHDF5_CRASH = 116,     /* the child died (signal): libhdf5 failed on this file */
+    NPYG_EHDF5_TIMEOUT = 117,   /* the child ran past its CPU or wall-clock time */
+    NPYG_EHDF5_SANDBOX = 118,   /* the child could not be set up, or broke the protocol */
+    NPYG_EHDF5_OBJECT = 119,    /* libhdf5 cannot read one object's metadata */
+    NPYG_EHDF5_EXTLINK = 120,   /* external link: another file */
+    NPYG_EHDF5_SOFTLINK = 121,  /* soft link that dangles, loops or leaves the file */
+    NPYG_EHDF5_EXTFILE = 122,   /* dataset whose raw data is in an external file */
+    NPYG_EHDF5_VIRTUAL = 123,   /* virtual dataset: maps other datasets or files */
+    NPYG_EHDF5_FILTER = 124,    /* filter not built into libhdf5 (a plugin lookup) */
+    NPYG_EHDF5_REFCYCLE = 125,  /* references or hard links that form a cycle */
+    NPYG_EHDF5_REFDANGLE = 126, /* reference that points nowhere */
+    NPYG_EHDF5_UDLINK = 127,    /* user-defined link class */
+    NPYG_EHDF5_FORMAT = 128,    /* hdf5storage attributes wrong or inconsistent (strict) */
+    NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
+    NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
+    /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
 
     NPYG_STATUS_END_ /* not a code; one past the highest code: loops over
                         [0, NPYG_STATUS_END_) see every code (with gaps) */
@@ -449,7 +474,11 @@ typedef enum npyg_format {
     NPYG_FORMAT_UNKNOWN = 0,
     NPYG_FORMAT_NPY = 1,
     NPYG_FORMAT_NPZ = 2,
-    NPYG_FORMAT_RA = 3       /* RawArray: starts with "rawarray" */
+    NPYG_FORMAT_RA = 3,         /* RawArray: starts with "rawarray" */
+    NPYG_FORMAT_HDF5 = 4,       /* plain HDF5 (maybe behind a user block): npyg_probe only */
+    NPYG_FORMAT_MAT73 = 5,      /* MAT v7.3: MAT header, then HDF5 at 512: npyg_probe only */
+    NPYG_FORMAT_MAT5 = 6,       /* npyg_probe only, with NPYG_EMAT_V5 */
+    NPYG_FORMAT_MAT4 = 7        /* npyg_probe only, with NPYG_EMAT_V4 */
 } npyg_format;
 #define NPYG_SNIFF_BYTES 8u
 NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);
@@ -564,6 +593,123 @@ NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t si
    together (an LZ4 block decodes only as a whole). Never more than
    max_alloc_bytes. Returns 0 for invalid limits. */
 NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
+/* ------------------------------------------------------------------ */
+/* HDF5 and MATLAB MAT files (codes 110-139)                           */
+/*                                                                     */
+/* npyguard recognises formats by content (npyg_probe_*): NPY, zip,    */
+/* HDF5 (superblock signature at 0, 512, 1024, 2048, ...) and MAT      */
+/* files. It parses the 128-byte MAT header itself; MAT v7.3 is HDF5    */
+/* behind a 512-byte user block that holds that header. MAT v5 and v4   */
+/* are recognised and refused as unsupported.                          */
+/*                                                                     */
+/* The HDF5 structure is read by libhdf5 (optional at build time:      */
+/* npyg_hdf5_available()), never by npyguard, and only in a child      */
+/* process: forked per file, with its address space, CPU time, file    */
+/* size and descriptors limited (setrlimit), plugin loading off, and a  */
+/* seccomp filter installed once the input is open that kills the child */
+/* if it tries to open any file or run a program. External links,      */
+/* external raw-data files and virtual datasets' sources are never     */
+/* opened; raw data is read only for object and region references.     */
+/* A crash, a limit or a hang of the child is the file's verdict        */
+/* (NPYG_EHDF5_CRASH, NPYG_EHDF5_TIMEOUT), never the caller's crash.    */
+/* ------------------------------------------------------------------ */
+
+/* Warnings of the probe (npyg_probe_info.warnings). */
+enum npyg_probe_warning {
+    NPYG_PW_SUBSYS = 1u << 0,    /* MAT v7.3 subsystem offset neither zeros nor spaces */
+    NPYG_PW_USERBLOCK = 1u << 1, /* bytes after the MAT header in the user block are not zero */
+    NPYG_PW_MAT_TEXT = 1u << 2   /* MAT v7.3 text does not end "HDF5 schema 1.00 ." */
+};
+NPYG_API const char *npyg_probe_warning_string(unsigned bit);
+
+typedef struct npyg_probe_info {
+    npyg_format format;
+    uint64_t hdf5_offset;    /* HDF5 and MAT73: where the superblock is */
+    /* MAT files (v5 and v7.3): the 128-byte header */
+    char text[117];          /* descriptive text, NUL-terminated, trailing spaces dropped */
+    uint64_t subsys_offset;  /* as stored, in the header's byte order */
+    unsigned version;        /* 0x0200 (v7.3) or 0x0100 (v5) */
+    char endian[3];          /* "IM" (little-endian writer) or "MI" */
+    unsigned warnings;       /* NPYG_PW_* */
+} npyg_probe_info;
+
+/* Reads len bytes at offset; returns bytes read (short only at the end of
+   the input) or -1 on error. */
+typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t offset);
+
+/* Recognises the format of an input of size bytes. 0 with info->format
+   NPY, ZIP, HDF5 or MAT73 (a MAT v7.3 header validated), or UNKNOWN;
+   NPYG_EMAT_V5 / NPYG_EMAT_V4 for older MAT files (info says which);
+   NPYG_EMAT_HEADER for a MAT v7.3 header that is malformed or not
+   followed by HDF5 at offset 512. Reads at most 128 bytes plus 8 at each
+   power of two from 512 up to size. Allocates nothing. */
+NPYG_API int npyg_probe(npyg_ctx *ctx, npyg_pread_fn read, void *user, uint64_t size,
+                        npyg_probe_info *info);
+NPYG_API int npyg_probe_buffer(npyg_ctx *ctx, const void *buf, size_t len, npyg_probe_info *info);
+/* A regular file (pread, position unchanged). */
+NPYG_API int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info);
+
+typedef struct npyg_hdf5_limits {
+    uint32_t max_objects;      /* links, objects, attributes and references visited */
+    uint32_t max_nesting;      /* group depth below the root */
+    uint64_t child_memory;     /* the child's address space (RLIMIT_AS), bytes */
+    uint32_t child_cpu_seconds; /* the child's CPU time (RLIMIT_CPU) */
+    uint32_t child_wall_seconds; /* killed after this long, whatever it does */
+} npyg_hdf5_limits;
+
+#define NPYG_DEFAULT_MAX_OBJECTS 100000u
+#define NPYG_DEFAULT_MAX_NESTING 32u
+#define NPYG_DEFAULT_CHILD_MEMORY (UINT64_C(1) << 30)  /* 1 GiB */
+#define NPYG_DEFAULT_CHILD_CPU_SECONDS 20u
+#define NPYG_DEFAULT_CHILD_WALL_SECONDS 60u
+#define NPYG_MAX_OBJECTS_CAP 10000000u
+#define NPYG_MAX_NESTING_CAP 256u
+
+NPYG_API void npyg_hdf5_limits_default(npyg_hdf5_limits *limits);
+
+/* 1 when this build reads HDF5 (libhdf5 was found), else 0. */
+NPYG_API int npyg_hdf5_available(void);
+
+/* Warnings of one object (npyg_hdf5_object.warnings). */
+enum npyg_hdf5_warning {
+    NPYG_HW_FORMAT = 1u << 0    /* hdf5storage attributes wrong or inconsistent */
+};
+
+/* One object (or link) of the file, as the scan reports it. Strings are
+   NUL-terminated and printable (control bytes escaped as \xNN); they live
+   until the callback returns. */
+typedef struct npyg_hdf5_object {
+    const char *path;      /* "/a/b"; an attribute is "/a@name" */
+    const char *kind;      /* "dataset", "group", "link", "attribute", "datatype", "file" */
+    const char *type;      /* "float64", "int32", "complex128", "bytes5", "object reference", ... */
+    uint32_t ndim;         /* datasets: HDF5's dims (C order, as stored) */
+    const uint64_t *shape;
+    int code;              /* 0, or the hazard / limit / error code */
+    unsigned warnings;     /* NPYG_HW_* */
+    const char *message;   /* why, for a code or a warning; "" otherwise */
+} npyg_hdf5_object;
+
+/* Return non-zero to stop the scan (it then returns NPYG_EIO). */
+typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
+
+/* Scans the HDF5 file open on fd (a regular file; never written, moved or
+   closed) in a sandboxed child and reports every object to fn (may be
+   NULL). The whole file is walked even after a hazard. Returns 0 when it
+   holds no hazard, else the first hazard's code, also in
+   npyg_last_error() with its object path in the message ("/x: external
+   link to 'b.h5:/y'"); NPYG_EHDF5_FORMAT only under the strict profile
+   (a warning otherwise). limits NULL: the defaults. The context's
+   max_payload_bytes bounds each dataset's and attribute's declared size.
+   In this process the scan allocates npyg_hdf5_worst_case_alloc() bytes
+   at most, through the context's allocator; the child's memory is bounded
+   by limits->child_memory instead. */
+NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
+                               npyg_hdf5_object_fn fn, void *user);
+
+/* What a context allocates in the calling process while it scans (itself
+   and one 2 KiB record buffer), whatever the file; 0 for invalid limits. */
+NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
+                                             const npyg_hdf5_limits *hdf5_limits);
 
 #ifdef __cplusplus
 }

@@ -173,6 +173,81 @@ static void file_error(const options *o, strbuf *b, const char *path, const npyg
     sb_puts(b, archive ? ", \"members\": []}\n" : "}\n");
 }
 
+/* ---------------- HDF5 / MAT v7.3 ---------------- */
+
+/* "a.mat:/x: ok float64 shape=(2, 3)", "a.mat:/l: unsafe: ...". */
+int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
+{
+    hdf5_report *h = user;
+    strbuf *b = &h->objects;
+    bool dataset = !strcmp(obj->kind, "dataset");
+    if (h->o->json) {
+        if (h->n) sb_puts(b, ", ");
+        sb_puts(b, "{\"path\": ");
+        sb_json_str(b, obj->path, strlen(obj->path));
+        sb_printf(b, ", \"kind\": \"%s\", \"type\": ", obj->kind);
+        sb_json_str(b, obj->type, strlen(obj->type));
+        if (dataset) {
+            sb_puts(b, ", \"shape\": ");
+            sb_json_shape(b, obj->ndim, obj->shape);
+        }
+        sb_printf(b, ", \"ok\": %s", obj->code ? "false" : "true");
+        if (obj->code)
+            sb_printf(b, ", \"error\": {\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"message\": ",
+                      obj->code, npyg_error_name(obj->code), npyg_error_class(obj->code));
+        else
+            sb_printf(b, ", \"warnings\": [%s], \"message\": ", obj->warnings ? "\"storage_format\"" : "");
+        sb_json_str(b, obj->message, strlen(obj->message));
+        sb_puts(b, obj->code ? "}}" : "}");
+    } else if (obj->code) {
+        sb_printf(b, "%s:%s: %s: %s\n", h->path, obj->path, npyg_error_class(obj->code), obj->message);
+    } else {
+        if (!h->o->quiet) {
+            sb_printf(b, "%s:%s: ok %s", h->path, obj->path, obj->type);
+            if (dataset) {
+                sb_puts(b, " shape=(");
+                for (uint32_t k = 0; k < obj->ndim; k++)
+                    sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)obj->shape[k]);
+                sb_puts(b, obj->ndim == 1 ? ",)" : ")");
+            }
+            sb_puts(b, "\n");
+        }
+        if (obj->warnings) sb_printf(b, "%s:%s: warning: %s\n", h->path, obj->path, obj->message);
+    }
+    h->n++;
+    if (obj->code) h->any_code = true;
+    return 0;
+}
+
+void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const npyg_probe_info *pi,
+                 const hdf5_report *objs)
+{
+    const npyg_error *e = npyg_last_error(ctx);
+    if (o->json) {
+        json_path(b, path);
+        sb_printf(b, ", \"ok\": %s, \"format\": \"%s\"", rc ? "false" : "true",
+                  pi->format == NPYG_FORMAT_MAT73 ? "mat73" : "hdf5");
+        if (pi->format == NPYG_FORMAT_MAT73) {
+            sb_puts(b, ", \"mat_header\": ");
+            sb_json_str(b, pi->text, strlen(pi->text));
+        }
+        if (rc) {
+            sb_puts(b, ", \"error\": ");
+            sb_json_error(b, e);
+        }
+        sb_puts(b, ", \"objects\": [");
+        if (objs->objects.p) sb_puts(b, objs->objects.p);
+        sb_puts(b, "]}\n");
+        return;
+    }
+    if (objs->objects.p) sb_puts(b, objs->objects.p);
+    /* an error of the file as a whole (a crash, a limit of the child, a
+       file libhdf5 cannot open): no object line says it */
+    if (rc && !objs->any_code) sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e->code), e->message);
+    for (unsigned bit = 1; bit <= NPYG_PW_MAT_TEXT; bit <<= 1)
+        if (pi->warnings & bit) sb_printf(b, "%s: warning: %s\n", path, npyg_probe_warning_string(bit));
+}
+
 int status_of(int code)
 {
     return code == 0 ? 0 : npyg_error_is_environment(code) ? 2 : 1;
