@@ -302,7 +302,8 @@ static void bad_state(const char *dir)
     TU_CHECK(npyg_zip_read_member(z, f, sizeof f) == NPYG_EBADSTATE, "member read before open_member");
     TU_CHECK(npyg_zip_open_member(z, 0) == 0, "open member");
     TU_CHECK(npyg_get_info(ctx) && npyg_get_info(ctx)->payload_bytes == sizeof f, "member info before the read");
-    TU_CHECK(npyg_zip_read_member(z, f, sizeof f) == 0, "member read");
+    TU_CHECK(npyg_zip_read_member(z, f, sizeof f + 1) == NPYG_EINVAL, "member read, wrong size");
+    TU_CHECK(npyg_zip_read_member(z, f, sizeof f) == 0, "member read after a wrong size");
     TU_CHECK(npyg_zip_read_member(z, f, sizeof f) == NPYG_EBADSTATE, "member read twice");
     TU_CHECK(npyg_zip_open_member(z, 99) == NPYG_EINVAL, "no such member");
     TU_CHECK(npyg_zip_read_member(z, f, sizeof f) == NPYG_EBADSTATE, "member read after a failed open");

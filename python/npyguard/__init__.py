@@ -234,6 +234,8 @@ class _Source:
             self.arg = self.fd
             return
         if isinstance(file, (bytes, bytearray, memoryview)):
+            if want_fd:
+                raise ValueError("mmap_mode needs a path or a regular file")
             self.arg = file
             return
         if not hasattr(file, "read"):
@@ -250,6 +252,11 @@ class _Source:
             self.arg = fd
         elif want_fd:
             raise ValueError("mmap_mode needs a path or a regular file")
+        else:
+            try:
+                self.start = file.tell() if file.seekable() else None
+            except (AttributeError, OSError, ValueError):
+                self.start = None
 
     @staticmethod
     def _regular_fd(file):
@@ -265,7 +272,7 @@ class _Source:
 
     def finish(self, end: int) -> None:
         """Leaves a seekable file object just past the array, as numpy does."""
-        if self.fileobj is not None and self.fd is not None:
+        if self.fileobj is not None and self.start is not None:
             self.fileobj.seek(self.start + end)
 
     def close(self) -> None:

@@ -305,12 +305,14 @@ def _saved(arr, **kw):
 
 def test_bytesio_and_sequential_arrays():
     a, b = np.arange(12, dtype=">i4").reshape(3, 4), np.asfortranarray(np.ones((2, 5), "<c16"))
-    f = io.BytesIO(_saved(a) + _saved(b))
-    assert_same(npyguard.load(f), np.load(io.BytesIO(_saved(a))))
-    # A file object is read from its current position, as numpy does; the
-    # bytes after the first array were read as trailing bytes (a warning).
-    f2 = io.BytesIO(_saved(b))
-    assert_same(npyguard.load(f2), np.load(io.BytesIO(_saved(b))))
+    data = _saved(a) + _saved(b)
+    f, g = io.BytesIO(data), io.BytesIO(data)
+    # read from the current position and left just past the array, as numpy
+    # does, so that arrays written one after another load one after another
+    assert_same(npyguard.load(f), np.load(g))
+    assert f.tell() == g.tell() == len(_saved(a))
+    assert_same(npyguard.load(f), np.load(g))
+    assert f.tell() == len(data)
 
 
 def test_file_at_nonzero_offset(tmp_path):
@@ -381,6 +383,8 @@ def test_mmap_modes(name, tmp_path):
     for mode in ("r+", "w+"):
         with pytest.raises(ValueError):
             npyguard.load(path, mmap_mode=mode)
+    with pytest.raises(ValueError):
+        npyguard.load(open(path, "rb").read(), mmap_mode="r")
 
 
 def test_mmap_refuses_truncated(tmp_path):
