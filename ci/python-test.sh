@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 py=${NPYG_PYTHON:-/usr/bin/python3}
 target=$(realpath -m "${1:-build/python}")
 rm -rf "$target"
-"$py" -m pip install --quiet --no-build-isolation --no-deps --no-index --target "$target" ./python
+"$py" -m pip install --quiet --root-user-action=ignore --no-build-isolation --no-deps --no-index --target "$target" ./python
 # pip builds in the source tree; leave it as it was.
 rm -rf python/build python/npyguard.egg-info
 cd python/tests

@@ -46,18 +46,21 @@ class Error(Exception):
       code    -- the stable numeric code (an ``npyg_status``)
       name    -- its symbolic name, e.g. ``"NPYG_EOBJECT"``
       klass   -- the error class, e.g. ``"unsafe"``
-      offset  -- byte offset of the fault (in the member's bytes for a
-                 member of an archive, except zip errors)
+      offset  -- byte offset of the fault, in offset_space
       message -- one line describing the fault
+      offset_space -- what offset counts in: "file" (the .npy input),
+                 "archive" (the .npz as stored) or "member" (the
+                 decompressed bytes of an archive member)
     """
 
-    def __init__(self, code: int, name: str, klass: str, offset: int, message: str):
-        super().__init__(f"{name} at byte {offset}: {message}")
+    def __init__(self, code: int, name: str, klass: str, offset: int, message: str, offset_space: str = "file"):
+        super().__init__(f"{name} at byte {offset} of the {offset_space}: {message}")
         self.code = code
         self.name = name
         self.klass = klass
         self.offset = offset
         self.message = message
+        self.offset_space = offset_space
 
 
 class UsageError(Error):
@@ -111,8 +114,8 @@ _CLASSES = {
 }
 
 
-def _make_error(code, name, klass, offset, message):
-    return _CLASSES.get(klass, Error)(code, name, klass, offset, message)
+def _make_error(code, name, klass, offset, message, offset_space):
+    return _CLASSES.get(klass, Error)(code, name, klass, offset, message, offset_space)
 
 
 _core.set_error_factory(_make_error)

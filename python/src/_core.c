@@ -15,7 +15,8 @@
 
 #include "npyguard.h"
 
-/* The exception factory, callable(code, name, klass, offset, message):
+/* The exception factory, callable(code, name, klass, offset, message,
+   offset_space):
    set once, at import, by the Python layer. */
 static PyObject *factory;
 
@@ -31,14 +32,14 @@ static PyObject *take_exception(void)
     return value;
 }
 
-static PyObject *raise_error(int code, uint64_t offset, const char *message, PyObject *cause)
+static PyObject *raise_error(int code, uint64_t offset, int space, const char *message, PyObject *cause)
 {
     if (!factory) {
         PyErr_Format(PyExc_RuntimeError, "%s: %s", npyg_error_name(code), message);
         return NULL;
     }
-    PyObject *exc = PyObject_CallFunction(factory, "issKs", code, npyg_error_name(code), npyg_error_class(code),
-                                          (unsigned long long)offset, message);
+    PyObject *exc = PyObject_CallFunction(factory, "issKss", code, npyg_error_name(code), npyg_error_class(code),
+                                          (unsigned long long)offset, message, npyg_offset_space_name(space));
     if (!exc) {
         Py_XDECREF(cause);
         return NULL;
@@ -52,8 +53,8 @@ static PyObject *raise_error(int code, uint64_t offset, const char *message, PyO
 static PyObject *raise_ctx(npyg_ctx *ctx, int rc, PyObject *cause)
 {
     const npyg_error *e = npyg_last_error(ctx);
-    if (e && e->code == rc) return raise_error(rc, e->offset, e->message, cause);
-    return raise_error(rc, 0, npyg_strerror(rc), cause);
+    if (e && e->code == rc) return raise_error(rc, e->offset, e->offset_space, e->message, cause);
+    return raise_error(rc, 0, NPYG_OFFSET_FILE, npyg_strerror(rc), cause);
 }
 
 static PyObject *set_error_factory(PyObject *self, PyObject *fn)
@@ -174,11 +175,6 @@ static PyObject *dtype_tree(const npyg_dtype *d)
     return Py_BuildValue("(ss#)", "leaf", s + 1, (Py_ssize_t)(n - 2));
 }
 
-static const char *const warning_names[] = {
-    "trailing_bytes", "unaligned", "legacy_alignment", "noncanonical_header", "native_byte_order",
-    "python2_long", "dims_over_32", "duplicate_key", "long_double", "zero_itemsize",
-    "int_subarray_shape", "latin1_header",
-};
 
 static PyObject *info_dict(const npyg_info *in)
 {
@@ -187,9 +183,10 @@ static PyObject *info_dict(const npyg_info *in)
     if (!repr) return PyErr_NoMemory();
     npyg_format_descr(in->dtype, repr, need + 1);
     PyObject *warnings = PyList_New(0);
-    for (unsigned k = 0; warnings && k < sizeof warning_names / sizeof warning_names[0]; k++) {
-        if (!(in->warnings & (1u << k))) continue;
-        PyObject *w = PyUnicode_FromString(warning_names[k]);
+    for (unsigned k = 0; warnings && k < 32; k++) {
+        const char *name = npyg_warning_name(1u << k);
+        if (!(in->warnings & (1u << k)) || !name) continue;
+        PyObject *w = PyUnicode_FromString(name);
         if (!w || PyList_Append(warnings, w) < 0) Py_CLEAR(warnings);
         Py_XDECREF(w);
     }

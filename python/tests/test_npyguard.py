@@ -100,6 +100,7 @@ def expect_error(exc_info, name):
     assert isinstance(e, npyguard.Error)
     assert e.klass == CLASSES[name]
     assert isinstance(e.offset, int) and e.message
+    assert e.offset_space in ("file", "archive", "member")
 
 
 with open(os.path.join(ROOT, "README.md")) as f:
