@@ -349,6 +349,8 @@ def load(file, *, mmap_mode: Optional[str] = None, strict: bool = False, **limit
         if mmap_mode is not None:
             npy.read()  # sizes and trailing bytes: nothing is read from a regular file
             arr = _map(src.fd, src.start + d["data_offset"], d, dtype, mmap_mode)
+            if isinstance(arr, np.memmap):
+                arr.filename = os.path.abspath(os.fspath(file)) if isinstance(file, (str, os.PathLike)) else None
         elif src.fd is None and not isinstance(src.arg, (bytes, bytearray, memoryview)) and n > _STREAM_PREALLOC:
             grown = bytearray()
             npy.read(None, grown.extend)
@@ -370,7 +372,10 @@ def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) ->
     start = offset - offset % gran
     access = mmap.ACCESS_READ if mode == "r" else mmap.ACCESS_COPY
     mm = mmap.mmap(fd, offset - start + d["payload_bytes"], access=access, offset=start)
-    arr = _array_from(mm, d, dtype, offset - start)
+    # An np.memmap, as numpy.load returns, over the map of the descriptor
+    # that was validated (numpy's own memmap would reopen the path).
+    arr = _array_from(mm, d, dtype, offset - start).view(np.memmap)
+    arr._mmap, arr.offset, arr.mode = mm, offset, mode
     return arr
 
 

@@ -375,6 +375,8 @@ def test_mmap_modes(name, tmp_path):
     ref = np.load(path, mmap_mode="r")
     m = npyguard.load(path, mmap_mode="r")
     assert_same(m, ref)
+    assert isinstance(m, np.memmap) and m.mode == ref.mode == "r" and m.offset == ref.offset
+    assert m.filename == ref.filename
     with pytest.raises(ValueError):
         m.flat[0] = m.flat[1]
     c = npyguard.load(path, mmap_mode="c")
