@@ -277,8 +277,16 @@ class _Source:
         """Leaves a seekable file object just past the array, as numpy does."""
         if self.fileobj is not None and self.start is not None:
             self.fileobj.seek(self.start + end)
+            self.finished = True
 
     def close(self) -> None:
+        if self.fileobj is not None and self.fd is not None and not getattr(self, "finished", False):
+            # The descriptor was moved under the file object's buffer: a
+            # seek puts the two back in step, where the load began.
+            try:
+                self.fileobj.seek(self.start)
+            except (OSError, ValueError):
+                pass
         if self.own_fd and self.fd is not None:
             os.close(self.fd)
             self.fd = None

@@ -329,6 +329,16 @@ def test_file_at_nonzero_offset(tmp_path):
         assert_same(npyguard.load(f), np.load(g))
 
 
+def test_refused_file_object_keeps_its_position(tmp_path):
+    path = tmp_path / "t.npy"
+    path.write_bytes(b"head" + _saved(np.arange(10.0))[:-1])
+    with open(path, "rb") as f:
+        f.seek(4)
+        with pytest.raises(npyguard.TruncatedError):
+            npyguard.load(f)
+        assert f.tell() == 4 and f.read(6) == b"\x93NUMPY"
+
+
 @pytest.mark.parametrize("prealloc", [True, False])
 def test_unseekable_pipe(prealloc, monkeypatch):
     if not prealloc:  # the path for large payloads: memory grows with the bytes that arrive
