@@ -24,7 +24,7 @@ setup(
             include_dirs=[os.path.relpath(os.path.join(parser, "include"), here),
                           os.path.relpath(os.path.join(parser, "src"), here)],
             define_macros=[("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L")],
-            libraries=["z"],
+            libraries=["z", "lz4"],  # zlib for .npz, liblz4 for compressed RawArray
             extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
         )
     ],
