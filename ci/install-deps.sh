@@ -11,6 +11,7 @@ NPYG_PACKAGES=(
   liblz4-dev                            # RawArray (.ra) LZ4 blocks
   libjansson-dev                        # JSON in the tests and npyconform
   python3 python3-numpy                 # the reference reader (corpus checks)
+  python3-dev python3-setuptools python3-pip python3-pytest  # the npyguard Python package
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov
   afl++                                 # AFL++ fuzz smoke
   libhdf5-dev                           # HDF5 / MAT v7.3 scan (optional at build time)

@@ -322,6 +322,40 @@ NPYG_API void npyg_set_payload_sink(npyg_ctx *ctx, npyg_payload_fn fn, void *use
 NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
 
 /* ------------------------------------------------------------------ */
+/* Loading in two steps, from one input: open parses and validates the */
+/* header and reads nothing past it (npyg_get_info then describes the  */
+/* array); npyg_read_payload reads the payload of that same input into */
+/* the caller's buffer and checks its end, with the verdicts, codes and */
+/* offsets of npyg_validate_*. The caller allocates payload_bytes only  */
+/* once the header is known to be valid and within the limits.          */
+/*                                                                     */
+/*     if (npyg_open_fd(ctx, fd) == 0) {                               */
+/*         const npyg_info *in = npyg_get_info(ctx);                   */
+/*         void *p = malloc(in->payload_bytes ? in->payload_bytes : 1);*/
+/*         int rc = npyg_read_payload(ctx, p, in->payload_bytes);      */
+/*     }                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The same inputs as the npyg_validate_* calls. When the size of the
+   input is known (a buffer, a regular file) a payload it cannot hold is
+   refused here, with NPYG_ETRUNC_PAYLOAD, before anything is allocated
+   for it. The buffer, descriptor or callback must stay valid until
+   npyg_read_payload; a regular file is read with pread(2) and its
+   position left unchanged, a pipe or callback is read in order. */
+NPYG_API int npyg_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_API int npyg_open_fd(npyg_ctx *ctx, int fd);
+NPYG_API int npyg_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* Reads the payload of the input opened last into dst, which holds
+   exactly size == npyg_get_info(ctx)->payload_bytes bytes (another size:
+   NPYG_EINVAL, and the payload may still be read), then checks for
+   truncation and trailing bytes. dst NULL: the payload goes to the sink
+   only. The sink, if set, sees the payload too. Once per successful open:
+   before one, after a failed one, or a second time, NPYG_EBADSTATE. On
+   failure dst holds an unspecified part of the payload. */
+NPYG_API int npyg_read_payload(npyg_ctx *ctx, void *dst, size_t size);
+
+/* ------------------------------------------------------------------ */
 /* Results: valid after a successful call, until the next one or       */
 /* npyg_ctx_free.                                                      */
 /* ------------------------------------------------------------------ */
@@ -519,6 +553,18 @@ NPYG_API const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i);
    array, or is NULL for a member that is not .npy (numpy profile only; see
    its warnings). Any member may be validated, in any order, again. */
 NPYG_API int npyg_zip_validate_member(npyg_zip *z, size_t i);
+
+/* The two-step load of member i: npyg_zip_open_member checks the
+   member's limits and name and parses its .npy header (npyg_get_info then
+   describes the array, or is NULL for a member that is not .npy, numpy
+   profile only), inflating no more than the header needs;
+   npyg_zip_read_member reads the payload into dst of exactly
+   payload_bytes (for a member that is not .npy: its uncompressed_size raw
+   bytes), inflating in bounded chunks, and checks the member's end, sizes
+   and CRC-32 as npyg_zip_validate_member does. dst NULL: to the sink.
+   Reading with no member open, or twice: NPYG_EBADSTATE. */
+NPYG_API int npyg_zip_open_member(npyg_zip *z, size_t i);
+NPYG_API int npyg_zip_read_member(npyg_zip *z, void *dst, size_t size);
 
 NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
 

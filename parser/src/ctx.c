@@ -111,6 +111,7 @@ void npyg__ctx_reset(npyg_ctx *ctx)
     ctx->have_ra_info = false; /* its dims were in the arena */
     ctx->base = 0;
     ctx->xalloc_over_cap = false;
+    ctx->load_state = NPYG__LOAD_NONE;
 }
 
 const npyg_error *npyg_last_error(const npyg_ctx *ctx) { return ctx ? &ctx->err : NULL; }
