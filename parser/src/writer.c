@@ -46,6 +46,7 @@ typedef struct cursor {
     const char *s;
     size_t n, i;
     unsigned depth; /* open brackets, counted as the general parser counts them */
+    bool utf8;      /* version 3.0: text already checked as UTF-8, copied as is */
 } cursor;
 
 static bool take(cursor *c, const char *lit, size_t len)
@@ -91,9 +92,10 @@ static void append(npyg__value *parent, npyg__value **tail, npyg__value *item)
 }
 
 /* A str that repr() writes without escapes: single quotes around printable
-   ASCII other than quotes and backslash, at least min and at most max
-   characters. Anything else (escapes, non-ASCII, prefixes, adjacent
-   literals) is the general parser's. */
+   ASCII other than quotes and backslash (and, in a version 3.0 header, any
+   non-ASCII byte, which the general parser also copies unchanged), at
+   least min and at most max bytes. Anything else (escapes, latin-1 text,
+   prefixes, adjacent literals) is the general parser's. */
 static int str(cursor *c, size_t min, size_t max, npyg__value **out)
 {
     size_t at = c->i;
@@ -102,7 +104,8 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     size_t b = at + 1, e = b;
     for (; e < c->n && c->s[e] != '\''; e++) {
         unsigned char ch = (unsigned char)c->s[e];
-        if (ch < 0x20 || ch >= 0x7f || ch == '\\' || ch == '"' || e - b >= max) return MISS;
+        if (ch < 0x20 || ch == 0x7f || (ch > 0x7f && !c->utf8) || ch == '\\' || ch == '"' || e - b >= max)
+            return MISS;
     }
     if (e >= c->n || e - b < min) return MISS;
     c->i = e + 1;
@@ -269,9 +272,10 @@ int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__v
 {
     *out = NULL;
     npyg__value *top = NULL;
-    cursor check = {NULL, text, len, 0, 0};
+    bool utf8 = ctx->info.version_major == 3;
+    cursor check = {NULL, text, len, 0, 0, utf8};
     if (header(&check, &top) != 0) return 0;
-    cursor build = {ctx, text, len, 0, 0};
+    cursor build = {ctx, text, len, 0, 0, utf8};
     int rc = header(&build, &top);
     if (rc == MISS) return 0; /* cannot happen: the same text matched */
     if (rc) return rc;
@@ -293,13 +297,14 @@ typedef struct sbuf {
 
 static void put(sbuf *b, const char *s, size_t n)
 {
-    for (size_t k = 0; k < n; k++, b->len++) {
-        if (b->cmp) {
-            if (b->len >= b->size || b->cmp[b->len] != s[k]) b->diff = true;
-        } else if (b->len + 1 < b->size) {
-            b->p[b->len] = s[k];
-        }
+    if (b->cmp) {
+        /* A piece at a time: the canonical check runs on every header. */
+        if (!b->diff && (n > b->size - b->len || memcmp(b->cmp + b->len, s, n) != 0)) b->diff = true;
+        b->len += n;
+        return;
     }
+    for (size_t k = 0; k < n; k++, b->len++)
+        if (b->len + 1 < b->size) b->p[b->len] = s[k];
 }
 
 static void puts_(sbuf *b, const char *s) { put(b, s, strlen(s)); }
@@ -350,6 +355,21 @@ static void put_repr(sbuf *b, const char *s, size_t n)
         k += cl;
     }
     put(b, &q, 1);
+}
+
+/* Most names are printable ASCII with no quote or backslash, which repr()
+   writes as they are: one piece instead of a character at a time. */
+static void put_name(sbuf *b, const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (unsigned char)(s[k] - 0x20) < 0x5f && s[k] != '\\' && s[k] != '\'') k++;
+    if (k < n) {
+        put_repr(b, s, n);
+        return;
+    }
+    put(b, "'", 1);
+    put(b, s, n);
+    put(b, "'", 1);
 }
 
 static const char *const unit_names[] = {"generic", "Y", "M", "W", "D", "h", "m", "s",
@@ -408,10 +428,10 @@ static void put_struct(sbuf *b, const npyg_dtype *d)
         puts_(b, "(");
         if (f->title) {
             puts_(b, "(");
-            put_repr(b, f->title, f->title_len);
+            put_name(b, f->title, f->title_len);
             puts_(b, ", ");
         }
-        put_repr(b, f->name, f->name_len);
+        put_name(b, f->name, f->name_len);
         if (f->title) puts_(b, ")");
         puts_(b, ", ");
         if (f->type->kind == NPYG_KIND_SUBARRAY) {
