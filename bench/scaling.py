@@ -4,13 +4,16 @@ squares line over the whole series and over its last two points (the
 large end, where a super-linear term shows); k near 1 is linear, k well
 above 1 a bug.
 
-    /usr/bin/python3 bench/scaling.py BUILD_DIR [WORKDIR]
+    /usr/bin/python3 bench/scaling.py BUILD_DIR [WORKDIR] [--files]
 
 Series measured here: fields of a structured dtype (1 .. 4096, which also
 takes the header from ~100 B to ~66 KB with the same field shape) and
 dims of the shape (1 .. 64). Headers are written with numpy's own
 header writer (np.lib.format._write_array_header), so they are what numpy
 writes; 64 dims is past numpy's own limit of 32 and is written the same way.
+With --files, also files: `npyvalidate -j1 -q --files-from LIST` over the
+first 1,000 / 10,000 / 100,000 of 100,000 small files from npside.py
+gen-files (wall time, median of 3 after one warm-up run).
 """
 import io
 import json
@@ -19,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import numpy.lib.format as fmt
@@ -50,10 +54,36 @@ def measure(bench, work, name, points):
     return [(x, res["p%d" % x]["ns"]) for x, _ in points]
 
 
+def files_series(build, work):
+    here = os.path.dirname(os.path.abspath(__file__))
+    d, full = os.path.join(work, "files"), os.path.join(work, "files.list")
+    if not os.path.exists(full):
+        subprocess.run([sys.executable, os.path.join(here, "npside.py"), "gen-files", d, "100000", full], check=True)
+    with open(full) as fh:
+        paths = fh.read().splitlines()
+    exe = os.path.join(build, "parser", "npyvalidate")
+    out, sizes = [], {}
+    for n in (1000, 10000, 100000):
+        lst = os.path.join(work, "files%d.list" % n)
+        with open(lst, "w") as fh:
+            fh.write("\n".join(paths[:n]) + "\n")
+        cmd = [exe, "-j1", "-q", "--files-from", lst]
+        subprocess.run(cmd, check=True)
+        ts = []
+        for _ in range(3):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True)
+            ts.append((time.perf_counter() - t) * 1e9)
+        out.append((n, sorted(ts)[1]))
+        sizes[n] = 0
+    return out, sizes
+
+
 def main():
-    build = sys.argv[1]
+    args = [a for a in sys.argv[1:] if a != "--files"]
+    build = args[0]
     bench = os.path.join(build, "bench", "bench_header")
-    work = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="npyguard-scaling-")
+    work = args[1] if len(args) > 1 else tempfile.mkdtemp(prefix="npyguard-scaling-")
     rows = []
     pts, sizes = [], {}
     for n in (1, 4, 16, 64, 256, 1024, 4096):
@@ -67,6 +97,9 @@ def main():
         sizes[d] = write(p, "<f8", (1,) * d)
         pts.append((d, p))
     rows.append(("dims", measure(bench, work, "dims", pts), sizes))
+    if "--files" in sys.argv:
+        m, sizes = files_series(build, work)
+        rows.append(("files (ns per run)", m, sizes))
     print("| series | points (x: ns per header; header bytes) | fitted exponent | last two points |")
     print("| --- | --- | ---: | ---: |")
     for name, m, sizes in rows:
