@@ -12,6 +12,7 @@ NPYG_PACKAGES=(
   python3 python3-numpy                 # the reference reader (corpus checks)
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov
   afl++                                 # AFL++ fuzz smoke
+  parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the
