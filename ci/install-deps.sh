@@ -17,6 +17,7 @@ NPYG_PACKAGES=(
   libhdf5-dev                           # HDF5 / MAT v7.3 scan (optional at build time)
   python3-h5py python3-hdf5storage      # corpus/hdf5: regenerate and compare
   strace                                # proof that the HDF5 scan opens no other file
+  parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

@@ -25,19 +25,28 @@ static const char W_FORTRAN[] = ", 'fortran_order': ";
 static const char W_SHAPE[] = ", 'shape': ";
 static const char W_TAIL[] = ", }";
 static const char W_COMMA[] = ", ";
-static const char W_QUOTE[] = "'";
 static const char K_DESCR[] = "descr";
 static const char K_FORTRAN[] = "fortran_order";
 static const char K_SHAPE[] = "shape";
 
 #define MAX_TYPESTR 32
-#define MAX_DIMS 64
 
 /* ---------------- recognising ---------------- */
 
+/* One recursive descent over numpy's spelling, run twice: first with ctx
+   NULL, which only checks the text and allocates nothing (so a header that
+   is not in writer form costs the general parser no arena space), then with
+   ctx set, which builds the nodes. Any departure from the spelling is MISS,
+   never an error: the general parser then decides, so what is accepted here
+   only has to give the same tree that parser gives for the same text. */
+#define MISS (-1)
+
 typedef struct cursor {
+    npyg_ctx *ctx; /* NULL: check only */
     const char *s;
     size_t n, i;
+    unsigned depth; /* open brackets, counted as the general parser counts them */
+    bool utf8;      /* version 3.0: text already checked as UTF-8, copied as is */
 } cursor;
 
 static bool take(cursor *c, const char *lit, size_t len)
@@ -48,118 +57,228 @@ static bool take(cursor *c, const char *lit, size_t len)
 }
 #define TAKE(c, lit) take((c), (lit), LEN(lit))
 
+static bool at_char(const cursor *c, char ch) { return c->i < c->n && c->s[c->i] == ch; }
+
+/* Past the limit the general parser must report the nesting itself. */
+static bool open_bracket(cursor *c, char ch)
+{
+    if (!at_char(c, ch) || c->depth >= NPYG__LITERAL_MAX_DEPTH) return false;
+    c->depth++;
+    c->i++;
+    return true;
+}
+
+static bool close_bracket(cursor *c, char ch)
+{
+    if (!at_char(c, ch)) return false;
+    c->depth--;
+    c->i++;
+    return true;
+}
+
+static int node(cursor *c, npyg__vtype t, size_t at, npyg__value **out)
+{
+    *out = NULL;
+    return c->ctx ? npyg__new_value(c->ctx, t, at, out) : 0;
+}
+
+static void append(npyg__value *parent, npyg__value **tail, npyg__value *item)
+{
+    if (!parent) return;
+    if (*tail) (*tail)->next = item;
+    else parent->child = item;
+    *tail = item;
+    parent->count++;
+}
+
+/* A str that repr() writes without escapes: single quotes around printable
+   ASCII other than quotes and backslash (and, in a version 3.0 header, any
+   non-ASCII byte, which the general parser also copies unchanged), at
+   least min and at most max bytes. Anything else (escapes, latin-1 text,
+   prefixes, adjacent literals) is the general parser's. */
+static int str(cursor *c, size_t min, size_t max, npyg__value **out)
+{
+    size_t at = c->i;
+    *out = NULL;
+    if (!at_char(c, '\'')) return MISS;
+    size_t b = at + 1, e = b;
+    for (; e < c->n && c->s[e] != '\''; e++) {
+        unsigned char ch = (unsigned char)c->s[e];
+        if (ch < 0x20 || ch == 0x7f || (ch > 0x7f && !c->utf8) || ch == '\\' || ch == '"' || e - b >= max)
+            return MISS;
+    }
+    if (e >= c->n || e - b < min) return MISS;
+    c->i = e + 1;
+    if (!c->ctx) return 0;
+    char *copy = npyg__arena_alloc(&c->ctx->arena, e - b + 1);
+    if (!copy) return npyg__nomem(c->ctx, c->ctx->base + at);
+    memcpy(copy, c->s + b, e - b);
+    copy[e - b] = '\0';
+    int rc = npyg__new_value(c->ctx, V_STR, at, out);
+    if (rc) return rc;
+    (*out)->s = copy;
+    (*out)->len = e - b;
+    return 0;
+}
+
 /* A decimal int as repr() writes it: no sign, no leading zero, no '_'. */
-static bool dim(cursor *c, uint64_t *v)
+static int dim(cursor *c, npyg__value **out)
 {
     size_t at = c->i, digits = 0;
-    *v = 0;
+    uint64_t v = 0;
     while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
-        if (++digits > 19) return false; /* larger values: the general parser */
-        *v = *v * 10 + (uint64_t)(c->s[c->i++] - '0');
+        if (++digits > 19) return MISS; /* larger values: the general parser */
+        v = v * 10 + (uint64_t)(c->s[c->i++] - '0');
     }
-    return digits > 0 && !(digits > 1 && c->s[at] == '0');
+    if (digits == 0 || (digits > 1 && c->s[at] == '0')) return MISS;
+    int rc = node(c, V_INT, at, out);
+    if (!rc && *out) (*out)->u = v;
+    return rc;
 }
 
-/* Where the pieces of a matched header are. */
-typedef struct writer_form {
-    size_t ts, tlen;       /* typestr */
-    size_t fo_at;          /* True/False */
-    bool fortran;
-    size_t shape_at;       /* '(' */
-    uint32_t nd;
-    uint64_t dims[MAX_DIMS];
-    size_t dim_at[MAX_DIMS];
-} writer_form;
-
-static bool match(const char *text, size_t len, writer_form *w)
+/* (), (n,) or (n, m, ...); "(n)" is an int to Python, not a tuple. */
+static int shape(cursor *c, npyg__value **out)
 {
-    cursor c = {text, len, 0};
-    if (!TAKE(&c, W_OPEN) || !TAKE(&c, W_DESCR) || !TAKE(&c, W_QUOTE)) return false;
-    w->ts = c.i;
-    while (c.i < len && c.i - w->ts < MAX_TYPESTR && text[c.i] != '\'') {
-        unsigned char ch = (unsigned char)text[c.i];
-        if (ch < 0x20 || ch >= 0x7f || ch == '\\' || ch == '"') return false;
-        c.i++;
-    }
-    w->tlen = c.i - w->ts;
-    if (w->tlen == 0 || !TAKE(&c, W_QUOTE) || !TAKE(&c, W_FORTRAN)) return false;
-    w->fo_at = c.i;
-    if (TAKE(&c, "False")) w->fortran = false;
-    else if (TAKE(&c, "True")) w->fortran = true;
-    else return false;
-    if (!TAKE(&c, W_SHAPE)) return false;
-    w->shape_at = c.i;
-    if (!TAKE(&c, "(")) return false;
-    /* (), (n,) or (n, m, ...) */
-    w->nd = 0;
-    if (!TAKE(&c, ")")) {
-        for (;;) {
-            if (w->nd == MAX_DIMS) return false;
-            w->dim_at[w->nd] = c.i;
-            if (!dim(&c, &w->dims[w->nd])) return false;
-            w->nd++;
-            if (w->nd == 1 && TAKE(&c, ",)")) break;
-            if (w->nd > 1 && TAKE(&c, ")")) break;
-            if (!TAKE(&c, W_COMMA)) return false;
-        }
-    }
-    if (!TAKE(&c, W_TAIL)) return false;
-    static const char spaces[8] = "        ";
-    while (len - c.i > 8 && memcmp(text + c.i, spaces, 8) == 0) c.i += 8;
-    while (c.i < len && text[c.i] == ' ') c.i++;
-    return c.i == len - 1 && text[c.i] == '\n';
-}
-
-static int str_value(npyg_ctx *ctx, const char *s, size_t len, size_t at, npyg__value **out)
-{
-    int rc = npyg__new_value(ctx, V_STR, at, out);
+    size_t at = c->i;
+    if (!open_bracket(c, '(')) return MISS;
+    npyg__value *t, *tail = NULL, *d;
+    int rc = node(c, V_TUPLE, at, &t);
     if (rc) return rc;
-    (*out)->s = s;
-    (*out)->len = len;
+    *out = t;
+    if (close_bracket(c, ')')) return 0;
+    for (size_t nd = 1;; nd++) {
+        if ((rc = dim(c, &d))) return rc;
+        append(t, &tail, d);
+        if (nd == 1 && TAKE(c, ",")) {
+            if (close_bracket(c, ')')) return 0;
+            if (!TAKE(c, " ")) return MISS;
+            continue;
+        }
+        if (nd > 1 && close_bracket(c, ')')) return 0;
+        if (!TAKE(c, W_COMMA)) return MISS;
+    }
+}
+
+static int descr(cursor *c, npyg__value **out);
+
+/* ('name', descr) or ('name', descr, shape), the name maybe ('title', 'name'). */
+static int field(cursor *c, npyg__value **out)
+{
+    size_t at = c->i;
+    if (!open_bracket(c, '(')) return MISS;
+    npyg__value *t, *tail = NULL, *v;
+    int rc = node(c, V_TUPLE, at, &t);
+    if (rc) return rc;
+    *out = t;
+    if (at_char(c, '(')) {
+        size_t tat = c->i;
+        npyg__value *pair, *ptail = NULL;
+        (void)open_bracket(c, '(');
+        if ((rc = node(c, V_TUPLE, tat, &pair))) return rc;
+        if ((rc = str(c, 0, SIZE_MAX, &v))) return rc;
+        append(pair, &ptail, v);
+        if (!TAKE(c, W_COMMA)) return MISS;
+        if ((rc = str(c, 0, SIZE_MAX, &v))) return rc;
+        append(pair, &ptail, v);
+        if (!close_bracket(c, ')')) return MISS;
+        append(t, &tail, pair);
+    } else {
+        if ((rc = str(c, 0, SIZE_MAX, &v))) return rc;
+        append(t, &tail, v);
+    }
+    if (!TAKE(c, W_COMMA)) return MISS;
+    if ((rc = descr(c, &v))) return rc;
+    append(t, &tail, v);
+    if (TAKE(c, W_COMMA)) {
+        if ((rc = shape(c, &v))) return rc;
+        append(t, &tail, v);
+    }
+    return close_bracket(c, ')') ? 0 : MISS;
+}
+
+/* A typestr, or a structured descr as numpy's dtype.descr lists it. */
+static int descr(cursor *c, npyg__value **out)
+{
+    if (!at_char(c, '[')) return str(c, 1, MAX_TYPESTR, out);
+    size_t at = c->i;
+    (void)open_bracket(c, '[');
+    npyg__value *l, *tail = NULL, *f;
+    int rc = node(c, V_LIST, at, &l);
+    if (rc) return rc;
+    *out = l;
+    if (close_bracket(c, ']')) return 0;
+    for (;;) {
+        if ((rc = field(c, &f))) return rc;
+        append(l, &tail, f);
+        if (close_bracket(c, ']')) return 0;
+        if (!TAKE(c, W_COMMA)) return MISS;
+    }
+}
+
+static int str_const(cursor *c, const char *s, size_t len, size_t at, npyg__value **out)
+{
+    int rc = node(c, V_STR, at, out);
+    if (!rc && *out) {
+        (*out)->s = s;
+        (*out)->len = len;
+    }
+    return rc;
+}
+
+/* The whole header: the dict, the spaces numpy pads with, the newline. */
+static int header(cursor *c, npyg__value **out)
+{
+    npyg__value *top, *kd, *vd, *kf, *vf, *ks, *vs;
+    int rc;
+    if (!open_bracket(c, '{')) return MISS;
+    if ((rc = node(c, V_DICT, 0, &top))) return rc;
+    /* A key's offset is its quote, after the separator that starts its piece. */
+    if (!TAKE(c, W_DESCR)) return MISS;
+    if ((rc = str_const(c, K_DESCR, LEN(K_DESCR), LEN(W_OPEN), &kd))) return rc;
+    if ((rc = descr(c, &vd))) return rc;
+    size_t kf_at = c->i + LEN(W_COMMA);
+    if (!TAKE(c, W_FORTRAN)) return MISS;
+    if ((rc = str_const(c, K_FORTRAN, LEN(K_FORTRAN), kf_at, &kf))) return rc;
+    size_t fo_at = c->i;
+    bool fortran;
+    if (TAKE(c, "False")) fortran = false;
+    else if (TAKE(c, "True")) fortran = true;
+    else return MISS;
+    if ((rc = node(c, V_BOOL, fo_at, &vf))) return rc;
+    size_t ks_at = c->i + LEN(W_COMMA);
+    if (!TAKE(c, W_SHAPE)) return MISS;
+    if ((rc = str_const(c, K_SHAPE, LEN(K_SHAPE), ks_at, &ks))) return rc;
+    if ((rc = shape(c, &vs))) return rc;
+    if (!TAKE(c, W_TAIL)) return MISS;
+    static const char spaces[8] = "        ";
+    while (c->n - c->i > 8 && memcmp(c->s + c->i, spaces, 8) == 0) c->i += 8;
+    while (c->i < c->n && c->s[c->i] == ' ') c->i++;
+    if (c->i != c->n - 1 || c->s[c->i] != '\n') return MISS;
+    if (top) {
+        vf->u = fortran;
+        top->child = kd;
+        kd->next = vd;
+        vd->next = kf;
+        kf->next = vf;
+        vf->next = ks;
+        ks->next = vs;
+        top->count = 3;
+    }
+    *out = top;
     return 0;
 }
 
 int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out)
 {
     *out = NULL;
-    writer_form w;
-    if (!match(text, len, &w)) return 0;
-
-    /* The tree the general parser builds for the same text; a key's
-       offset is its quote, after the separator that starts its piece. */
-    size_t kf_at = w.ts + w.tlen + LEN(W_QUOTE) + LEN(W_COMMA);
-    size_t ks_at = w.shape_at - LEN(W_SHAPE) + LEN(W_COMMA);
-    npyg__value *top, *kd, *vd, *kf, *vf, *ks, *vs, *prev = NULL;
-    int rc;
-    char *tstr = npyg__arena_alloc(&ctx->arena, w.tlen + 1);
-    if (!tstr) return npyg__nomem(ctx, ctx->base + w.ts);
-    memcpy(tstr, text + w.ts, w.tlen);
-    tstr[w.tlen] = '\0';
-    if ((rc = npyg__new_value(ctx, V_DICT, 0, &top)) ||
-        (rc = str_value(ctx, K_DESCR, LEN(K_DESCR), LEN(W_OPEN), &kd)) ||
-        (rc = str_value(ctx, tstr, w.tlen, w.ts - LEN(W_QUOTE), &vd)) ||
-        (rc = str_value(ctx, K_FORTRAN, LEN(K_FORTRAN), kf_at, &kf)) ||
-        (rc = npyg__new_value(ctx, V_BOOL, w.fo_at, &vf)) ||
-        (rc = str_value(ctx, K_SHAPE, LEN(K_SHAPE), ks_at, &ks)) ||
-        (rc = npyg__new_value(ctx, V_TUPLE, w.shape_at, &vs)))
-        return rc;
-    vf->u = w.fortran;
-    for (uint32_t k = 0; k < w.nd; k++) {
-        npyg__value *d;
-        if ((rc = npyg__new_value(ctx, V_INT, w.dim_at[k], &d))) return rc;
-        d->u = w.dims[k];
-        if (prev) prev->next = d;
-        else vs->child = d;
-        prev = d;
-    }
-    vs->count = w.nd;
-    top->child = kd;
-    kd->next = vd;
-    vd->next = kf;
-    kf->next = vf;
-    vf->next = ks;
-    ks->next = vs;
-    top->count = 3;
+    npyg__value *top = NULL;
+    bool utf8 = ctx->info.version_major == 3;
+    cursor check = {NULL, text, len, 0, 0, utf8};
+    if (header(&check, &top) != 0) return 0;
+    cursor build = {ctx, text, len, 0, 0, utf8};
+    int rc = header(&build, &top);
+    if (rc == MISS) return 0; /* cannot happen: the same text matched */
+    if (rc) return rc;
     *out = top;
     return 0;
 }
@@ -178,13 +297,14 @@ typedef struct sbuf {
 
 static void put(sbuf *b, const char *s, size_t n)
 {
-    for (size_t k = 0; k < n; k++, b->len++) {
-        if (b->cmp) {
-            if (b->len >= b->size || b->cmp[b->len] != s[k]) b->diff = true;
-        } else if (b->len + 1 < b->size) {
-            b->p[b->len] = s[k];
-        }
+    if (b->cmp) {
+        /* A piece at a time: the canonical check runs on every header. */
+        if (!b->diff && (n > b->size - b->len || memcmp(b->cmp + b->len, s, n) != 0)) b->diff = true;
+        b->len += n;
+        return;
     }
+    for (size_t k = 0; k < n; k++, b->len++)
+        if (b->len + 1 < b->size) b->p[b->len] = s[k];
 }
 
 static void puts_(sbuf *b, const char *s) { put(b, s, strlen(s)); }
@@ -235,6 +355,21 @@ static void put_repr(sbuf *b, const char *s, size_t n)
         k += cl;
     }
     put(b, &q, 1);
+}
+
+/* Most names are printable ASCII with no quote or backslash, which repr()
+   writes as they are: one piece instead of a character at a time. */
+static void put_name(sbuf *b, const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (unsigned char)(s[k] - 0x20) < 0x5f && s[k] != '\\' && s[k] != '\'') k++;
+    if (k < n) {
+        put_repr(b, s, n);
+        return;
+    }
+    put(b, "'", 1);
+    put(b, s, n);
+    put(b, "'", 1);
 }
 
 static const char *const unit_names[] = {"generic", "Y", "M", "W", "D", "h", "m", "s",
@@ -293,10 +428,10 @@ static void put_struct(sbuf *b, const npyg_dtype *d)
         puts_(b, "(");
         if (f->title) {
             puts_(b, "(");
-            put_repr(b, f->title, f->title_len);
+            put_name(b, f->title, f->title_len);
             puts_(b, ", ");
         }
-        put_repr(b, f->name, f->name_len);
+        put_name(b, f->name, f->name_len);
         if (f->title) puts_(b, ")");
         puts_(b, ", ");
         if (f->type->kind == NPYG_KIND_SUBARRAY) {

@@ -80,6 +80,7 @@ typedef struct input {
     const char *path;
     int fd;
     bool regular; /* random access: pread, sizes known */
+    bool at_start; /* opened here: the position is 0, no lseek to learn it */
     replay rp;    /* a stream's first bytes, handed back to its reader */
 } input;
 
@@ -88,7 +89,7 @@ typedef struct input {
 static size_t sniff_bytes(input *in, unsigned char *head, size_t n)
 {
     if (in->regular) {
-        off_t here = lseek(in->fd, 0, SEEK_CUR);
+        off_t here = in->at_start ? 0 : lseek(in->fd, 0, SEEK_CUR);
         ssize_t got;
         do got = here >= 0 ? pread(in->fd, head, n, here) : -1;
         while (got < 0 && errno == EINTR);
@@ -228,7 +229,8 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 
 /* Opens a path for reading: only regular files (a FIFO or device named on
    the command line could block or never end; standard input may be a
-   pipe). Returns -1 after reporting. */
+   pipe). Returns -1 after reporting. The fstat made here is the only one
+   a named file gets in this file (the library makes its own). */
 static int open_input(const options *o, strbuf *b, const char *path)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
@@ -262,8 +264,12 @@ void validate_one(const options *o, npyg_ctx *ctx, job *j)
         j->out = b.p;
         return;
     }
-    struct stat st;
-    in.regular = fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (is_stdin) {
+        struct stat st;
+        in.regular = fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
+    } else {
+        in.regular = in.at_start = true; /* open_input refuses anything else */
+    }
     in.rp.fd = in.fd;
     j->status = dispatch(o, ctx, &b, &in);
     if (!is_stdin) close(in.fd);

@@ -1,0 +1,180 @@
+/*
+ * The writer-form recogniser (writer.c) must give, for every text it
+ * accepts, the very tree the general literal parser (literal.c) gives, and
+ * must accept nothing that parser refuses: that is what lets it skip the
+ * general parser without moving a verdict. Checked on the header of every
+ * numpy-written case (numpy_cases.tsv, corpus/valid) and on every one-byte
+ * deletion and duplication of the short ones, which probes each place the
+ * recogniser could accept too much.
+ *
+ * Usage: test_writer_form NUMPY_CASES.TSV CORPUS_VALID_DIR
+ */
+#include "../src/internal.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t matched, matched_struct, mutants_matched;
+
+static bool same_tree(const npyg__value *a, const npyg__value *b)
+{
+    for (; a && b; a = a->next, b = b->next) {
+        if (a->type != b->type || a->negative != b->negative || a->big != b->big ||
+            a->py2long != b->py2long || a->offset != b->offset || a->u != b->u ||
+            a->count != b->count || a->len != b->len)
+            return false;
+        if ((a->s || b->s) && (!a->s || !b->s || memcmp(a->s, b->s, a->len) != 0)) return false;
+        if (!same_tree(a->child, b->child)) return false;
+    }
+    return a == NULL && b == NULL;
+}
+
+/* One header text through both parsers; returns whether the fast one took it. */
+static bool compare(npyg_ctx *ctx, const char *text, size_t len, bool v3, const char *what)
+{
+    npyg__lit_opts opts = {.allow_py2long = !v3, .latin1 = !v3};
+    unsigned warnings = 0;
+    npyg__value *fast = NULL, *general = NULL;
+    ctx->base = 0;
+    ctx->info.version_major = v3 ? 3 : 1; /* the recogniser copies UTF-8 names in 3.0 only */
+    npyg__arena_reset(&ctx->arena);
+    int frc = npyg__parse_writer_form(ctx, text, len, &fast);
+    TU_CHECK(frc == 0, "%s: the recogniser failed (%d) on a text it should only accept or pass on", what, frc);
+    if (!fast) return false;
+    int grc = npyg__parse_literal(ctx, text, len, &opts, &general, &warnings);
+    TU_CHECK(grc == 0, "%s: accepted by the recogniser, refused by the literal parser (%d)", what, grc);
+    TU_CHECK(warnings == 0, "%s: the literal parser warns (%#x) on a writer-form text", what, warnings);
+    if (grc == 0) TU_CHECK(same_tree(fast, general), "%s: the two parsers built different trees", what);
+    return true;
+}
+
+/* Every one-byte deletion and duplication of a matched header. */
+static void mutate(npyg_ctx *ctx, const char *text, size_t len, bool v3, const char *what)
+{
+    if (len > 4096) return;
+    char *buf = malloc(len + 1);
+    TU_CHECK(buf != NULL, "%s", "out of memory");
+    if (!buf) return;
+    for (size_t k = 0; k < len; k++) {
+        memcpy(buf, text, k);
+        memcpy(buf + k, text + k + 1, len - k - 1);
+        mutants_matched += compare(ctx, buf, len - 1, v3, what);
+        memcpy(buf, text, k + 1);
+        memcpy(buf + k + 1, text + k, len - k);
+        mutants_matched += compare(ctx, buf, len + 1, v3, what);
+    }
+    free(buf);
+}
+
+/* The header text of a whole .npy image, or NULL. */
+static const char *header_of(const unsigned char *p, size_t n, size_t *len, bool *v3)
+{
+    if (n < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return NULL;
+    size_t lensize = p[6] == 1 ? 2 : 4, h;
+    if (n < 8 + lensize) return NULL;
+    h = lensize == 2 ? (size_t)(p[8] | p[9] << 8)
+                     : (size_t)p[8] | (size_t)p[9] << 8 | (size_t)p[10] << 16 | (size_t)p[11] << 24;
+    if (h == 0 || h > n - 8 - lensize) return NULL;
+    *len = h;
+    *v3 = p[6] == 3;
+    return (const char *)p + 8 + lensize;
+}
+
+static void one_image(npyg_ctx *ctx, const unsigned char *p, size_t n, const char *what)
+{
+    size_t len;
+    bool v3;
+    const char *text = header_of(p, n, &len, &v3);
+    if (!text || memchr(text, '\0', len)) return;
+    if (!compare(ctx, text, len, v3, what)) return;
+    matched++;
+    if (memmem(text, len, "'descr': [", 10)) matched_struct++;
+    mutate(ctx, text, len, v3, what);
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static void cases(npyg_ctx *ctx, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    TU_CHECK(f != NULL, "cannot open %s", path);
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned char *img = NULL;
+    while (getline(&line, &cap, f) > 0) {
+        if (line[0] == '#') continue;
+        char *name = line, *tab1 = strchr(line, '\t');
+        char *hex = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+        if (!hex) continue;
+        *tab1 = '\0';
+        hex++;
+        size_t nhex = strcspn(hex, "\t\n");
+        unsigned char *grown = realloc(img, nhex / 2 + 1);
+        if (!grown) break;
+        img = grown;
+        size_t n = 0;
+        for (size_t k = 0; k + 1 < nhex; k += 2) {
+            int hi = hexval(hex[k]), lo = hexval(hex[k + 1]);
+            if (hi < 0 || lo < 0) break;
+            img[n++] = (unsigned char)(hi << 4 | lo);
+        }
+        tu_current = name;
+        one_image(ctx, img, n, name);
+    }
+    tu_current = NULL;
+    free(img);
+    free(line);
+    fclose(f);
+}
+
+static void corpus(npyg_ctx *ctx, const char *dir)
+{
+    DIR *d = opendir(dir);
+    TU_CHECK(d != NULL, "cannot open %s", dir);
+    if (!d) return;
+    char path[4096];
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t nl = strlen(e->d_name);
+        if (nl < 4 || strcmp(e->d_name + nl - 4, ".npy") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t n = 0;
+        unsigned char *p = tu_slurp(path, &n);
+        if (!p) continue;
+        tu_current = e->d_name;
+        one_image(ctx, p, n, e->d_name);
+        free(p);
+    }
+    tu_current = NULL;
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s NUMPY_CASES.TSV CORPUS_VALID_DIR\n", argv[0]);
+        return 2;
+    }
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    lim.max_header_bytes = NPYG_MAX_HEADER_BYTES_CAP;
+    npyg_options o = {.limits = &lim};
+    npyg_ctx *ctx = npyg_ctx_new(&o);
+    TU_CHECK(ctx != NULL, "%s", "npyg_ctx_new");
+    if (!ctx) return tu_finish();
+    cases(ctx, argv[1]);
+    corpus(ctx, argv[2]);
+    npyg_ctx_free(ctx);
+    printf("writer form: %zu headers matched (%zu structured), %zu one-byte mutants matched\n",
+           matched, matched_struct, mutants_matched);
+    /* The corpus holds numpy-written structured headers of every kind the
+       recogniser claims (titles, padding, subarrays, nesting). */
+    TU_AT_LEAST(matched, 100, "plain and structured headers in writer form");
+    TU_AT_LEAST(matched_struct, 20, "structured headers in writer form");
+    return tu_finish();
+}
