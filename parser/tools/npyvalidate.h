@@ -30,7 +30,16 @@ void die_oom(void);
 void sb_put(strbuf *b, const char *s, size_t n);
 void sb_puts(strbuf *b, const char *s);
 void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_json_str(strbuf *b, const char *s, size_t n);
+/* Text for people: every character Python's repr() escapes, and every
+   byte that is not UTF-8, escaped (\xNN, \uNNNN, \UNNNNNNNN). */
+void sb_text(strbuf *b, const char *s, size_t n);
+void sb_text0(strbuf *b, const char *s);
+void fput_text(FILE *to, const char *s);
+/* Strict UTF-8 JSON string; false when bytes that are not UTF-8 were
+   replaced by U+FFFD. */
+bool sb_json_str(strbuf *b, const char *s, size_t n);
+/* "key": string, plus "key_bytes": hex when the string is not UTF-8. */
+void sb_json_name(strbuf *b, const char *key, const char *s, size_t n);
 void sb_json_u64(strbuf *b, uint64_t v);
 
 /* ---------------- report.c: one file's report, text or JSON ---------------- */

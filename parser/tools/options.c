@@ -1,7 +1,6 @@
 /* The command line: options and limits, checked before any file is read. */
 #include "npyvalidate.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,15 +37,39 @@ void usage(FILE *to)
           to);
 }
 
+/* Decimal digits and nothing else: strtoull alone would take a sign,
+   leading blanks and "0x", so "+5", " 5" and "-5" would pass. */
 static bool parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == '-') return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end) return false;
+    if (!s || !*s) return false;
+    uint64_t v = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9') return false;
+        unsigned d = (unsigned)(*c - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
     *out = v;
     return true;
+}
+
+/* "npyvalidate: <before><arg><after>", the argument escaped: it may hold
+   anything, a terminal's escape sequences included. */
+static void complain(const char *before, const char *arg, const char *after)
+{
+    fprintf(stderr, "npyvalidate: %s", before);
+    fput_text(stderr, arg);
+    fprintf(stderr, "%s\n", after);
+}
+
+/* The flags: "--json=1" is a usage error, not a silent --json. */
+static bool takes_no_value(const char *a)
+{
+    static const char *const flags[] = {"--", "-h", "--help", "--version", "-r", "--recursive", "--json",
+                                        "--hash", "--strict", "-q", "--quiet"};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (!strcmp(a, flags[k])) return true;
+    return false;
 }
 
 int parse_options(int argc, char **argv, options *out, pathlist *args)
@@ -77,7 +100,9 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
                 else if (*c == 'q') o.quiet = true;
                 else if (*c == 'h') { usage(stdout); return 0; }
                 else {
-                    fprintf(stderr, "npyvalidate: unknown option -%c in %s\n", *c, a);
+                    char opt[3] = {'-', *c, '\0'};
+                    complain("unknown option ", opt, "");
+                    complain("  in ", a, "");
                     usage(stderr);
                     return 2;
                 }
@@ -90,13 +115,18 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
     do {                                                                          \
         if (!val) {                                                               \
             if (i + 1 >= argc) {                                                  \
-                fprintf(stderr, "npyvalidate: %s needs a value\n", a);            \
+                complain("", a, " needs a value");                                \
                 return 2;                                                         \
             }                                                                     \
             val = argv[++i];                                                      \
         }                                                                         \
     } while (0)
         uint64_t n;
+        if (val && takes_no_value(a)) {
+            complain("", a, " takes no value");
+            usage(stderr);
+            return 2;
+        }
         if (!strcmp(a, "--")) only_paths = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (!strcmp(a, "--version")) { printf("npyvalidate %s\n", npyg_version_string()); return 0; }
@@ -124,13 +154,17 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             else if (!strcmp(a, "--max-uncompressed")) u64 = &o.zip_limits.max_total_uncompressed;
             else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
             else {
-                fprintf(stderr, "npyvalidate: unknown option %s\n", a);
+                complain("unknown option ", a, "");
                 usage(stderr);
                 return 2;
             }
             TAKE();
             if (!parse_u64(val, &n) || (u32 && n > UINT32_MAX) || (jobs && (n < 1 || n > 256))) {
-                fprintf(stderr, "npyvalidate: %s: invalid value '%s'\n", a, val);
+                fputs("npyvalidate: ", stderr);
+                fput_text(stderr, a);
+                fputs(": invalid value '", stderr);
+                fput_text(stderr, val);
+                fputs("'\n", stderr);
                 return 2;
             }
             if (u64) *u64 = n;

@@ -34,12 +34,17 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 int walk(pathlist *l, const char *dir, int depth)
 {
     if (depth > MAX_RECURSION) {
-        fprintf(stderr, "npyvalidate: %s: directories nested deeper than %d\n", dir, MAX_RECURSION);
+        fputs("npyvalidate: ", stderr);
+        fput_text(stderr, dir);
+        fprintf(stderr, ": directories nested deeper than %d\n", MAX_RECURSION);
         return 2;
     }
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "npyvalidate: %s: %s\n", dir, strerror(errno));
+        int err = errno;
+        fputs("npyvalidate: ", stderr);
+        fput_text(stderr, dir);
+        fprintf(stderr, ": %s\n", strerror(err));
         return 2;
     }
     pathlist here = {0};
@@ -76,7 +81,10 @@ int read_list(pathlist *l, const char *file)
 {
     FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
     if (!f) {
-        fprintf(stderr, "npyvalidate: %s: %s\n", file, strerror(errno));
+        int err = errno;
+        fputs("npyvalidate: ", stderr);
+        fput_text(stderr, file);
+        fprintf(stderr, ": %s\n", strerror(err));
         return 2;
     }
     char *line = NULL;

@@ -26,7 +26,10 @@ static void json_warnings(strbuf *b, unsigned bits, const char *(*name)(unsigned
 static void human_warnings(strbuf *b, const char *label, unsigned bits, const char *(*text)(unsigned))
 {
     for (unsigned k = 0; k < 32; k++)
-        if (bits & (1u << k)) sb_printf(b, "%s: warning: %s\n", label, text(1u << k));
+        if (bits & (1u << k)) {
+            sb_text0(b, label);
+            sb_printf(b, ": warning: %s\n", text(1u << k));
+        }
 }
 
 static void sb_json_descr(strbuf *b, const npyg_dtype *d);
@@ -136,8 +139,9 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
     const char *shown = dtext;
     size_t slen = strlen(dtext);
     if (slen >= 2 && dtext[0] == '\'') { shown = dtext + 1; slen -= 2; } /* '<f8' -> <f8 */
-    sb_printf(b, "%s: ok ", label);
-    sb_put(b, shown, slen);
+    sb_text0(b, label);
+    sb_puts(b, ": ok ");
+    sb_text(b, shown, slen); /* a field name is repr()'d with non-ASCII kept raw */
     sb_puts(b, " shape=(");
     for (uint32_t k = 0; k < in->ndim; k++)
         sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)in->shape[k]);
@@ -151,13 +155,16 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
 /* "path:offset: class: message" */
 static void human_error(strbuf *b, const char *label, const npyg_error *e)
 {
-    sb_printf(b, "%s:%llu: %s: %s\n", label, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
+    sb_text0(b, label);
+    sb_printf(b, ":%llu: %s: ", (unsigned long long)e->offset, npyg_error_class(e->code));
+    sb_text0(b, e->message); /* messages quote member names */
+    sb_puts(b, "\n");
 }
 
 static void json_path(strbuf *b, const char *path)
 {
-    sb_puts(b, "{\"path\": ");
-    sb_json_str(b, path, strlen(path));
+    sb_puts(b, "{");
+    sb_json_name(b, "path", path, strlen(path));
 }
 
 /* A file that failed as a whole; an archive's object keeps its shape. */
@@ -183,7 +190,12 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
     npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
     snprintf(e.message, sizeof e.message, "%s: %s", what, err ? strerror(err) : "not a regular file");
     if (o->json) file_error(o, b, path, &e, false);
-    else sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e.code), e.message); /* no offset: none was read */
+    else { /* no offset: none was read */
+        sb_text0(b, path);
+        sb_printf(b, ": %s: ", npyg_error_class(e.code));
+        sb_text0(b, e.message);
+        sb_puts(b, "\n");
+    }
 }
 
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
@@ -225,8 +237,8 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
     const npyg_info *in = rc ? NULL : npyg_get_info(ctx);
     const npyg_error *e = npyg_last_error(ctx);
     if (o->json) {
-        sb_puts(b, "{\"name\": ");
-        sb_json_str(b, m->name, m->name_len);
+        sb_puts(b, "{");
+        sb_json_name(b, "name", m->name, m->name_len);
         sb_printf(b, ", \"ok\": %s, \"method\": %u, \"compressed_size\": ", rc ? "false" : "true", m->method);
         sb_json_u64(b, m->compressed_size);
         sb_puts(b, ", \"uncompressed_size\": ");
@@ -258,7 +270,8 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
             sb_human_ok(b, label, in, dtext, sha);
             free(big);
         } else {
-            sb_printf(b, "%s: ok not .npy (%llu bytes; numpy returns them as bytes)\n", label,
+            sb_text0(b, label);
+            sb_printf(b, ": ok not .npy (%llu bytes; numpy returns them as bytes)\n",
                       (unsigned long long)m->uncompressed_size);
         }
     }
@@ -275,6 +288,9 @@ void report_archive(const options *o, strbuf *b, const char *path, int status, s
         sb_puts(b, "]}\n");
     } else {
         if (members) sb_puts(b, members);
-        if (count == 0 && !o->quiet) sb_printf(b, "%s: ok empty archive\n", path);
+        if (count == 0 && !o->quiet) {
+            sb_text0(b, path);
+            sb_puts(b, ": ok empty archive\n");
+        }
     }
 }

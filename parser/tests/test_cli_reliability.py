@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""npyvalidate facing hostile input around the parser: option values, file
+and member names that would drive a terminal, JSON that must stay strict
+UTF-8 and map back to the bytes, special files, deflate work per archive
+and archives on standard input. Archives are written with Python's zipfile
+and zlib; .npy headers are written as numpy's format documentation gives
+them.
+
+Usage: test_cli_reliability.py NPYVALIDATE CORPUS_DIR
+"""
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+
+NPYV, CORPUS = os.fsencode(sys.argv[1]), sys.argv[2]
+VALID = os.path.join(CORPUS, "valid", "f8-le-1d-C-v1.npy")
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL", what, file=sys.stderr)
+
+
+def run(*args, stdin=None, timeout=60):
+    return subprocess.run([NPYV, *args], input=stdin, capture_output=True, timeout=timeout)
+
+
+def test_option_values_are_digits_only():
+    for args in (["--max-payload", "+5"], ["--max-payload", " 5"], ["--max-payload", "-5"],
+                 ["--max-payload", ""], ["--max-payload", "5x"], ["--max-payload=0x10"],
+                 ["--max-dims", "4 "], ["--max-payload", "18446744073709551616"],
+                 ["--json=1"], ["--hash=yes"], ["--strict="], ["--recursive=0"], ["--quiet=1"]):
+        r = run(*args, VALID)
+        check(r.returncode == 2 and r.stdout == b"", "usage error for %r: %d %r" % (args, r.returncode, r.stdout))
+    r = run("--max-payload", "18446744073709551615", "--json", VALID)
+    check(r.returncode == 0, "the largest u64 is a value: %d %r" % (r.returncode, r.stderr))
+
+
+def npy(descr, shape, payload, version=(1, 0)):
+    """A .npy file laid out as numpy's format documentation gives it: magic,
+    version, header length, a dict literal padded with spaces to a multiple
+    of 64 and ending in a newline, then the payload."""
+    text = "{'descr': %s, 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    body = text.encode("utf-8" if version[0] >= 3 else "latin1")
+    lenbytes = 2 if version[0] == 1 else 4
+    pre = 6 + 2 + lenbytes
+    total = -(-(pre + len(body) + 1) // 64) * 64
+    body += b" " * (total - pre - len(body) - 1) + b"\n"
+    return (b"\x93NUMPY" + bytes(version) + len(body).to_bytes(lenbytes, "little") + body + payload)
+
+
+F8 = npy("'<f8'", "(2,)", bytes(16))
+
+
+def zip_with_names(names, data=F8, method=zipfile.ZIP_STORED):
+    """An archive whose member names are the given bytes. A UTF-8 name is
+    written by zipfile, which sets the UTF-8 flag; any other is written as a
+    same-length ASCII stand-in (flag off), then put in place in both
+    headers."""
+    buf = io.BytesIO()
+    stand_ins = []
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for k, (raw, utf8) in enumerate(names):
+            stand = raw if utf8 else chr(ord("A") + k).encode() * len(raw)
+            stand_ins.append(stand)
+            info = zipfile.ZipInfo(stand.decode())
+            info.compress_type = method
+            z.writestr(info, data)
+    blob = buf.getvalue()
+    for (raw, utf8), stand in zip(names, stand_ins):
+        if not utf8:
+            check(blob.count(stand) == 2, "stand-in name %r is unique" % stand)
+            blob = blob.replace(stand, raw)
+    return blob
+
+
+# Hostile names: a terminal's escape sequences, a newline that would forge
+# a verdict line, a raw C1 CSI byte (0x9b), C1 controls in UTF-8, bidi
+# overrides and isolates, a byte that is not UTF-8.
+HOSTILE = [
+    b"a\x1b[2Jb\x07.npy",
+    b"x.npy: ok <f8 shape=(3,) order=C v1.0\ny.npy",
+    b"c\x9b31md.npy",
+    "report\u202eypn.exe.npy".encode(),
+    "iso\u2066late\u2069.npy".encode(),
+    "c1\u0085\u009b.npy".encode(),
+    b"bad\xff\x1b[2Jname\n.npy",
+    b"tab\there\rcr\x7f.npy",
+]
+
+
+def bad_chars(text):
+    """Characters of decoded output that a terminal could act on or that
+    repr() would escape; a newline ends a line and is allowed."""
+    return [c for c in text if c != "\n" and not c.isprintable()]
+
+
+def clean(out, what):
+    check(b"\x9b" not in out and b"\x1b" not in out, "%s: no ESC or raw CSI byte: %r" % (what, out[:300]))
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(False, "%s: output is not UTF-8 (%s): %r" % (what, e, out[:300]))
+        return ""
+    bad = bad_chars(text)
+    check(not bad, "%s: unescaped %r in %r" % (what, bad, text[:300]))
+    return text
+
+
+def test_hostile_file_names_are_escaped():
+    d = tempfile.mkdtemp()
+    try:
+        db = os.fsencode(d)
+        paths = []
+        for k, name in enumerate(HOSTILE):
+            p = os.path.join(db, name)
+            with open(p, "wb") as f:
+                f.write(F8 if k % 2 == 0 else b"\x93NUMPY\x01\x00garbage")
+            paths.append(p)
+        zpath = os.path.join(db, b"arch\x1b]0;title\x07\u202e.npz".replace(b"\u202e", "\u202e".encode()))
+        with open(zpath, "wb") as f:
+            f.write(zip_with_names([("m\u202eypn.npy".encode(), True), ("k\u0085\u2067.npy".encode(), True),
+                                    (b"raw\x9bcsi.npy", False), (b"lat\xff\x80\x80.npy", False)]))
+        paths.append(zpath)
+        # Field names: a bidi override as an escape in a v1.0 header, and as
+        # raw UTF-8 in a v3.0 one; a C1 control.
+        for k, (descr, ver) in enumerate([("[('\\u202e', '<f8')]", (1, 0)), ("[('\u202e', '<f8')]", (3, 0)),
+                                         ("[('a\\x85\\x9b', '<f8'), ('\\u2066', '<i4')]", (1, 0))]):
+            p = os.path.join(db, b"field%d.npy" % k)
+            payload = bytes(12) if "i4" in descr else bytes(8)
+            with open(p, "wb") as f:
+                f.write(npy(descr, "(1,)", payload, ver))
+            paths.append(p)
+        n_lines = None
+        for args in ([], ["-j1"], ["-j4"], ["--strict"], ["--hash"]):
+            r = run(*args, *paths)
+            text = clean(r.stdout, "stdout %r" % args)
+            clean(r.stderr, "stderr %r" % args)
+            # One line per file, plus one per member after the archive's.
+            lines = text.count("\n")
+            if n_lines is None:
+                n_lines = lines
+            check(lines >= len(paths), "%r: a name cannot add lines: %d" % (args, lines))
+            check(r.returncode in (1, 2), "%r: some inputs are invalid: %d" % (args, r.returncode))
+        r = run(*paths)
+        text = r.stdout.decode("utf-8", "replace")
+        lines = text.splitlines()
+        oks = [l for l in lines if ": ok " in l and "shape=(3,)" not in l]
+        check(len(oks) == 4 + 4 + 3, "4 valid files, 4 members, 3 field files: %r" % text)
+        check(all(l.startswith(d + "/") for l in lines), "every line starts with a path: %r" % text)
+        check("\\u202e" in text and "\\x9b" in text and "\\x1b" in text and "\\x0a" in text,
+              "escapes are visible: %r" % text)
+        check(not any(l.endswith("x.npy: ok <f8 shape=(3,) order=C v1.0") for l in lines),
+              "no forged verdict line: %r" % text)
+        # Directory walk, and errors about a directory (stderr).
+        r = run("-r", d)
+        clean(r.stdout, "stdout -r")
+        clean(r.stderr, "stderr -r")
+        bad_dir = os.path.join(db, b"dir\x1b[2J\u202e".replace(b"\u202e", "\u202e".encode()))
+        os.mkdir(bad_dir)
+        os.chmod(bad_dir, 0)
+        r = run("-r", bad_dir)
+        os.chmod(bad_dir, 0o700)
+        clean(r.stdout, "stdout unreadable dir")
+        clean(r.stderr, "stderr unreadable dir")
+        # Special files and missing files named with escapes.
+        r = run(os.path.join(db, b"missing\x1b[2J\n.npy"), bad_dir)
+        clean(r.stdout + r.stderr, "missing file / directory")
+        # Option values and --files-from.
+        r = run("--max-dims", "\x1b[2J\u202e")
+        clean(r.stdout + r.stderr, "bad option value")
+        r = run("--files-from", os.path.join(db, b"nolist\x1b[2J"))
+        clean(r.stdout + r.stderr, "missing list file")
+    finally:
+        shutil.rmtree(d)
+
+
+def test_json_is_strict_utf8_and_maps_back():
+    d = tempfile.mkdtemp()
+    try:
+        db = os.fsencode(d)
+        names = [b"plain.npy", b"bad\xff.npy", "\u00ff.npy".encode(), b"nl\n\x1b.npy", "\u202e.npy".encode()]
+        paths = []
+        for name in names:
+            p = os.path.join(db, name)
+            with open(p, "wb") as f:
+                f.write(F8)
+            paths.append(p)
+        members = [b"FF\xff\x80\x80.npy", b"SUR\xed\xa0\x80.npy", b"OVL\xe0\x80\x80.npy", b"BIG\xf4\x90\x80\x80.npy",
+                   b"C1\xc2\x85.npy", "ok\u00e9.npy".encode()]
+        zpath = os.path.join(db, b"z\xfe.npz")
+        with open(zpath, "wb") as f:
+            f.write(zip_with_names([(m, False) for m in members]))
+        paths.append(zpath)
+        r = run("--json", *paths)
+        check(r.returncode == 0, "all valid: %d %r" % (r.returncode, r.stderr))
+        lines = r.stdout.split(b"\n")
+        check(lines[-1] == b"" and len(lines) == len(paths) + 1, "one JSON line per file")
+        seen = []
+        for line in lines[:-1]:
+            try:
+                o = json.loads(line.decode("utf-8", "strict"))
+            except (UnicodeDecodeError, ValueError) as e:
+                check(False, "strict JSON line: %s: %r" % (e, line))
+                continue
+            check(not bad_chars(line.decode()), "no raw control or bidi character in %r" % line)
+
+            def back(obj, key):
+                if key + "_bytes" in obj:
+                    raw = bytes.fromhex(obj[key + "_bytes"])
+                    check(obj[key] == raw.decode("utf-8", "replace"), "%s is the replaced form of %s_bytes" % (key, key))
+                    return raw
+                return obj[key].encode("utf-8")
+            seen.append(back(o, "path"))
+            if o.get("archive"):
+                got = [back(m, "name") for m in o["members"]]
+                check(got == members, "member names map back: %r" % got)
+        check(seen == paths, "paths map back to the files: %r" % seen)
+        check(b"\\u00ff" not in r.stdout or "\u00ff".encode() in r.stdout, "U+00FF and byte 0xff differ")
+    finally:
+        shutil.rmtree(d)
+
+
+def main():
+    for name, fn in sorted(globals().items()):
+        if name.startswith("test_") and callable(fn):
+            fn()
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
