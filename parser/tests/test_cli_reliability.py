@@ -232,6 +232,36 @@ def test_json_is_strict_utf8_and_maps_back():
         shutil.rmtree(d)
 
 
+def test_special_files_say_what_they_are():
+    """A FIFO, a device, a socket and a directory are refused with
+    NPYG_ENOTREG and a message naming the kind of file; no errno left over
+    from an earlier call ("Inappropriate ioctl for device")."""
+    import socket
+    d = tempfile.mkdtemp()
+    fifo, sock = os.path.join(d, "f.npy"), os.path.join(d, "s.npy")
+    os.mkfifo(fifo)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(sock)
+    try:
+        for p, kind in ((fifo, "FIFO"), ("/dev/zero", "character device"), ("/dev/null", "character device"),
+                        (sock, "socket"), (d, "directory")):
+            r = run("--json", p, timeout=10)
+            check(r.returncode == 2, "%s refused: %d" % (p, r.returncode))
+            try:
+                e = json.loads(r.stdout)["error"]
+            except ValueError:
+                check(False, "%s: JSON error: %r" % (p, r.stdout))
+                continue
+            check(e["name"] == "NPYG_ENOTREG" and e["class"] == "io", "%s: NPYG_ENOTREG: %r" % (p, e))
+            check(kind in e["message"] and "ioctl" not in e["message"], "%s: names a %s: %r" % (p, kind, e))
+            r = run(p, timeout=10)
+            check(kind in r.stdout.decode() and r.stdout.startswith(os.fsencode(p) + b": io: "),
+                  "%s: text names a %s: %r" % (p, kind, r.stdout))
+    finally:
+        s.close()
+        shutil.rmtree(d)
+
+
 def main():
     for name, fn in sorted(globals().items()):
         if name.startswith("test_") and callable(fn):

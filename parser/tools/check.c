@@ -181,24 +181,28 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 /* ---------------- opening ---------------- */
 
 /* Opens a path for reading: only regular files (a FIFO or device named on
-   the command line could block or never end; standard input may be a
-   pipe). Returns -1 after reporting. */
+   the command line could block, never end, or act when opened; standard
+   input may be a pipe). What is not a regular file is named and refused
+   before it is opened; fstat checks again what was opened. Returns -1
+   after reporting. */
 static int open_input(const options *o, strbuf *b, const char *path)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        report_refused(o, b, path, (unsigned)st.st_mode);
+        return -1;
+    }
+    /* O_NONBLOCK: should the path become a FIFO meanwhile, opening it must
+       not wait for a writer. */
     int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         report_io(o, b, path, "cannot open", errno);
         return -1;
     }
-    struct stat st;
     if (fstat(fd, &st) != 0) {
-        int err = errno;
-        report_io(o, b, path, "cannot stat", err);
-    } else if (S_ISDIR(st.st_mode)) {
-        report_io(o, b, path, "is a directory (use -r)", 0);
+        report_io(o, b, path, "cannot stat", errno);
     } else if (!S_ISREG(st.st_mode)) {
-        report_io(o, b, path, "refused", 0);
+        report_refused(o, b, path, (unsigned)st.st_mode);
     } else {
         return fd;
     }

@@ -47,6 +47,8 @@ void sb_json_u64(strbuf *b, uint64_t v);
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
 /* An error found before any validator ran (open, stat, kind of file). */
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err);
+/* A path that is not a regular file (st_mode), refused before it is opened. */
+void report_refused(const options *o, strbuf *b, const char *path, unsigned mode);
 /* An archive that could not be opened (or read at all). */
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e);
 /* One member, into the archive's member list. */
@@ -81,6 +83,8 @@ typedef struct pathlist {
 void add_path(pathlist *l, const char *p);
 int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy and *.npz */
 int read_list(pathlist *l, const char *file);      /* one path per line */
+/* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */
+const char *file_kind(unsigned mode);
 
 /* ---------------- options.c ---------------- */
 /* Fills o and the path arguments. Returns -1 to go on, else the exit

@@ -22,6 +22,19 @@ void add_path(pathlist *l, const char *p)
     l->n++;
 }
 
+const char *file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    if (S_ISREG(m)) return "a regular file";
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISLNK(m)) return "a symbolic link";
+    return "a special file of unknown type";
+}
+
 static bool wanted(const char *name)
 {
     size_t n = strlen(name);

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Every warning bit set, by the library's name for it; a bit the library
    does not name is shown by number rather than dropped. */
@@ -188,9 +189,28 @@ int status_of(int code)
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err)
 {
     npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
-    snprintf(e.message, sizeof e.message, "%s: %s", what, err ? strerror(err) : "not a regular file");
+    snprintf(e.message, sizeof e.message, "%s: %s", what, strerror(err));
     if (o->json) file_error(o, b, path, &e, false);
     else { /* no offset: none was read */
+        sb_text0(b, path);
+        sb_printf(b, ": %s: ", npyg_error_class(e.code));
+        sb_text0(b, e.message);
+        sb_puts(b, "\n");
+    }
+}
+
+void report_refused(const options *o, strbuf *b, const char *path, unsigned mode)
+{
+    npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+    if (S_ISDIR((mode_t)mode))
+        snprintf(e.message, sizeof e.message, "is a directory: use -r to validate the *.npy and *.npz files under it");
+    else
+        snprintf(e.message, sizeof e.message,
+                 "is %s, not a regular file: refused unopened, as reading it could block or never end "
+                 "(pass its bytes on standard input instead)",
+                 file_kind(mode));
+    if (o->json) file_error(o, b, path, &e, false);
+    else {
         sb_text0(b, path);
         sb_printf(b, ": %s: ", npyg_error_class(e.code));
         sb_text0(b, e.message);
