@@ -262,6 +262,58 @@ def test_special_files_say_what_they_are():
         shutil.rmtree(d)
 
 
+def zeros_archive(n, size):
+    """n deflated members, each a valid uint8 .npy of `size` bytes of zeros
+    (header included), written by zipfile with zlib."""
+    member = npy("'|u1'", "(%d,)" % (size - 128), b"")
+    member += bytes(size - len(member))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for k in range(n):
+            z.writestr("z%02d.npy" % k, member)
+    return buf.getvalue()
+
+
+def test_inflation_is_bounded_per_archive():
+    """Each member is under its 64 MiB ratio grace; together they are not,
+    and the archive is refused with the budget's code before any member is
+    inflated (the first member asked for is refused too)."""
+    d = tempfile.mkdtemp()
+    try:
+        size = 8 << 20
+        many = os.path.join(d, "many.npz")
+        with open(many, "wb") as f:
+            f.write(zeros_archive(16, size))
+        one = os.path.join(d, "one.npz")
+        with open(one, "wb") as f:
+            f.write(zeros_archive(1, size))
+        arch = os.path.getsize(many)
+        check(16 * size > (64 << 20) + 100 * arch, "the archive is over the default budget (%d bytes)" % arch)
+        r = run("--json", many)
+        o = json.loads(r.stdout)
+        errs = [m.get("error", {}).get("name") for m in o["members"]]
+        check(r.returncode == 1 and not o["ok"], "16 members of zeros refused: %d" % r.returncode)
+        check(errs == ["NPYG_ELIMIT_INFLATE"] * 16, "every member refused by the budget, the first included: %r" % errs)
+        check(all(m.get("offset_in") == "archive" for m in o["members"]), "budget errors are the archive's")
+        r = run(many)
+        check(b"limit: deflated members declare %d bytes" % (16 * size) in r.stdout, "text names the work: %r"
+              % r.stdout[:300])
+        # Raised from the command line, the budget lets it through.
+        r = run("--inflate-budget", str(16 * size), many)
+        check(r.returncode == 0, "within a raised budget: %d %r" % (r.returncode, r.stdout[-200:]))
+        r = run("--inflate-budget", "0", "--max-ratio", str(16 * size // arch + 1), many)
+        check(r.returncode == 0, "the ratio x archive part of the budget: %d" % r.returncode)
+        # One such member is fine under the defaults, and its grace is
+        # settable from the command line.
+        r = run(one)
+        check(r.returncode == 0, "one member of zeros passes: %d %r" % (r.returncode, r.stdout))
+        r = run("--json", "--ratio-grace", str(1 << 20), one)
+        o = json.loads(r.stdout)
+        check(o["members"][0].get("error", {}).get("name") == "NPYG_ELIMIT_RATIO", "--ratio-grace: %r" % o)
+    finally:
+        shutil.rmtree(d)
+
+
 def main():
     for name, fn in sorted(globals().items()):
         if name.startswith("test_") and callable(fn):

@@ -28,8 +28,13 @@ void usage(FILE *to)
           "      --max-members N       .npz members (default 4096)\n"
           "      --max-name-bytes N    bytes of one .npz member name (default 512)\n"
           "      --max-uncompressed N  bytes all .npz members inflate to (default 1099511627776)\n"
-          "      --max-ratio N         inflated / compressed bytes of a member past its first\n"
-          "                            64 MiB (default 100)\n"
+          "      --max-ratio N         inflated / compressed bytes of a member past its\n"
+          "                            ratio grace (default 100)\n"
+          "      --ratio-grace N       bytes a member may inflate to whatever its ratio\n"
+          "                            (default 67108864)\n"
+          "      --inflate-budget N    bytes all deflated members of an archive may inflate\n"
+          "                            to, plus max-ratio x the archive's size (default\n"
+          "                            67108864)\n"
           "  -h, --help              this text\n"
           "      --version           print the version\n"
           "\n"
@@ -153,6 +158,8 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             else if (!strcmp(a, "--max-name-bytes")) u32 = &o.zip_limits.max_name_bytes;
             else if (!strcmp(a, "--max-uncompressed")) u64 = &o.zip_limits.max_total_uncompressed;
             else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
+            else if (!strcmp(a, "--ratio-grace")) u64 = &o.zip_limits.ratio_grace_bytes;
+            else if (!strcmp(a, "--inflate-budget")) u64 = &o.zip_limits.inflate_budget_bytes;
             else {
                 complain("unknown option ", a, "");
                 usage(stderr);
