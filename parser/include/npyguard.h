@@ -130,6 +130,7 @@ typedef enum npyg_status {
 
     /* npyg_zip_limits; each has its own code */
     NPYG_ELIMIT_INFLATE = 82,   /* deflated members inflate past the archive's budget */
+    NPYG_ELIMIT_STDIN = 83,     /* an archive on a stream is larger than the zip limits admit */
     NPYG_ELIMIT_MEMBERS = 85,
     NPYG_ELIMIT_NAME = 86,
     NPYG_ELIMIT_UNCOMPRESSED = 87,

@@ -314,6 +314,50 @@ def test_inflation_is_bounded_per_archive():
         shutil.rmtree(d)
 
 
+def test_archive_on_standard_input():
+    """A pipe holding an archive is spooled to an anonymous temporary file
+    in $TMPDIR, bounded by the zip limits, then validated as that file; a
+    .npy on a pipe is still streamed (no temporary file)."""
+    npz_dir = os.path.join(CORPUS, "npz")
+    manifest = json.load(open(os.path.join(npz_dir, "manifest.json")))["files"]
+    names = sorted(n for n, e in manifest.items() if n.endswith(".npz") and "bomb" not in n)[:40]
+    check(len(names) >= 20, "archives to pipe: %d" % len(names))
+    tmp = tempfile.mkdtemp()
+    env = dict(os.environ, TMPDIR=tmp)
+    try:
+        for n in names:
+            p = os.path.join(npz_dir, n)
+            data = open(p, "rb").read()
+            a = run("--json", p)
+            b = subprocess.run([NPYV, "--json", "-"], input=data, capture_output=True, timeout=60, env=env)
+            oa, ob = json.loads(a.stdout), json.loads(b.stdout)
+            oa.pop("path"), ob.pop("path")
+            check(a.returncode == b.returncode and oa == ob, "%s: same verdict on a pipe as a file: %r / %r"
+                  % (n, oa, ob))
+        check(os.listdir(tmp) == [], "the temporary file is anonymous: %r" % os.listdir(tmp))
+        # Past the largest archive the limits admit: the limit's code, exit 1.
+        big = zip_with_names([(b"a.npy", False)], data=npy("'|u1'", "(400000,)", bytes(400000)))
+        args = ["--max-uncompressed", "1000", "--max-members", "1", "--max-name-bytes", "16"]
+        r = subprocess.run([NPYV, "--json", *args, "-"], input=big, capture_output=True, timeout=60, env=env)
+        o = json.loads(r.stdout)
+        check(r.returncode == 1 and o["error"]["name"] == "NPYG_ELIMIT_STDIN" and o["error"]["class"] == "limit",
+              "a stream past the bound: %d %r" % (r.returncode, o))
+        small = zip_with_names([(b"a.npy", False)])
+        r = subprocess.run([NPYV, *args, "-"], input=small, capture_output=True, timeout=60, env=env)
+        check(r.returncode == 0 and r.stdout.startswith(b"-:a.npy: ok "), "a small archive under the same limits: %r"
+              % r.stdout)
+        # No temporary directory: an archive cannot be spooled (I/O error),
+        # a .npy is streamed as before, however large.
+        env["TMPDIR"] = os.path.join(tmp, "missing")
+        r = subprocess.run([NPYV, "-"], input=small, capture_output=True, timeout=60, env=env)
+        check(r.returncode == 2 and b"temporary file" in r.stdout, "no TMPDIR: %r" % r.stdout)
+        r = subprocess.run([NPYV, *args, "-"], input=npy("'|u1'", "(400000,)", bytes(400000)), capture_output=True,
+                           timeout=60, env=env)
+        check(r.returncode == 0, ".npy on a pipe streams: %d %r" % (r.returncode, r.stdout))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     for name, fn in sorted(globals().items()):
         if name.startswith("test_") and callable(fn):

@@ -155,12 +155,11 @@ typedef int (*validator_fn)(const options *o, npyg_ctx *ctx, strbuf *b, input *i
 static const struct {
     npyg_format format;
     validator_fn validate;
-    bool needs_regular; /* random access: a pipe is refused */
-    const char *on_stream; /* the refusal's message */
+    bool needs_regular; /* random access: a stream is spooled to a file first */
 } validators[] = {
-    {NPYG_FORMAT_NPZ, validate_npz, true, "a zip archive needs a regular file, not a pipe"},
-    {NPYG_FORMAT_NPY, validate_npy, false, NULL},
-    {NPYG_FORMAT_UNKNOWN, validate_npy, false, NULL},
+    {NPYG_FORMAT_NPZ, validate_npz, true},
+    {NPYG_FORMAT_NPY, validate_npy, false},
+    {NPYG_FORMAT_UNKNOWN, validate_npy, false},
 };
 
 static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
@@ -170,10 +169,16 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     size_t k = 0;
     while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
     if (validators[k].needs_regular && !in->regular) {
-        npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
-        snprintf(e.message, sizeof e.message, "%s", validators[k].on_stream);
-        report_archive_error(o, b, in->path, &e);
-        return status_of(e.code);
+        npyg_error e;
+        int fd = spool_stream(&o->zip_limits, in->rp.head, in->rp.len, in->fd, &e);
+        if (fd < 0) {
+            report_archive_error(o, b, in->path, &e);
+            return status_of(e.code);
+        }
+        input spooled = {.path = in->path, .fd = fd, .regular = true};
+        int status = validators[k].validate(o, ctx, b, &spooled);
+        close(fd);
+        return status;
     }
     return validators[k].validate(o, ctx, b, in);
 }

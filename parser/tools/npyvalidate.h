@@ -74,6 +74,14 @@ void validate_one(const options *o, npyg_ctx *ctx, job *j);
    Returns the worst status. */
 int run_all(const options *o, job *jobs, size_t n);
 
+/* ---------------- spool.c: an archive on standard input ---------------- */
+/* The largest archive the zip limits admit, in bytes. */
+uint64_t spool_bound(const npyg_zip_limits *zl);
+/* Copies head and then the rest of the stream in into an anonymous
+   temporary file, at most spool_bound() bytes; returns it at offset 0, or
+   -1 with *e filled (NPYG_ELIMIT_STDIN past the bound, NPYG_EIO). */
+int spool_stream(const npyg_zip_limits *zl, const unsigned char *head, size_t head_len, int in, npyg_error *e);
+
 /* ---------------- paths.c: the inputs ---------------- */
 typedef struct pathlist {
     char **v;
