@@ -8,10 +8,15 @@ NPYG_PACKAGES=(
   build-essential cmake pkg-config      # the build
   libssl-dev                            # SHA-256 in npyvalidate (libcrypto)
   zlib1g-dev                            # .npz inflate
+  liblz4-dev                            # RawArray (.ra) LZ4 blocks
   libjansson-dev                        # JSON in the tests and npyconform
   python3 python3-numpy                 # the reference reader (corpus checks)
+  python3-dev python3-setuptools python3-pip python3-pytest  # the npyguard Python package
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov
   afl++                                 # AFL++ fuzz smoke
+  libhdf5-dev                           # HDF5 / MAT v7.3 scan (optional at build time)
+  python3-h5py python3-hdf5storage      # corpus/hdf5: regenerate and compare
+  strace                                # proof that the HDF5 scan opens no other file
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

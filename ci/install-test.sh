@@ -60,10 +60,14 @@ for kind in static shared; do
   "$cc" -o "$tmp/consumer-pc-$kind" "$src/ci/consumer/consumer.c" $flags -Wl,-rpath,"$libdir"
   got=$("$tmp/consumer-pc-$kind") || fail "$kind: the pkg-config consumer failed: $got"
   [ "$got" = "$want" ] || fail "$kind: pkg-config consumer printed '$got'"
+  # ldd's whole output first: grep -q stops reading at its match, and under
+  # pipefail the SIGPIPE that ldd then gets (a long list, with libhdf5's
+  # dependencies) would fail the pipe
+  deps=$(ldd "$tmp/consumer-pc-$kind")
   if [ "$kind" = shared ]; then
-    ldd "$tmp/consumer-pc-$kind" | grep -q "libnpyguard.so.*$prefix" || fail "pkg-config consumer is not linked to the installed .so"
+    grep -q "libnpyguard.so.*$prefix" <<<"$deps" || fail "pkg-config consumer is not linked to the installed .so"
   else
-    ! ldd "$tmp/consumer-pc-$kind" | grep -q libnpyguard || fail "static consumer depends on a shared libnpyguard"
+    ! grep -q libnpyguard <<<"$deps" || fail "static consumer depends on a shared libnpyguard"
   fi
   echo "$kind: ok ($flags)"
 done

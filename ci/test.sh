@@ -23,13 +23,15 @@ ctest --preset release -j "$jobs"
 echo "== ASan + UBSan build (clang), ctest"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
-# The numpy and npyjs adapters and the install test are checked in the
-# release pass; under the sanitizers they would only re-run Python, Node
-# and a plain build for minutes.
-ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs)|install_consumers'
+# The numpy and npyjs adapters, the install test and the Python package
+# (built by pip with the system's flags) are checked in the release pass;
+# under the sanitizers they would only re-run Python, Node and a plain
+# build for minutes.
+ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs)|install_consumers|python_package'
 
-echo "== corpus and corpus/npz: regenerate with numpy and compare, then re-read with numpy"
+echo "== corpus, corpus/npz and corpus/hdf5: regenerate and compare, then re-read with numpy"
 bash gen/check_regen.sh
+bash gen/check_regen_hdf5.sh
 /usr/bin/python3 gen/verify_manifest.py
 cases=$(mktemp)
 /usr/bin/python3 gen/gen_cases.py "$cases" >/dev/null

@@ -1,12 +1,16 @@
 #!/bin/sh
 # Prints the dictionary for one harness: npy.dict, with zip.dict in front
-# for the NPZ harnesses. The smoke run, the campaign and the OSS-Fuzz
-# artifacts all take their dictionaries from here.
+# for the NPZ harnesses; ra.dict for the RawArray harness; mat.dict for
+# the MAT header harness. The smoke
+# run, the campaign and the OSS-Fuzz artifacts all take their
+# dictionaries from here.
 #
 #   fuzz/dict.sh npz_fuzzer > npz_fuzzer.dict
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 case ${1:?usage: dict.sh TARGET} in
 npz*) cat "$here/zip.dict" "$here/npy.dict" ;;
+ra*) cat "$here/ra.dict" ;;
+mat*) cat "$here/mat.dict" ;;
 *) cat "$here/npy.dict" ;;
 esac

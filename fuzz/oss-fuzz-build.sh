@@ -8,7 +8,8 @@
 #
 # Works for every engine and sanitizer OSS-Fuzz builds (libfuzzer, afl,
 # honggfuzz, centipede; address, undefined, memory): it only compiles with
-# the flags it is given.
+# the flags it is given. Needs zlib and liblz4 (RawArray) headers and
+# libraries in the image (Debian: zlib1g-dev liblz4-dev).
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-/tmp}/npyguard-oss-fuzz
 rm -rf "$work"
@@ -26,7 +27,7 @@ for src in "$root"/fuzz/*_fuzzer.c; do
     t=$(basename "$src" .c)
     $CC $CFLAGS $common -c "$src" -o "$work/$t.o"
     # Linked by the C++ driver even though npyguard is C (OSS-Fuzz rule).
-    ${CXX:-$CC} ${CXXFLAGS:-$CFLAGS} "$work/$t.o" "$work/fuzz_common.o" "$work/libnpyguard.a" -lz \
+    ${CXX:-$CC} ${CXXFLAGS:-$CFLAGS} "$work/$t.o" "$work/fuzz_common.o" "$work/libnpyguard.a" -lz -llz4 \
         $LIB_FUZZING_ENGINE -o "$OUT/$t"
 done
 

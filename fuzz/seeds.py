@@ -9,12 +9,17 @@ strict profile. npy_header_fuzzer and npy_file_fuzzer get each corpus file
 whole; npy_descr_fuzzer gets the descr value cut out of each header, plus
 a few hand-written forms the corpus does not spell. npz_fuzzer gets the
 archives of corpus/npz/ under 1 MiB (the bomb would only cost time).
+ra_fuzzer gets every file of corpus/ra/, the valid ones also with the
+payload sink on (trailer bit 15).
 """
 import os
 import struct
 import sys
 
-TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer")
+TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer",
+           "mat_fuzzer")
+RA_GROUPS = ("valid", "invalid", "limit")
+SINK = struct.pack("<I", 1 << 15)
 NPZ_SEED_MAX = 1 << 20
 # fuzz-regressions/ is left out on purpose: an open finding in the seeds
 # would stop afl-fuzz and libFuzzer at start-up; ctest replays them instead.
@@ -99,10 +104,38 @@ def main():
             with open(p, "rb") as f:
                 write(os.path.join(out, "npz_fuzzer", group + "-" + name), f.read() + DEFAULT)
             narchives += 1
+    nra = 0
+    for group in RA_GROUPS:
+        d = os.path.join(corpus, "ra", group)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if not os.path.isfile(p) or os.path.getsize(p) > NPZ_SEED_MAX:
+                continue
+            with open(p, "rb") as f:
+                data = f.read()
+            write(os.path.join(out, "ra_fuzzer", group + "-" + name), data + DEFAULT)
+            if group == "valid":
+                write(os.path.join(out, "ra_fuzzer", group + "-" + name + ".sink"), data + SINK)
+            nra += 1
+    # mat_fuzzer: the first 4 KiB of every HDF5 / MAT file (the probe reads
+    # the MAT header, the user block and the signature at 512, 1024, 2048)
+    nmat = 0
+    hroot = os.path.join(corpus, "hdf5")
+    for dirpath, _, names in sorted(os.walk(hroot)):
+        for name in sorted(names):
+            if name.endswith(".json"):
+                continue
+            with open(os.path.join(dirpath, name), "rb") as f:
+                data = f.read(4096)
+            rel = os.path.relpath(os.path.join(dirpath, name), hroot).replace(os.sep, "-")
+            write(os.path.join(out, "mat_fuzzer", rel), data + DEFAULT)
+            nmat += 1
     for k, dv in enumerate(sorted(descrs | set(EXTRA_DESCRS))):
         write(os.path.join(out, "npy_descr_fuzzer", "descr-%04d" % k), dv + DEFAULT)
-    print("seeds: %d corpus files, %d descr fragments, %d archives -> %s"
-          % (count, len(descrs | set(EXTRA_DESCRS)), narchives, out))
+    print("seeds: %d corpus files, %d descr fragments, %d archives, %d .ra files, %d HDF5/MAT files -> %s"
+          % (count, len(descrs | set(EXTRA_DESCRS)), narchives, nra, nmat, out))
 
 
 if __name__ == "__main__":

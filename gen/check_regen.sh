@@ -1,7 +1,8 @@
 #!/bin/sh
-# Regenerate the corpus (gen_corpus.py) and its archives (gen_npz.py) into
+# Regenerate the corpus (gen_corpus.py), its archives (gen_npz.py) and the
+# RawArray files (gen_ra.py) into
 # a temporary directory and compare them byte for byte with the committed
-# corpus/ and corpus/npz/. Exits 0 when identical, 1 (listing the files that
+# corpus/, corpus/npz/ and corpus/ra/. Exits 0 when identical, 1 (listing the files that
 # differ) otherwise, and 0 with a skip message when the interpreter has no
 # numpy.
 #
@@ -31,6 +32,7 @@ generate() {  # SCRIPT OUTDIR
 }
 generate gen_corpus.py "$tmp/corpus"
 generate gen_npz.py "$tmp/corpus/npz"
+generate gen_ra.py "$tmp/corpus/ra"
 
 want=$("$python" -c 'import numpy; print(numpy.__version__)')
 have=$(sed -n 's/^ *"numpy_version": "\([^"]*\)".*/\1/p' "$corpus/manifest.json" 2>/dev/null)
@@ -41,12 +43,13 @@ fi
 # Only what the generators own is compared (the README.md files and
 # fuzz-regressions/ are written by hand).
 diffs=$(cd "$tmp/corpus" && {
-    for g in valid compat invalid unsafe npz/valid npz/compat npz/invalid npz/unsafe; do
+    for g in valid compat invalid unsafe npz/valid npz/compat npz/invalid npz/unsafe ra/valid ra/invalid ra/limit; do
         [ -d "$g" ] && find "$g" -type f
         [ -d "$corpus/$g" ] && (cd "$corpus" && find "$g" -type f)
     done
     echo manifest.json
     echo npz/manifest.json
+    echo ra/manifest.json
 } | sort -u | while IFS= read -r f; do
     if [ ! -f "$tmp/corpus/$f" ]; then
         echo "  only in committed corpus: $f"
@@ -62,6 +65,6 @@ if [ -n "$diffs" ]; then
     echo "$diffs"
     exit 1
 fi
-n=$(cd "$tmp/corpus" && find valid compat invalid unsafe npz/valid npz/compat npz/invalid npz/unsafe -type f | wc -l)
-echo "check_regen: OK: $n files, manifest.json and npz/manifest.json regenerate byte for byte"
+n=$(cd "$tmp/corpus" && find valid compat invalid unsafe npz/valid npz/compat npz/invalid npz/unsafe ra/valid ra/invalid ra/limit -type f | wc -l)
+echo "check_regen: OK: $n files, manifest.json, npz/manifest.json and ra/manifest.json regenerate byte for byte"
 exit 0

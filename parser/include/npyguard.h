@@ -1,6 +1,7 @@
 /*
  * npyguard: a strict, allocation-bounded validating parser for NumPy .npy
- * files (format versions 1.0, 2.0 and 3.0).
+ * files (format versions 1.0, 2.0 and 3.0), .npz archives and RawArray
+ * .ra files.
  *
  * This is the only public header. Every allocation goes through the
  * allocator given to npyg_ctx_new(), and the total never exceeds
@@ -136,6 +137,44 @@ typedef enum npyg_status {
     NPYG_ELIMIT_UNCOMPRESSED = 87,
     NPYG_ELIMIT_RATIO = 88,
 
+    /* 90-109: RawArray .ra files (class "ra"; see npyg_ra_validate_buffer) */
+    NPYG_ERA_MAGIC = 90,        /* does not start with "rawarray" */
+    NPYG_ERA_TRUNC_HEADER = 91, /* ends inside the 48-byte fixed header */
+    NPYG_ERA_FLAGS = 92,        /* flag bits other than 0 and 1 */
+    NPYG_ERA_ELTYPE = 93,       /* eltype outside 0..5 */
+    NPYG_ERA_ELBYTE = 94,       /* elbyte no reader can use for that eltype */
+    NPYG_ERA_TRUNC_DIMS = 95,   /* ends inside the dims */
+    NPYG_ERA_OVERFLOW = 96,     /* elbyte * prod(dims) overflows 64 bits */
+    NPYG_ERA_SIZE = 97,         /* uncompressed: size != elbyte * prod(dims) */
+    NPYG_ERA_TRUNC_DATA = 98,   /* fewer than size bytes of data */
+    NPYG_ERA_LZ4 = 99,          /* corrupt LZ4 block (or one that decodes past the declared length) */
+    NPYG_ERA_LZ4_SIZE = 100,    /* LZ4 block decodes to fewer bytes than elbyte * prod(dims) */
+    /* 110-139: MAT files and HDF5 (npyg_probe, npyg_hdf5_scan_fd); the
+       hazards' messages start with the HDF5 object path */
+
+    NPYG_EMAT_V5 = 110,         /* MAT v5 (or v6/v7): not HDF5, unsupported */
+    NPYG_EMAT_V4 = 111,         /* MAT v4: unsupported */
+    NPYG_EMAT_HEADER = 112,     /* MAT v7.3 header malformed or not followed by HDF5 */
+    NPYG_EHDF5_NOTHDF5 = 113,   /* no HDF5 superblock signature */
+    NPYG_EHDF5_UNAVAILABLE = 114, /* built without libhdf5 */
+    NPYG_EHDF5_OPEN = 115,      /* libhdf5 cannot open the file (corrupt, truncated) */
+    NPYG_EHDF5_CRASH = 116,     /* the child died (signal): libhdf5 failed on this file */
+    NPYG_EHDF5_TIMEOUT = 117,   /* the child ran past its CPU or wall-clock time */
+    NPYG_EHDF5_SANDBOX = 118,   /* the child could not be set up, or broke the protocol */
+    NPYG_EHDF5_OBJECT = 119,    /* libhdf5 cannot read one object's metadata */
+    NPYG_EHDF5_EXTLINK = 120,   /* external link: another file */
+    NPYG_EHDF5_SOFTLINK = 121,  /* soft link that dangles, loops or leaves the file */
+    NPYG_EHDF5_EXTFILE = 122,   /* dataset whose raw data is in an external file */
+    NPYG_EHDF5_VIRTUAL = 123,   /* virtual dataset: maps other datasets or files */
+    NPYG_EHDF5_FILTER = 124,    /* filter not built into libhdf5 (a plugin lookup) */
+    NPYG_EHDF5_REFCYCLE = 125,  /* references or hard links that form a cycle */
+    NPYG_EHDF5_REFDANGLE = 126, /* reference that points nowhere */
+    NPYG_EHDF5_UDLINK = 127,    /* user-defined link class */
+    NPYG_EHDF5_FORMAT = 128,    /* hdf5storage attributes wrong or inconsistent (strict) */
+    NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
+    NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
+    /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
+
     NPYG_STATUS_END_ /* not a code; one past the highest code: loops over
                         [0, NPYG_STATUS_END_) see every code (with gaps) */
 } npyg_status;
@@ -145,7 +184,7 @@ NPYG_API const char *npyg_strerror(int code);
 /* The stable symbolic name ("NPYG_ENOTDICT"); "?" for an unknown code. */
 NPYG_API const char *npyg_error_name(int code);
 /* The class printed in diagnostics: "io", "magic", "header", "descr",
-   "shape", "payload", "unsafe", "limit", "strict". */
+   "shape", "payload", "unsafe", "limit", "strict", "zip", "ra". */
 NPYG_API const char *npyg_error_class(int code);
 
 /* What an error's offset counts from. */
@@ -283,6 +322,40 @@ typedef int (*npyg_payload_fn)(void *user, const void *data, size_t len);
 NPYG_API void npyg_set_payload_sink(npyg_ctx *ctx, npyg_payload_fn fn, void *user);
 
 NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Loading in two steps, from one input: open parses and validates the */
+/* header and reads nothing past it (npyg_get_info then describes the  */
+/* array); npyg_read_payload reads the payload of that same input into */
+/* the caller's buffer and checks its end, with the verdicts, codes and */
+/* offsets of npyg_validate_*. The caller allocates payload_bytes only  */
+/* once the header is known to be valid and within the limits.          */
+/*                                                                     */
+/*     if (npyg_open_fd(ctx, fd) == 0) {                               */
+/*         const npyg_info *in = npyg_get_info(ctx);                   */
+/*         void *p = malloc(in->payload_bytes ? in->payload_bytes : 1);*/
+/*         int rc = npyg_read_payload(ctx, p, in->payload_bytes);      */
+/*     }                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The same inputs as the npyg_validate_* calls. When the size of the
+   input is known (a buffer, a regular file) a payload it cannot hold is
+   refused here, with NPYG_ETRUNC_PAYLOAD, before anything is allocated
+   for it. The buffer, descriptor or callback must stay valid until
+   npyg_read_payload; a regular file is read with pread(2) and its
+   position left unchanged, a pipe or callback is read in order. */
+NPYG_API int npyg_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_API int npyg_open_fd(npyg_ctx *ctx, int fd);
+NPYG_API int npyg_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* Reads the payload of the input opened last into dst, which holds
+   exactly size == npyg_get_info(ctx)->payload_bytes bytes (another size:
+   NPYG_EINVAL, and the payload may still be read), then checks for
+   truncation and trailing bytes. dst NULL: the payload goes to the sink
+   only. The sink, if set, sees the payload too. Once per successful open:
+   before one, after a failed one, or a second time, NPYG_EBADSTATE. On
+   failure dst holds an unspecified part of the payload. */
+NPYG_API int npyg_read_payload(npyg_ctx *ctx, void *dst, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Results: valid after a successful call, until the next one or       */
@@ -444,7 +517,12 @@ NPYG_API int npyg_is_zip(const void *buf, size_t len);
 typedef enum npyg_format {
     NPYG_FORMAT_UNKNOWN = 0,
     NPYG_FORMAT_NPY = 1,
-    NPYG_FORMAT_NPZ = 2
+    NPYG_FORMAT_NPZ = 2,
+    NPYG_FORMAT_RA = 3,         /* RawArray: starts with "rawarray" */
+    NPYG_FORMAT_HDF5 = 4,       /* plain HDF5 (maybe behind a user block): npyg_probe only */
+    NPYG_FORMAT_MAT73 = 5,      /* MAT v7.3: MAT header, then HDF5 at 512: npyg_probe only */
+    NPYG_FORMAT_MAT5 = 6,       /* npyg_probe only, with NPYG_EMAT_V5 */
+    NPYG_FORMAT_MAT4 = 7        /* npyg_probe only, with NPYG_EMAT_V4 */
 } npyg_format;
 #define NPYG_SNIFF_BYTES 8u
 NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);
@@ -486,7 +564,208 @@ NPYG_API const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i);
    its warnings). Any member may be validated, in any order, again. */
 NPYG_API int npyg_zip_validate_member(npyg_zip *z, size_t i);
 
+/* The two-step load of member i: npyg_zip_open_member checks the
+   member's limits and name and parses its .npy header (npyg_get_info then
+   describes the array, or is NULL for a member that is not .npy, numpy
+   profile only), inflating no more than the header needs;
+   npyg_zip_read_member reads the payload into dst of exactly
+   payload_bytes (for a member that is not .npy: its uncompressed_size raw
+   bytes), inflating in bounded chunks, and checks the member's end, sizes
+   and CRC-32 as npyg_zip_validate_member does. dst NULL: to the sink.
+   Reading with no member open, or twice: NPYG_EBADSTATE. */
+NPYG_API int npyg_zip_open_member(npyg_zip *z, size_t i);
+NPYG_API int npyg_zip_read_member(npyg_zip *z, void *dst, size_t size);
+
 NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
+
+
+/* ------------------------------------------------------------------ */
+/* RawArray (.ra)                                                      */
+/*                                                                     */
+/* A fixed little-endian header of u64 fields (magic "rawarray",       */
+/* flags, eltype, elbyte, size, ndims, then ndims dims), the data      */
+/* segment of `size` bytes, then optional metadata to the end of the    */
+/* file. Column-major: dims[0] varies fastest. Flag bit 0: big-endian   */
+/* data; bit 1: the data segment is one LZ4 block, decompressed here     */
+/* (through the context's allocator, within max_alloc_bytes) and its    */
+/* length checked. See parser/RA.md for every rule and its source.      */
+/*                                                                     */
+/*     int rc = npyg_ra_validate_fd(ctx, fd);                          */
+/*     const npyg_ra_info *ra = npyg_ra_get_info(ctx);  // NULL on error */
+/*                                                                     */
+/* Limits: max_dims (NPYG_ELIMIT_DIMS), max_payload_bytes against the   */
+/* uncompressed data bytes (NPYG_ELIMIT_PAYLOAD), max_alloc_bytes       */
+/* against what a decompression holds at once (NPYG_ELIMIT_ALLOC),      */
+/* each refused before anything is allocated for it. The payload sink   */
+/* receives the data segment as stored (compressed bytes for an LZ4     */
+/* file), never the metadata.                                           */
+/* ------------------------------------------------------------------ */
+
+/* eltype codes */
+enum npyg_ra_eltype {
+    NPYG_RA_USER = 0, NPYG_RA_INT = 1, NPYG_RA_UINT = 2,
+    NPYG_RA_FLOAT = 3, NPYG_RA_COMPLEX = 4, NPYG_RA_BOOL = 5
+};
+
+#define NPYG_RA_FLAG_BIG_ENDIAN UINT64_C(1)
+#define NPYG_RA_FLAG_COMPRESSED UINT64_C(2)
+
+typedef struct npyg_ra_info {
+    uint64_t flags;           /* as stored (only bits 0 and 1 can be set) */
+    uint64_t eltype;          /* an npyg_ra_eltype */
+    uint64_t elbyte;          /* bytes per element */
+    uint64_t size;            /* data segment bytes as stored (compressed length for LZ4) */
+    uint32_t ndims;
+    const uint64_t *dims;     /* ndims entries, dims[0] varies fastest */
+    int big_endian;           /* flag bit 0 */
+    int compressed;           /* flag bit 1 */
+    uint64_t count;           /* elements: product of dims (1 for ndims 0) */
+    uint64_t data_offset;     /* 48 + 8 * ndims */
+    uint64_t data_bytes;      /* elbyte * count: the array once decompressed */
+    uint64_t metadata_bytes;  /* after the data segment */
+    unsigned warnings;        /* NPYG_W_LONGDOUBLE for float128 / complex256 */
+} npyg_ra_info;
+
+/* 1 when buf starts with the RawArray magic "rawarray"; 0 otherwise. */
+NPYG_API int npyg_is_ra(const void *buf, size_t len);
+
+/* The three inputs, as for .npy: a whole file in memory, a descriptor
+   (regular file with pread from its position, or a pipe), a callback. */
+NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
+NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* After a successful npyg_ra_validate_*, until the next call; else NULL. */
+NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
+
+/* The element type as the reference readers name it: "int16", "uint8",
+   "float32", "complex64", "bool", "user80" (kind and bits). Returns the
+   length needed without the NUL, like snprintf. */
+NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t size);
+
+/* The most a context allocates at once while it validates a .ra file
+   under these limits: the .npy bound (the context, the read buffer), the
+   dims, and for an LZ4 file its compressed and decompressed bytes
+   together (an LZ4 block decodes only as a whole). Never more than
+   max_alloc_bytes. Returns 0 for invalid limits. */
+NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
+/* ------------------------------------------------------------------ */
+/* HDF5 and MATLAB MAT files (codes 110-139)                           */
+/*                                                                     */
+/* npyguard recognises formats by content (npyg_probe_*): NPY, zip,    */
+/* HDF5 (superblock signature at 0, 512, 1024, 2048, ...) and MAT      */
+/* files. It parses the 128-byte MAT header itself; MAT v7.3 is HDF5    */
+/* behind a 512-byte user block that holds that header. MAT v5 and v4   */
+/* are recognised and refused as unsupported.                          */
+/*                                                                     */
+/* The HDF5 structure is read by libhdf5 (optional at build time:      */
+/* npyg_hdf5_available()), never by npyguard, and only in a child      */
+/* process: forked per file, with its address space, CPU time, file    */
+/* size and descriptors limited (setrlimit), plugin loading off, and a  */
+/* seccomp filter installed once the input is open that kills the child */
+/* if it tries to open any file or run a program. External links,      */
+/* external raw-data files and virtual datasets' sources are never     */
+/* opened; raw data is read only for object and region references.     */
+/* A crash, a limit or a hang of the child is the file's verdict        */
+/* (NPYG_EHDF5_CRASH, NPYG_EHDF5_TIMEOUT), never the caller's crash.    */
+/* ------------------------------------------------------------------ */
+
+/* Warnings of the probe (npyg_probe_info.warnings). */
+enum npyg_probe_warning {
+    NPYG_PW_SUBSYS = 1u << 0,    /* MAT v7.3 subsystem offset neither zeros nor spaces */
+    NPYG_PW_USERBLOCK = 1u << 1, /* bytes after the MAT header in the user block are not zero */
+    NPYG_PW_MAT_TEXT = 1u << 2   /* MAT v7.3 text does not end "HDF5 schema 1.00 ." */
+};
+NPYG_API const char *npyg_probe_warning_string(unsigned bit);
+
+typedef struct npyg_probe_info {
+    npyg_format format;
+    uint64_t hdf5_offset;    /* HDF5 and MAT73: where the superblock is */
+    /* MAT files (v5 and v7.3): the 128-byte header */
+    char text[117];          /* descriptive text, NUL-terminated, trailing spaces dropped */
+    uint64_t subsys_offset;  /* as stored, in the header's byte order */
+    unsigned version;        /* 0x0200 (v7.3) or 0x0100 (v5) */
+    char endian[3];          /* "IM" (little-endian writer) or "MI" */
+    unsigned warnings;       /* NPYG_PW_* */
+} npyg_probe_info;
+
+/* Reads len bytes at offset; returns bytes read (short only at the end of
+   the input) or -1 on error. */
+typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t offset);
+
+/* Recognises the format of an input of size bytes. 0 with info->format
+   NPY, ZIP, HDF5 or MAT73 (a MAT v7.3 header validated), or UNKNOWN;
+   NPYG_EMAT_V5 / NPYG_EMAT_V4 for older MAT files (info says which);
+   NPYG_EMAT_HEADER for a MAT v7.3 header that is malformed or not
+   followed by HDF5 at offset 512. Reads at most 128 bytes plus 8 at each
+   power of two from 512 up to size. Allocates nothing. */
+NPYG_API int npyg_probe(npyg_ctx *ctx, npyg_pread_fn read, void *user, uint64_t size,
+                        npyg_probe_info *info);
+NPYG_API int npyg_probe_buffer(npyg_ctx *ctx, const void *buf, size_t len, npyg_probe_info *info);
+/* A regular file (pread, position unchanged). */
+NPYG_API int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info);
+
+typedef struct npyg_hdf5_limits {
+    uint32_t max_objects;      /* links, objects, attributes and references visited */
+    uint32_t max_nesting;      /* group depth below the root */
+    uint64_t child_memory;     /* the child's address space (RLIMIT_AS), bytes */
+    uint32_t child_cpu_seconds; /* the child's CPU time (RLIMIT_CPU) */
+    uint32_t child_wall_seconds; /* killed after this long, whatever it does */
+} npyg_hdf5_limits;
+
+#define NPYG_DEFAULT_MAX_OBJECTS 100000u
+#define NPYG_DEFAULT_MAX_NESTING 32u
+#define NPYG_DEFAULT_CHILD_MEMORY (UINT64_C(1) << 30)  /* 1 GiB */
+#define NPYG_DEFAULT_CHILD_CPU_SECONDS 20u
+#define NPYG_DEFAULT_CHILD_WALL_SECONDS 60u
+#define NPYG_MAX_OBJECTS_CAP 10000000u
+#define NPYG_MAX_NESTING_CAP 256u
+
+NPYG_API void npyg_hdf5_limits_default(npyg_hdf5_limits *limits);
+
+/* 1 when this build reads HDF5 (libhdf5 was found), else 0. */
+NPYG_API int npyg_hdf5_available(void);
+
+/* Warnings of one object (npyg_hdf5_object.warnings). */
+enum npyg_hdf5_warning {
+    NPYG_HW_FORMAT = 1u << 0    /* hdf5storage attributes wrong or inconsistent */
+};
+
+/* One object (or link) of the file, as the scan reports it. Strings are
+   NUL-terminated and printable (control bytes escaped as \xNN); they live
+   until the callback returns. */
+typedef struct npyg_hdf5_object {
+    const char *path;      /* "/a/b"; an attribute is "/a@name" */
+    const char *kind;      /* "dataset", "group", "link", "attribute", "datatype", "file" */
+    const char *type;      /* "float64", "int32", "complex128", "bytes5", "object reference", ... */
+    uint32_t ndim;         /* datasets: HDF5's dims (C order, as stored) */
+    const uint64_t *shape;
+    int code;              /* 0, or the hazard / limit / error code */
+    unsigned warnings;     /* NPYG_HW_* */
+    const char *message;   /* why, for a code or a warning; "" otherwise */
+} npyg_hdf5_object;
+
+/* Return non-zero to stop the scan (it then returns NPYG_EIO). */
+typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
+
+/* Scans the HDF5 file open on fd (a regular file; never written, moved or
+   closed) in a sandboxed child and reports every object to fn (may be
+   NULL). The whole file is walked even after a hazard. Returns 0 when it
+   holds no hazard, else the first hazard's code, also in
+   npyg_last_error() with its object path in the message ("/x: external
+   link to 'b.h5:/y'"); NPYG_EHDF5_FORMAT only under the strict profile
+   (a warning otherwise). limits NULL: the defaults. The context's
+   max_payload_bytes bounds each dataset's and attribute's declared size.
+   In this process the scan allocates npyg_hdf5_worst_case_alloc() bytes
+   at most, through the context's allocator; the child's memory is bounded
+   by limits->child_memory instead. */
+NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
+                               npyg_hdf5_object_fn fn, void *user);
+
+/* What a context allocates in the calling process while it scans (itself
+   and one 2 KiB record buffer), whatever the file; 0 for invalid limits. */
+NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
+                                             const npyg_hdf5_limits *hdf5_limits);
 
 #ifdef __cplusplus
 }

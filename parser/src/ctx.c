@@ -108,8 +108,10 @@ void npyg__ctx_reset(npyg_ctx *ctx)
     memset(&ctx->err, 0, sizeof ctx->err);
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;
+    ctx->have_ra_info = false; /* its dims were in the arena */
     ctx->base = 0;
     ctx->xalloc_over_cap = false;
+    ctx->load_state = NPYG__LOAD_NONE;
 }
 
 const npyg_error *npyg_last_error(const npyg_ctx *ctx) { return ctx ? &ctx->err : NULL; }

@@ -61,6 +61,24 @@ struct npyg__value {
     npyg__value *next;
 };
 
+/* ---------------- inputs (read.c) ---------------- */
+typedef struct npyg__source {
+    const uint8_t *buf; /* buffer input */
+    size_t len;
+    int fd;             /* descriptor input, or -1 */
+    bool positional;    /* regular file: pread at start + pos, after prefix */
+    uint64_t start;     /* the descriptor's offset when validation began */
+    const uint8_t *prefix; /* the first bytes, already read (positional) */
+    size_t prefix_len;
+    npyg_read_fn fn;    /* callback input */
+    void *user;
+    uint64_t pos;       /* bytes consumed so far */
+    bool size_known;    /* total size known without reading (buffer, regular file) */
+    uint64_t size;
+} npyg__source;
+
+enum { NPYG__LOAD_NONE = 0, NPYG__LOAD_OPEN, NPYG__LOAD_DONE };
+
 /* ---------------- the context ---------------- */
 struct npyg_ctx {
     npyg_profile profile;
@@ -79,8 +97,15 @@ struct npyg_ctx {
     npyg_error err;
     bool have_info;
     npyg_info info;
+    bool have_ra_info;   /* ra.c: the last call was a successful .ra one */
+    npyg_ra_info ra_info;
 
     uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input */
+
+    /* two-step load (load.c): the input between npyg_open_* and
+       npyg_read_payload; npyg__ctx_reset forgets it */
+    int load_state;      /* NPYG__LOAD_* */
+    npyg__source load_src;
 };
 
 /* Forgets the previous call's result, error and parse (ctx.c). */
@@ -140,6 +165,18 @@ int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__v
 /* descr value -> dtype tree (dtype.c). */
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
                       const npyg_dtype **out, unsigned *warnings);
+
+/* The steps of a validation, shared by the one-call validation and the
+   two-step load (read.c; load.c). */
+long long npyg__src_read(npyg__source *s, void *dst, size_t n);
+int npyg__fd_source(npyg_ctx *ctx, int fd, npyg__source *s, uint8_t *head, size_t head_size);
+int npyg__parse_from_buffer(npyg_ctx *ctx, npyg__source *s);
+int npyg__parse_from_stream(npyg_ctx *ctx, npyg__source *s);
+int npyg__payload_from_buffer(npyg_ctx *ctx, npyg__source *s);
+int npyg__payload_from_stream(npyg_ctx *ctx, npyg__source *s);
+int npyg__trailing(npyg_ctx *ctx, uint64_t extra);
+int npyg__truncated(npyg_ctx *ctx, uint64_t have);
+int npyg__sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at);
 
 /* Interprets the header text; fills ctx->info (header.c). */
 int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len);

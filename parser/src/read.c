@@ -10,23 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct source {
-    const uint8_t *buf; /* buffer input */
-    size_t len;
-    int fd;             /* descriptor input, or -1 */
-    bool positional;    /* regular file: pread at start + pos, after prefix */
-    uint64_t start;     /* the descriptor's offset when validation began */
-    const uint8_t *prefix; /* the first bytes, already read (positional) */
-    size_t prefix_len;
-    npyg_read_fn fn;    /* callback input */
-    void *user;
-    uint64_t pos;       /* bytes consumed so far */
-    bool size_known;    /* total size known without reading (buffer, regular file) */
-    uint64_t size;
-} source;
+typedef npyg__source source;
 
 /* Reads up to n bytes; fewer only at end of input. -1 on error. */
-static long long src_read(source *s, void *dst, size_t n)
+long long npyg__src_read(source *s, void *dst, size_t n)
 {
     size_t got = 0;
     if (s->buf) {
@@ -76,7 +63,7 @@ static int io_error(npyg_ctx *ctx, uint64_t at)
 static int read_preamble(npyg_ctx *ctx, source *s, uint32_t *hlen, unsigned *lensize)
 {
     uint8_t pre[12];
-    long long got = src_read(s, pre, 8);
+    long long got = npyg__src_read(s, pre, 8);
     if (got < 0) return io_error(ctx, 0);
     size_t m = (size_t)got < NPYG__MAGIC_LEN ? (size_t)got : NPYG__MAGIC_LEN;
     if (memcmp(pre, NPYG__MAGIC, m) != 0)
@@ -91,7 +78,7 @@ static int read_preamble(npyg_ctx *ctx, source *s, uint32_t *hlen, unsigned *len
     ctx->info.version_major = major;
     ctx->info.version_minor = minor;
     *lensize = major == 1 ? 2 : 4;
-    got = src_read(s, pre + 8, *lensize);
+    got = npyg__src_read(s, pre + 8, *lensize);
     if (got < 0) return io_error(ctx, 8);
     if ((unsigned)got < *lensize)
         return npyg__fail(ctx, NPYG_ETRUNC_PREAMBLE, 8 + (uint64_t)got,
@@ -132,7 +119,7 @@ static int finish_header(npyg_ctx *ctx, const char *text, uint32_t hlen, unsigne
     return 0;
 }
 
-static int parse_from_buffer(npyg_ctx *ctx, source *s)
+int npyg__parse_from_buffer(npyg_ctx *ctx, source *s)
 {
     uint32_t hlen = 0;
     unsigned lensize = 0;
@@ -148,7 +135,7 @@ static int parse_from_buffer(npyg_ctx *ctx, source *s)
     return finish_header(ctx, text, hlen, lensize);
 }
 
-static int parse_from_stream(npyg_ctx *ctx, source *s)
+int npyg__parse_from_stream(npyg_ctx *ctx, source *s)
 {
     uint32_t hlen = 0;
     unsigned lensize = 0;
@@ -160,7 +147,7 @@ static int parse_from_stream(npyg_ctx *ctx, source *s)
                           (unsigned long long)(s->size - s->pos));
     char *text = hlen ? npyg__arena_alloc(&ctx->arena, hlen) : NULL;
     if (hlen && !text) return npyg__nomem(ctx, s->pos);
-    long long got = src_read(s, text, hlen);
+    long long got = npyg__src_read(s, text, hlen);
     if (got < 0) return io_error(ctx, s->pos);
     if ((uint64_t)got < hlen)
         return npyg__fail(ctx, NPYG_ETRUNC_HEADER, s->pos,
@@ -168,7 +155,7 @@ static int parse_from_stream(npyg_ctx *ctx, source *s)
     return finish_header(ctx, text, hlen, lensize);
 }
 
-static int trailing(npyg_ctx *ctx, uint64_t extra)
+int npyg__trailing(npyg_ctx *ctx, uint64_t extra)
 {
     ctx->info.trailing_bytes = extra;
     if (!extra) return 0;
@@ -179,40 +166,40 @@ static int trailing(npyg_ctx *ctx, uint64_t extra)
     return 0;
 }
 
-static int truncated(npyg_ctx *ctx, uint64_t have)
+int npyg__truncated(npyg_ctx *ctx, uint64_t have)
 {
     return npyg__fail(ctx, NPYG_ETRUNC_PAYLOAD, ctx->info.data_offset + have,
                       "%llu bytes expected, %llu present",
                       (unsigned long long)ctx->info.payload_bytes, (unsigned long long)have);
 }
 
-static int sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at)
+int npyg__sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at)
 {
     if (ctx->sink && n && ctx->sink(ctx->sink_user, p, n) != 0)
         return npyg__fail(ctx, NPYG_EIO, at, "the payload callback stopped validation");
     return 0;
 }
 
-static int payload_from_buffer(npyg_ctx *ctx, source *s)
+int npyg__payload_from_buffer(npyg_ctx *ctx, source *s)
 {
     uint64_t avail = s->len - s->pos, need = ctx->info.payload_bytes;
-    if (avail < need) return truncated(ctx, avail);
+    if (avail < need) return npyg__truncated(ctx, avail);
     for (uint64_t done = 0; done < need;) {
         size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-        int rc = sink(ctx, s->buf + s->pos + done, n, s->pos + done);
+        int rc = npyg__sink(ctx, s->buf + s->pos + done, n, s->pos + done);
         if (rc) return rc;
         done += n;
     }
-    return trailing(ctx, avail - need);
+    return npyg__trailing(ctx, avail - need);
 }
 
-static int payload_from_stream(npyg_ctx *ctx, source *s)
+int npyg__payload_from_stream(npyg_ctx *ctx, source *s)
 {
     uint64_t need = ctx->info.payload_bytes;
     if (s->size_known && !ctx->sink) { /* a regular file: its size says it all */
         uint64_t avail = s->size > s->pos ? s->size - s->pos : 0;
-        if (avail < need) return truncated(ctx, avail);
-        return trailing(ctx, avail - need);
+        if (avail < need) return npyg__truncated(ctx, avail);
+        return npyg__trailing(ctx, avail - need);
     }
     if (!ctx->readbuf) {
         ctx->readbuf = npyg__xalloc(ctx, NPYG__CHUNK);
@@ -221,23 +208,23 @@ static int payload_from_stream(npyg_ctx *ctx, source *s)
     uint64_t done = 0;
     while (done < need) {
         size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-        long long got = src_read(s, ctx->readbuf, n);
+        long long got = npyg__src_read(s, ctx->readbuf, n);
         if (got < 0) return io_error(ctx, s->pos);
-        int rc = sink(ctx, ctx->readbuf, (size_t)got, s->pos - (uint64_t)got);
+        int rc = npyg__sink(ctx, ctx->readbuf, (size_t)got, s->pos - (uint64_t)got);
         if (rc) return rc;
         done += (uint64_t)got;
-        if ((size_t)got < n) return truncated(ctx, done);
+        if ((size_t)got < n) return npyg__truncated(ctx, done);
     }
-    if (s->size_known) return trailing(ctx, s->size > s->pos ? s->size - s->pos : 0);
+    if (s->size_known) return npyg__trailing(ctx, s->size > s->pos ? s->size - s->pos : 0);
     uint64_t extra = 0;
     for (;;) {
-        long long got = src_read(s, ctx->readbuf, NPYG__CHUNK);
+        long long got = npyg__src_read(s, ctx->readbuf, NPYG__CHUNK);
         if (got < 0) return io_error(ctx, s->pos);
         if (got == 0) break;
         extra += (uint64_t)got;
         if (ctx->profile == NPYG_PROFILE_STRICT) break; /* one byte is enough to refuse */
     }
-    return trailing(ctx, extra);
+    return npyg__trailing(ctx, extra);
 }
 
 static int done(npyg_ctx *ctx, int rc)
@@ -252,7 +239,7 @@ int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len)
     npyg__ctx_reset(ctx);
     if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
     source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1};
-    return done(ctx, parse_from_buffer(ctx, &s));
+    return done(ctx, npyg__parse_from_buffer(ctx, &s));
 }
 
 int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
@@ -261,42 +248,49 @@ int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
     npyg__ctx_reset(ctx);
     if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
     source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1};
-    int rc = parse_from_buffer(ctx, &s);
-    if (!rc) rc = payload_from_buffer(ctx, &s);
+    int rc = npyg__parse_from_buffer(ctx, &s);
+    if (!rc) rc = npyg__payload_from_buffer(ctx, &s);
     return done(ctx, rc);
 }
 
-int npyg_validate_fd(npyg_ctx *ctx, int fd)
+int npyg__fd_source(npyg_ctx *ctx, int fd, npyg__source *s, uint8_t *head, size_t head_size)
 {
-    if (!ctx) return NPYG_EINVAL;
-    npyg__ctx_reset(ctx);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
     if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
         return npyg__fail(ctx, NPYG_ENOTREG, 0, "not a regular file or pipe");
-    source s = {.fd = fd};
-    uint8_t head[4096];
+    *s = (npyg__source){.fd = fd};
     if (S_ISREG(st.st_mode)) {
         /* A regular file is read with pread from the current position,
            which stays where it was; one read usually holds the preamble
            and the whole header. */
         off_t here = lseek(fd, 0, SEEK_CUR);
         if (here >= 0 && here <= st.st_size) {
-            s.size_known = true;
-            s.size = (uint64_t)(st.st_size - here);
-            s.positional = true;
-            s.start = (uint64_t)here;
-            size_t want = s.size < sizeof head ? (size_t)s.size : sizeof head;
+            s->size_known = true;
+            s->size = (uint64_t)(st.st_size - here);
+            s->positional = true;
+            s->start = (uint64_t)here;
+            size_t want = s->size < head_size ? (size_t)s->size : head_size;
             ssize_t got;
             do got = pread(fd, head, want, here);
             while (got < 0 && errno == EINTR);
             if (got < 0) return npyg__fail(ctx, NPYG_EIO, 0, "read error");
-            s.prefix = head;
-            s.prefix_len = (size_t)got;
+            s->prefix = head;
+            s->prefix_len = (size_t)got;
         }
     }
-    int rc = parse_from_stream(ctx, &s);
-    if (!rc) rc = payload_from_stream(ctx, &s);
+    return 0;
+}
+
+int npyg_validate_fd(npyg_ctx *ctx, int fd)
+{
+    if (!ctx) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    source s;
+    uint8_t head[4096];
+    int rc = npyg__fd_source(ctx, fd, &s, head, sizeof head);
+    if (!rc) rc = npyg__parse_from_stream(ctx, &s);
+    if (!rc) rc = npyg__payload_from_stream(ctx, &s);
     return done(ctx, rc);
 }
 
@@ -306,7 +300,7 @@ int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
     npyg__ctx_reset(ctx);
     if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
     source s = {.fd = -1, .fn = fn, .user = user};
-    int rc = parse_from_stream(ctx, &s);
-    if (!rc) rc = payload_from_stream(ctx, &s);
+    int rc = npyg__parse_from_stream(ctx, &s);
+    if (!rc) rc = npyg__payload_from_stream(ctx, &s);
     return done(ctx, rc);
 }

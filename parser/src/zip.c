@@ -79,6 +79,7 @@ struct npyg_zip {
     bool stream_end, at_eof;
     uint8_t peek[NPYG__MAGIC_LEN];
     size_t peek_len, peek_pos;
+    int loading;        /* npyg_zip_open_member: 0 none, 1 .npy, 2 raw bytes */
 
     /* the inflation work the deflated members declare, summed once */
     uint64_t deflate_total;
@@ -907,11 +908,13 @@ static int check_inflate_budget(npyg_zip *z, const npyg_zip_entry *e)
                  (unsigned long long)z->deflate_total, (unsigned long long)budget, (unsigned long long)z->size);
 }
 
-int npyg_zip_validate_member(npyg_zip *z, size_t i)
+/* Limits, name and magic of member i, leaving it ready to stream; *npy
+   says whether it starts like .npy (numpy profile; strict refuses). */
+static int begin_member(npyg_zip *z, size_t i, bool *npy)
 {
-    if (!z) return NPYG_EINVAL;
     npyg_ctx *ctx = z->ctx;
     npyg__ctx_reset(ctx);
+    z->loading = 0;
     if (i >= z->count) return zfail(ctx, NPYG_EINVAL, 0, "no member %zu (the archive has %u)", i, z->count);
     npyg_zip_entry *e = &z->entries[i];
     e->warnings &= ~(unsigned)(NPYG_ZW_NOT_NPY_NAME | NPYG_ZW_NOT_NPY);
@@ -937,19 +940,87 @@ int npyg_zip_validate_member(npyg_zip *z, size_t i)
         if (got == 0) break;
         z->peek_len += got;
     }
-    if (z->peek_len < NPYG__MAGIC_LEN || memcmp(z->peek, NPYG__MAGIC, NPYG__MAGIC_LEN) != 0) {
+    *npy = z->peek_len == NPYG__MAGIC_LEN && memcmp(z->peek, NPYG__MAGIC, NPYG__MAGIC_LEN) == 0;
+    if (!*npy) {
         /* numpy hands such a member back as bytes, never parsed. */
         if (strict(z))
             return zfail(ctx, NPYG_EZIP_NOTNPY, e->data_offset, "member '%s' does not start with \\x93NUMPY",
                               e->name);
         e->warnings |= NPYG_ZW_NOT_NPY;
-        return drain(z);
     }
-    ctx->parse_space = NPYG_OFFSET_MEMBER;
-    rc = npyg_validate_read(ctx, member_cb, z);
-    ctx->parse_space = NPYG_OFFSET_FILE;
+    return 0;
+}
+
+/* The .npy parser has returned: every byte of the member must have been
+   read, so that sizes and CRC were checked. */
+static int end_member(npyg_zip *z, int rc)
+{
+    z->ctx->parse_space = NPYG_OFFSET_FILE;
     if (rc == 0 && !z->at_eof) /* the parser stops reading at the first trailing byte only on error */
-        rc = zfail(ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' was not read to its end", e->name);
-    if (rc) ctx->have_info = false;
+        rc = zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' was not read to its end", z->cur->name);
+    if (rc) z->ctx->have_info = false;
     return rc;
+}
+
+int npyg_zip_validate_member(npyg_zip *z, size_t i)
+{
+    if (!z) return NPYG_EINVAL;
+    bool npy = false;
+    int rc = begin_member(z, i, &npy);
+    if (rc) return rc;
+    if (!npy) return drain(z);
+    z->ctx->parse_space = NPYG_OFFSET_MEMBER;
+    return end_member(z, npyg_validate_read(z->ctx, member_cb, z));
+}
+
+int npyg_zip_open_member(npyg_zip *z, size_t i)
+{
+    if (!z) return NPYG_EINVAL;
+    bool npy = false;
+    int rc = begin_member(z, i, &npy);
+    if (rc) return rc;
+    if (npy) {
+        z->ctx->parse_space = NPYG_OFFSET_MEMBER;
+        rc = npyg_open_read(z->ctx, member_cb, z);
+        z->ctx->parse_space = NPYG_OFFSET_FILE;
+    }
+    if (!rc) z->loading = npy ? 1 : 2;
+    return rc;
+}
+
+int npyg_zip_read_member(npyg_zip *z, void *dst, size_t size)
+{
+    if (!z) return NPYG_EINVAL;
+    npyg_ctx *ctx = z->ctx;
+    int loading = z->loading;
+    z->loading = 0;
+    if (loading == 1) {
+        ctx->parse_space = NPYG_OFFSET_MEMBER;
+        int rc = npyg_read_payload(ctx, dst, size);
+        if (rc == NPYG_EINVAL && ctx->load_state == NPYG__LOAD_OPEN) { /* a wrong size only: the member stays open */
+            ctx->parse_space = NPYG_OFFSET_FILE;
+            z->loading = 1;
+            return rc;
+        }
+        return end_member(z, rc);
+    }
+    memset(&ctx->err, 0, sizeof ctx->err);
+    if (loading == 0) return npyg__fail(ctx, NPYG_EBADSTATE, 0, "no member is open for reading");
+    npyg_zip_entry *e = z->cur;
+    if (dst && size != e->uncompressed_size) {
+        z->loading = loading;
+        return npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for a member of %llu", size,
+                          (unsigned long long)e->uncompressed_size);
+    }
+    if (!dst) return drain(z);
+    uint8_t *out = dst;
+    memcpy(out, z->peek, z->peek_len);
+    for (size_t done = z->peek_len;;) {
+        /* Past the last byte, one more read ends the member: sizes, CRC. */
+        size_t got;
+        int rc = done < size ? member_read(z, out + done, size - done, &got) : member_read(z, z->scratch, 1, &got);
+        if (rc) return rc;
+        if (got == 0) return 0;
+        done += got;
+    }
 }

@@ -148,6 +148,30 @@ static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     return status;
 }
 
+/* A RawArray file: read as a stream when it is not a regular file (the
+   sniffed bytes are handed back first). */
+static int validate_ra(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
+{
+    hash_state h;
+    hash_begin(o, ctx, &h);
+    int rc = in->regular ? npyg_ra_validate_fd(ctx, in->fd) : npyg_ra_validate_read(ctx, replay_read, &in->rp);
+    char sha[65] = {0};
+    const char *shown = hash_end(&h, rc, sha);
+    report_ra(o, b, in->path, ctx, rc, shown);
+    return status_of(rc ? npyg_last_error(ctx)->code : 0);
+}
+
+/* One report per object; the HDF5 structure is read by libhdf5 in a
+   sandboxed child (npyg_hdf5_scan_fd). */
+static int validate_hdf5(const options *o, npyg_ctx *ctx, strbuf *b, input *in, const npyg_probe_info *pi)
+{
+    hdf5_report h = {o, in->path, {0}, 0, false};
+    int rc = npyg_hdf5_scan_fd(ctx, in->fd, &o->hdf5_limits, report_hdf5_object, &h);
+    report_hdf5(o, b, in->path, ctx, rc, pi, &h);
+    free(h.objects.p);
+    return status_of(rc);
+}
+
 typedef int (*validator_fn)(const options *o, npyg_ctx *ctx, strbuf *b, input *in);
 
 /* By sniffed format. NPYG_FORMAT_UNKNOWN goes to the .npy validator, whose
@@ -159,13 +183,35 @@ static const struct {
 } validators[] = {
     {NPYG_FORMAT_NPZ, validate_npz, true},
     {NPYG_FORMAT_NPY, validate_npy, false},
+    {NPYG_FORMAT_RA, validate_ra, false},
     {NPYG_FORMAT_UNKNOWN, validate_npy, false},
 };
 
 static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     unsigned char head[NPYG_SNIFF_BYTES];
-    npyg_format f = npyg_sniff_format(head, sniff_bytes(in, head, sizeof head));
+    npyg_format f;
+    if (in->regular) {
+        /* A file can be probed further: HDF5 behind a user block, and the
+           MAT header, which npyguard checks itself before libhdf5 runs. */
+        npyg_probe_info pi;
+        int prc = npyg_probe_fd(ctx, in->fd, &pi);
+        if (prc) {
+            report_npy(o, b, in->path, ctx, prc, NULL);
+            return status_of(prc);
+        }
+        if (pi.format == NPYG_FORMAT_HDF5 || pi.format == NPYG_FORMAT_MAT73) return validate_hdf5(o, ctx, b, in, &pi);
+        f = pi.format;
+    } else {
+        size_t got = sniff_bytes(in, head, sizeof head);
+        f = npyg_sniff_format(head, got);
+        if (got == sizeof head && (!memcmp(head, "\x89HDF\r\n\x1a\n", 8) || !memcmp(head, "MATLAB", 6))) {
+            npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+            snprintf(e.message, sizeof e.message, "an HDF5 or MAT file needs a regular file, not a pipe");
+            report_archive_error(o, b, in->path, &e);
+            return status_of(e.code);
+        }
+    }
     size_t k = 0;
     while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
     if (validators[k].needs_regular && !in->regular) {

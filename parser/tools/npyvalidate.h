@@ -17,6 +17,7 @@ typedef struct options {
     npyg_profile profile;
     npyg_limits limits;
     npyg_zip_limits zip_limits;
+    npyg_hdf5_limits hdf5_limits;
     int jobs;
 } options;
 
@@ -45,6 +46,8 @@ void sb_json_u64(strbuf *b, uint64_t v);
 /* ---------------- report.c: one file's report, text or JSON ---------------- */
 /* A .npy input (or the error that stopped it). */
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
+/* A RawArray .ra input (or the error that stopped it). */
+void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
 /* An error found before any validator ran (open, stat, kind of file). */
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err);
 /* A path that is not a regular file (st_mode), refused before it is opened. */
@@ -56,6 +59,19 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
                    const char *sha);
 /* The archive's line around its members' reports. */
 void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members);
+/* An HDF5 / MAT v7.3 file: one line (or JSON object) per object, as the
+   scan reports them; report_hdf5_object is the scan's callback (user: an
+   hdf5_report), report_hdf5 the file's report around them. */
+typedef struct hdf5_report {
+    const options *o;
+    const char *path;
+    strbuf objects;   /* human lines, or the JSON objects array */
+    size_t n;
+    bool any_code;    /* some object carried an error */
+} hdf5_report;
+int report_hdf5_object(void *user, const npyg_hdf5_object *obj);
+void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const npyg_probe_info *pi,
+                 const hdf5_report *objs);
 /* The exit status a result stands for: 0 valid, 1 invalid, 2 environment. */
 int status_of(int code);
 
@@ -89,7 +105,7 @@ typedef struct pathlist {
 } pathlist;
 
 void add_path(pathlist *l, const char *p);
-int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy and *.npz */
+int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy *.npz *.ra *.mat *.h5 *.hdf5 */
 int read_list(pathlist *l, const char *file);      /* one path per line */
 /* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */
 const char *file_kind(unsigned mode);

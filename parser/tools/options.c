@@ -8,11 +8,11 @@
 void usage(FILE *to)
 {
     fputs("usage: npyvalidate [options] PATH...\n"
-          "Validate NumPy .npy files and .npz archives before loading them (an\n"
-          "archive is recognised by its content). PATH may be a file, a\n"
-          "directory (with -r) or - for standard input.\n"
+          "Validate NumPy .npy files, .npz archives, RawArray .ra files and HDF5 /\n"
+          "MAT v7.3 files before loading them (the format is recognised by its content). PATH may be a\n"
+          "file, a directory (with -r) or - for standard input.\n"
           "\n"
-          "  -r, --recursive         validate every *.npy and *.npz file under directories\n"
+          "  -r, --recursive         validate every *.npy, *.npz, *.ra, *.mat, *.h5, *.hdf5 file under directories\n"
           "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
           "      --json              one JSON object per file (JSON Lines)\n"
           "      --hash              print the SHA-256 of each payload as stored\n"
@@ -35,6 +35,11 @@ void usage(FILE *to)
           "      --inflate-budget N    bytes all deflated members of an archive may inflate\n"
           "                            to, plus max-ratio x the archive's size (default\n"
           "                            67108864)\n"
+          "      --max-objects N       HDF5 links, attributes and references (default 100000)\n"
+          "      --max-nesting N       HDF5 group depth (default 32)\n"
+          "      --hdf5-memory N       address space of the HDF5 child, bytes (default 1073741824)\n"
+          "      --hdf5-cpu N          CPU seconds of the HDF5 child (default 20)\n"
+          "      --hdf5-time N         wall-clock seconds of the HDF5 child (default 60)\n"
           "  -h, --help              this text\n"
           "      --version           print the version\n"
           "\n"
@@ -82,6 +87,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
     options o = {.profile = NPYG_PROFILE_NUMPY};
     npyg_limits_default(&o.limits);
     npyg_zip_limits_default(&o.zip_limits);
+    npyg_hdf5_limits_default(&o.hdf5_limits);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cores > 0 ? (int)cores : 1;
     bool only_paths = false;
@@ -160,6 +166,11 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
             else if (!strcmp(a, "--ratio-grace")) u64 = &o.zip_limits.ratio_grace_bytes;
             else if (!strcmp(a, "--inflate-budget")) u64 = &o.zip_limits.inflate_budget_bytes;
+            else if (!strcmp(a, "--max-objects")) u32 = &o.hdf5_limits.max_objects;
+            else if (!strcmp(a, "--max-nesting")) u32 = &o.hdf5_limits.max_nesting;
+            else if (!strcmp(a, "--hdf5-memory")) u64 = &o.hdf5_limits.child_memory;
+            else if (!strcmp(a, "--hdf5-cpu")) u32 = &o.hdf5_limits.child_cpu_seconds;
+            else if (!strcmp(a, "--hdf5-time")) u32 = &o.hdf5_limits.child_wall_seconds;
             else {
                 complain("unknown option ", a, "");
                 usage(stderr);
@@ -186,6 +197,12 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
     }
     if (npyg_zip_worst_case_alloc(&o.limits, &o.zip_limits) == 0) {
         fputs("npyvalidate: invalid zip limits (max-members at most 1000000, max-name-bytes 1..65535, max-ratio >= 1)\n",
+              stderr);
+        return 2;
+    }
+    if (npyg_hdf5_worst_case_alloc(&o.limits, &o.hdf5_limits) == 0) {
+        fputs("npyvalidate: invalid HDF5 limits (max-objects 1..10000000, max-nesting 1..256, hdf5-memory >= 16 MiB,\n"
+              "  hdf5-cpu and hdf5-time 1..86400)\n",
               stderr);
         return 2;
     }

@@ -38,7 +38,13 @@ const char *file_kind(unsigned mode)
 static bool wanted(const char *name)
 {
     size_t n = strlen(name);
-    return n >= 4 && (strcmp(name + n - 4, ".npy") == 0 || strcmp(name + n - 4, ".npz") == 0);
+    /* names pick files under a directory; the content picks the format */
+    static const char *const ext[] = {".npy", ".npz", ".ra", ".mat", ".h5", ".hdf5"};
+    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
+        size_t e = strlen(ext[k]);
+        if (n >= e && strcmp(name + n - e, ext[k]) == 0) return true;
+    }
+    return false;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -9,6 +9,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* "file:/object", each part escaped: object names are as hostile as file names. */
+static void text_label(strbuf *b, const char *file, const char *object)
+{
+    sb_text0(b, file);
+    sb_puts(b, ":");
+    sb_text0(b, object);
+}
+
 /* Every warning bit set, by the library's name for it; a bit the library
    does not name is shown by number rather than dropped. */
 static void json_warnings(strbuf *b, unsigned bits, const char *(*name)(unsigned))
@@ -181,6 +189,99 @@ static void file_error(const options *o, strbuf *b, const char *path, const npyg
     sb_puts(b, archive ? ", \"members\": []}\n" : "}\n");
 }
 
+/* ---------------- HDF5 / MAT v7.3 ---------------- */
+
+/* "a.mat:/x: ok float64 shape=(2, 3)", "a.mat:/l: unsafe: ...". */
+int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
+{
+    hdf5_report *h = user;
+    strbuf *b = &h->objects;
+    bool dataset = !strcmp(obj->kind, "dataset");
+    if (h->o->json) {
+        if (h->n) sb_puts(b, ", ");
+        sb_puts(b, "{\"path\": ");
+        sb_json_str(b, obj->path, strlen(obj->path));
+        sb_printf(b, ", \"kind\": \"%s\", \"type\": ", obj->kind);
+        sb_json_str(b, obj->type, strlen(obj->type));
+        if (dataset) {
+            sb_puts(b, ", \"shape\": ");
+            sb_json_shape(b, obj->ndim, obj->shape);
+        }
+        sb_printf(b, ", \"ok\": %s", obj->code ? "false" : "true");
+        if (obj->code)
+            sb_printf(b, ", \"error\": {\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"message\": ",
+                      obj->code, npyg_error_name(obj->code), npyg_error_class(obj->code));
+        else
+            sb_printf(b, ", \"warnings\": [%s], \"message\": ", obj->warnings ? "\"storage_format\"" : "");
+        sb_json_str(b, obj->message, strlen(obj->message));
+        sb_puts(b, obj->code ? "}}" : "}");
+    } else if (obj->code) {
+        text_label(b, h->path, obj->path);
+        sb_printf(b, ": %s: ", npyg_error_class(obj->code));
+        sb_text0(b, obj->message);
+        sb_puts(b, "\n");
+    } else {
+        if (!h->o->quiet) {
+            text_label(b, h->path, obj->path);
+            sb_puts(b, ": ok ");
+            sb_text0(b, obj->type);
+            if (dataset) {
+                sb_puts(b, " shape=(");
+                for (uint32_t k = 0; k < obj->ndim; k++)
+                    sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)obj->shape[k]);
+                sb_puts(b, obj->ndim == 1 ? ",)" : ")");
+            }
+            sb_puts(b, "\n");
+        }
+        if (obj->warnings) {
+            text_label(b, h->path, obj->path);
+            sb_puts(b, ": warning: ");
+            sb_text0(b, obj->message);
+            sb_puts(b, "\n");
+        }
+    }
+    h->n++;
+    if (obj->code) h->any_code = true;
+    return 0;
+}
+
+void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const npyg_probe_info *pi,
+                 const hdf5_report *objs)
+{
+    const npyg_error *e = npyg_last_error(ctx);
+    if (o->json) {
+        json_path(b, path);
+        sb_printf(b, ", \"ok\": %s, \"format\": \"%s\"", rc ? "false" : "true",
+                  pi->format == NPYG_FORMAT_MAT73 ? "mat73" : "hdf5");
+        if (pi->format == NPYG_FORMAT_MAT73) {
+            sb_puts(b, ", \"mat_header\": ");
+            sb_json_str(b, pi->text, strlen(pi->text));
+        }
+        if (rc) {
+            sb_puts(b, ", \"error\": ");
+            sb_json_error(b, e);
+        }
+        sb_puts(b, ", \"objects\": [");
+        if (objs->objects.p) sb_puts(b, objs->objects.p);
+        sb_puts(b, "]}\n");
+        return;
+    }
+    if (objs->objects.p) sb_puts(b, objs->objects.p);
+    /* an error of the file as a whole (a crash, a limit of the child, a
+       file libhdf5 cannot open): no object line says it */
+    if (rc && !objs->any_code) {
+        sb_text0(b, path);
+        sb_printf(b, ": %s: ", npyg_error_class(e->code));
+        sb_text0(b, e->message);
+        sb_puts(b, "\n");
+    }
+    for (unsigned bit = 1; bit <= NPYG_PW_MAT_TEXT; bit <<= 1)
+        if (pi->warnings & bit) {
+            sb_text0(b, path);
+            sb_printf(b, ": warning: %s\n", npyg_probe_warning_string(bit));
+        }
+}
+
 int status_of(int code)
 {
     return code == 0 ? 0 : npyg_error_is_environment(code) ? 2 : 1;
@@ -236,6 +337,61 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
         sb_human_ok(b, path, in, dtext, sha);
     }
     free(big);
+}
+
+/* ---------------- RawArray ---------------- */
+
+/* "path: ok ra float32 dims=(3, 4) endian=little data=48 metadata=0"; a
+   compressed file adds "lz4=<stored bytes>". dims as stored, dims[0]
+   fastest. The hash is of the data segment as stored. */
+void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
+{
+    if (rc) {
+        file_error(o, b, path, npyg_last_error(ctx), false);
+        return;
+    }
+    const npyg_ra_info *ra = npyg_ra_get_info(ctx);
+    char type[48];
+    npyg_ra_type_name(ra, type, sizeof type);
+    const char *endian = ra->big_endian ? "big" : "little";
+    if (o->json) {
+        json_path(b, path);
+        sb_printf(b, ", \"ok\": true, \"format\": \"ra\", \"type\": \"%s\", \"flags\": ", type);
+        sb_json_u64(b, ra->flags);
+        sb_puts(b, ", \"eltype\": ");
+        sb_json_u64(b, ra->eltype);
+        sb_puts(b, ", \"elbyte\": ");
+        sb_json_u64(b, ra->elbyte);
+        sb_puts(b, ", \"dims\": ");
+        sb_json_shape(b, ra->ndims, ra->dims);
+        sb_printf(b, ", \"endianness\": \"%s\", \"compressed\": %s, \"data_offset\": ", endian,
+                  ra->compressed ? "true" : "false");
+        sb_json_u64(b, ra->data_offset);
+        sb_puts(b, ", \"size\": ");
+        sb_json_u64(b, ra->size);
+        sb_puts(b, ", \"count\": ");
+        sb_json_u64(b, ra->count);
+        sb_puts(b, ", \"data_bytes\": ");
+        sb_json_u64(b, ra->data_bytes);
+        sb_puts(b, ", \"metadata_bytes\": ");
+        sb_json_u64(b, ra->metadata_bytes);
+        sb_puts(b, ", \"warnings\": [");
+        json_warnings(b, ra->warnings, npyg_warning_name);
+        sb_puts(b, "]");
+        if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+        sb_puts(b, "}\n");
+        return;
+    }
+    if (o->quiet) return;
+    sb_text0(b, path);
+    sb_printf(b, ": ok ra %s dims=(", type);
+    for (uint32_t k = 0; k < ra->ndims; k++) sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)ra->dims[k]);
+    sb_printf(b, "%s) endian=%s data=%llu", ra->ndims == 1 ? "," : "", endian, (unsigned long long)ra->data_bytes);
+    if (ra->compressed) sb_printf(b, " lz4=%llu", (unsigned long long)ra->size);
+    sb_printf(b, " metadata=%llu", (unsigned long long)ra->metadata_bytes);
+    if (sha) sb_printf(b, " sha256=%s", sha);
+    sb_puts(b, "\n");
+    human_warnings(b, path, ra->warnings, npyg_warning_string);
 }
 
 /* ---------------- archives ---------------- */

@@ -1,0 +1,661 @@
+#!/usr/bin/python3
+"""Write corpus/hdf5/: HDF5 and MAT files and their manifest.
+
+Usage: /usr/bin/python3 gen/gen_hdf5.py [OUTDIR]     (default: corpus/hdf5 next to gen/)
+
+Groups under OUTDIR:
+  valid/mat/  written by hdf5storage.write with matlab_compatible=True
+              (MAT v7.3: a 512-byte user block holding the MAT header)
+  valid/h5/   written by hdf5storage.write with matlab_compatible=False
+  hazard/     crafted with h5py: what a hostile file can make a reader do
+              (external storage and links, soft links that dangle or leave
+              the file, a virtual dataset, an unknown filter, references
+              that cycle or point nowhere, oversized declarations, deep
+              nesting, many objects, attributes that contradict the data)
+  invalid/    MAT v5 and v4 files (not HDF5) and broken MAT v7.3 headers,
+              crafted byte by byte from the MAT-file format description
+  support/    files the hazards point at: canary.bin (external storage),
+              target.h5 (external links, the virtual dataset's source)
+and OUTDIR/manifest.json and OUTDIR/README.md (the table of hazards and
+what hdf5storage.read does with each).
+
+Reproducible bytes: every dataset is written without timestamps
+(h5py's default track_times=False; hdf5storage uses it too), h5py files use
+libver='earliest', and the MAT header's "Created on" time, which
+hdf5storage takes from datetime.now(), is pinned to one fixed instant.
+check_regen_hdf5.sh compares the regenerated files byte for byte.
+
+For every file the manifest records what hdf5storage.read does with each
+top-level object (the value's digest, the exception's name, and whether the
+value holds the bytes of a file the object points at: "reads
+support/canary.bin"), measured in a child process under an address-space
+and CPU limit, with the working directory set to the file's own directory;
+and the verdict and hazard codes npyguard must give.
+"""
+
+import collections
+import datetime
+import hashlib
+import json
+import os
+import random
+import resource
+import shutil
+import struct
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import npygen  # noqa: E402  (the generators' shared facts)
+CANARY = b"npyguard canary: if you can read this, the reader opened a file it was not given\n"
+
+# npyguard codes (parser/include/npyguard.h)
+E = {
+    "MAT_V5": 110, "MAT_V4": 111, "MAT_HEADER": 112, "NOT_HDF5": 113,
+    "HDF5_OPEN": 115, "OBJECT": 119, "EXTLINK": 120, "SOFTLINK": 121, "EXTFILE": 122,
+    "VDS": 123, "FILTER": 124, "REFCYCLE": 125, "REFDANGLE": 126,
+    "UDLINK": 127, "FORMAT": 128, "LIMIT_OBJECTS": 130, "LIMIT_NESTING": 131,
+    "LIMIT_PAYLOAD": 55,
+}
+
+FIXED_NOW = datetime.datetime(2024, 1, 2, 3, 4, 5)
+
+
+class _FixedDatetime(datetime.datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return FIXED_NOW
+
+
+def pin_hdf5storage_clock():
+    import hdf5storage
+    shim = type(sys)("datetime")
+    shim.datetime = _FixedDatetime
+    hdf5storage.datetime = shim
+
+
+# ------------------------------------------------------------ valid files
+
+def valid_values():
+    """name -> value: every type in hdf5storage's storage-format table,
+    empty values, nested dicts and cells."""
+    v = collections.OrderedDict()
+    v["bool"] = True
+    v["int"] = 7
+    v["float"] = 2.5
+    v["complex"] = 1.5 - 2j
+    v["str"] = "hello"
+    v["bytes"] = b"bytes"
+    v["bytearray"] = bytearray(b"bytearray")
+    v["none"] = None
+    v["list"] = [1, 2.0, "three"]
+    v["tuple"] = (1, "two")
+    v["set"] = {3}
+    v["frozenset"] = frozenset([4])
+    v["deque"] = collections.deque([5, 6])
+    v["dict"] = {"a": 1, "b": np.arange(3.0)}
+    for t in ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+              "uint32", "uint64", "float16", "float32", "float64",
+              "complex64", "complex128"]:
+        v["np-" + t] = getattr(np, t)(1)
+        v["nd-" + t] = np.arange(6).reshape(2, 3).astype(getattr(np, t))
+    v["np-bytes_"] = np.bytes_(b"abc")
+    v["np-str_"] = np.str_("abc")
+    v["nd-bytes"] = np.array([b"ab", b"cd"])
+    v["nd-str"] = np.array(["ab", "cde"])
+    v["nd-object"] = np.array([1, "two", np.arange(2.0)], dtype=object)
+    v["matrix"] = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    v["chararray"] = np.char.array([b"x", b"yz"])
+    v["structured"] = np.array([(1, 2.0), (3, 4.0)], dtype=[("i", "<i4"), ("f", "<f8")])
+    v["recarray"] = np.rec.array([(1, 2.0)], dtype=[("i", "<i4"), ("f", "<f8")])
+    v["nd-3d"] = np.arange(24.0).reshape(2, 3, 4)
+    v["empty-float"] = np.zeros((0, 3))
+    v["empty-str"] = ""
+    v["empty-bytes"] = b""
+    v["empty-list"] = []
+    v["empty-dict"] = {}
+    v["nested-dict"] = {"a": {"b": {"c": np.arange(4, dtype=np.int16)}}}
+    v["cell-nested"] = np.array([np.array([1, 2], dtype=object), "x"], dtype=object)
+    return v
+
+
+def write_valid(out):
+    import hdf5storage
+    pin_hdf5storage_clock()
+    made = []
+    for name, value in valid_values().items():
+        for mc, sub, ext in ((True, "mat", "mat"), (False, "h5", "h5")):
+            rel = "valid/%s/%s.%s" % (sub, name, ext)
+            path = os.path.join(out, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            # hdf5storage names the cells it writes under /#refs# with
+            # random.getrandbits: seeded per file, the names repeat
+            random.seed(rel)
+            try:
+                hdf5storage.write(value, path="/v", filename=path, matlab_compatible=mc,
+                                  truncate_existing=True)
+            except hdf5storage.lowlevel.TypeNotMatlabCompatibleError:
+                # MATLAB has no such type (float16): nothing to write
+                os.unlink(path)
+                continue
+            made.append((rel, {"description": "hdf5storage.write of %s (%r), matlab_compatible=%s"
+                               % (type(value).__name__, name, mc),
+                               "verdict": "ok", "hazards": []}))
+    # several variables in one MAT file, as savemat writes them
+    rel = "valid/mat/savemat-several.mat"
+    random.seed(rel)
+    hdf5storage.savemat(os.path.join(out, rel),
+                        {"a": np.arange(6.0).reshape(2, 3), "b": "text",
+                         "c": {"d": np.int32(4)}}, truncate_existing=True)
+    made.append((rel, {"description": "hdf5storage.savemat of three variables",
+                       "verdict": "ok", "hazards": []}))
+    return made
+
+
+# ---------------------------------------------------------- hazard files
+
+def h5file(path, **kw):
+    return h5py.File(path, "w", libver="earliest", **kw)
+
+
+def typed(ds, utype, container="ndarray", mclass=None):
+    """hdf5storage's attributes, so that hdf5storage.read takes the object
+    for what the attributes say."""
+    ds.attrs["Python.Type"] = np.bytes_(b"numpy.ndarray")
+    ds.attrs["Python.numpy.UnderlyingType"] = np.bytes_(utype.encode())
+    ds.attrs["Python.numpy.Container"] = np.bytes_(container.encode())
+    ds.attrs["Python.Shape"] = np.array(ds.shape[::-1] if ds.shape else (), dtype=np.uint64)
+    if mclass:
+        ds.attrs["MATLAB_class"] = np.bytes_(mclass.encode())
+
+
+def write_hazards(out):
+    made = []
+    sup = os.path.join(out, "support")
+    hz = os.path.join(out, "hazard")
+    os.makedirs(sup, exist_ok=True)
+    os.makedirs(hz, exist_ok=True)
+    with open(os.path.join(sup, "canary.bin"), "wb") as f:
+        f.write(CANARY)
+    with h5file(os.path.join(sup, "target.h5")) as f:
+        d = f.create_dataset("secret", data=np.arange(8, dtype=np.int32))
+        typed(d, "int32")
+    made.append(("support/target.h5", {"description": "the file the external links and the virtual dataset point at",
+                                        "verdict": "ok", "hazards": []}))
+
+    def add(name, desc, hazards, verdict="unsafe", limits=None):
+        e = {"description": desc, "verdict": verdict,
+             "hazards": [[E[c], p] for c, p in hazards]}
+        if limits:
+            e["limits"] = limits
+        made.append(("hazard/" + name, e))
+        return os.path.join(hz, name)
+
+    # external raw-data storage: the dataset's bytes live in another file
+    p = add("external-storage.h5", "dataset whose raw data is stored in ../support/canary.bin",
+            [("EXTFILE", "/x")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", shape=(len(CANARY),), dtype=np.uint8,
+                             external=[("../support/canary.bin", 0, len(CANARY))])
+        typed(d, "uint8")
+        f.create_dataset("fine", data=np.arange(3.0))
+
+    p = add("external-link.h5", "external link to ../support/target.h5:/secret",
+            [("EXTLINK", "/x")])
+    with h5file(p) as f:
+        f["x"] = h5py.ExternalLink("../support/target.h5", "/secret")
+
+    p = add("soft-dangling.h5", "soft link to a path that does not exist",
+            [("SOFTLINK", "/x")])
+    with h5file(p) as f:
+        f.create_dataset("real", data=np.arange(2.0))
+        f["x"] = h5py.SoftLink("/nowhere")
+
+    p = add("soft-escape.h5", "soft link whose target path runs through an external link",
+            [("EXTLINK", "/ext"), ("SOFTLINK", "/x")])
+    with h5file(p) as f:
+        f["ext"] = h5py.ExternalLink("../support/target.h5", "/")
+        f["x"] = h5py.SoftLink("/ext/secret")
+
+    p = add("soft-loop.h5", "two soft links that point at each other",
+            [("SOFTLINK", "/a"), ("SOFTLINK", "/b")])
+    with h5file(p) as f:
+        f["a"] = h5py.SoftLink("/b")
+        f["b"] = h5py.SoftLink("/a")
+
+    p = add("virtual.h5", "virtual dataset mapping ../support/target.h5:/secret",
+            [("VDS", "/x")])
+    with h5py.File(p, "w", libver=("earliest", "v110")) as f:
+        # low-level, to leave out the timestamps create_virtual_dataset writes
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_obj_track_times(False)
+        dcpl.set_fill_value(np.array(-1, dtype=np.int32))
+        vspace = h5py.h5s.create_simple((8,))
+        dcpl.set_virtual(vspace, b"../support/target.h5", b"secret", h5py.h5s.create_simple((8,)))
+        d = h5py.Dataset(h5py.h5d.create(f.id, b"x", h5py.h5t.STD_I32LE, vspace, dcpl=dcpl))
+        typed(d, "int32")
+
+    p = add("filter-unknown.h5", "chunked dataset with filter id 32767, which no HDF5 build has",
+            [("FILTER", "/x")])
+    with h5file(p) as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((4,))
+        dcpl.set_obj_track_times(False)
+        dcpl.set_filter(32767, h5py.h5z.FLAG_OPTIONAL, (1,))
+        sid = h5py.h5s.create_simple((8,))
+        dsid = h5py.h5d.create(f.id, b"x", h5py.h5t.NATIVE_DOUBLE, sid, dcpl=dcpl)
+        d = h5py.Dataset(dsid)
+        d[...] = np.arange(8.0)
+        typed(d, "float64")
+
+    ref = h5py.ref_dtype
+    p = add("ref-cycle.h5", "cell whose element references a cell that references itself",
+            [("REFCYCLE", "/#refs#/a")])
+    with h5file(p) as f:
+        r = f.create_group("#refs#")
+        a = r.create_dataset("a", shape=(1, 1), dtype=ref)
+        a[0, 0] = a.ref
+        typed(a, "object", mclass="cell")
+        c = f.create_dataset("c", shape=(1, 1), dtype=ref)
+        c[0, 0] = a.ref
+        typed(c, "object", mclass="cell")
+
+    p = add("ref-dangling.h5", "cell whose reference points at an object that was unlinked",
+            [("REFDANGLE", "/c")])
+    with h5file(p) as f:
+        r = f.create_group("#refs#")
+        gone = r.create_dataset("gone", data=np.arange(2.0))
+        c = f.create_dataset("c", shape=(1, 1), dtype=ref)
+        c[0, 0] = gone.ref
+        typed(c, "object", mclass="cell")
+        del r["gone"]
+
+    p = add("ref-null.h5", "cell with a null reference (address 0)",
+            [("REFDANGLE", "/c")])
+    with h5file(p) as f:
+        c = f.create_dataset("c", shape=(2,), dtype=ref)
+        f.create_group("#refs#").create_dataset("ok", data=np.arange(2.0))
+        c[0] = f["#refs#/ok"].ref
+        typed(c, "object", mclass="cell")
+
+    p = add("oversize.h5", "chunked float64 dataset declaring 2**38 elements (2 TiB) with no chunk written",
+            [("LIMIT_PAYLOAD", "/x")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", shape=(1 << 38,), dtype=np.float64, chunks=(1024,))
+        typed(d, "float64")
+
+    p = add("oversize-attr.h5", "dataset with an attribute declaring 2**41 bytes: libhdf5 refuses to load it",
+            [("OBJECT", "/x")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", data=np.arange(2.0))
+        # an attribute's data sits in the object header: the declaration is
+        # made by writing a small one and enlarging its dataspace by hand
+        aid = h5py.h5a.create(d.id, b"big", h5py.h5t.NATIVE_UINT8, h5py.h5s.create_simple((291,)))
+        aid.write(np.zeros(291, np.uint8))
+    patch_attr_dims(p, 291, 1 << 41)
+
+    p = add("payload-limit.h5", "a 24-byte dataset with a 16-byte attribute; scanned with --max-payload 8",
+            [("LIMIT_PAYLOAD", "/x"), ("LIMIT_PAYLOAD", "/x@a")], limits={"max_payload_bytes": 8})
+    with h5file(p) as f:
+        d = f.create_dataset("x", data=np.arange(3.0))
+        d.attrs["a"] = np.arange(2.0)
+        f.create_dataset("small", data=np.float64(1))
+
+    p = add("deep.h5", "groups nested 40 deep (the default limit is 32)",
+            [("LIMIT_NESTING", "/" + "/".join(["g"] * 33))])
+    with h5file(p) as f:
+        g = f
+        for _ in range(40):
+            g = g.create_group("g")
+        g.create_dataset("leaf", data=np.arange(2.0))
+
+    p = add("many.h5", "120 datasets; scanned with --max-objects 100",
+            [("LIMIT_OBJECTS", "/d100")], limits={"max_objects": 100})
+    with h5file(p) as f:
+        for i in range(120):
+            f.create_dataset("d%03d" % i, data=np.float64(i))
+
+    p = add("contradict.h5", "hdf5storage-written float64 array whose attributes say int8 and another shape",
+            [("FORMAT", "/x")], verdict="ok")
+    import hdf5storage
+    random.seed("hazard/contradict.h5")
+    hdf5storage.write(np.arange(6.0).reshape(2, 3), path="/x", filename=p,
+                      matlab_compatible=False, truncate_existing=True)
+    with h5py.File(p, "r+") as f:
+        f["x"].attrs["Python.numpy.UnderlyingType"] = np.bytes_(b"int8")
+        f["x"].attrs["Python.Shape"] = np.array([5, 7], dtype=np.uint64)
+    p = add("contradict-class.mat", "MAT file whose MATLAB_class says char over float64 data",
+            [("FORMAT", "/x")], verdict="ok")
+    pin_hdf5storage_clock()
+    hdf5storage.write(np.arange(6.0).reshape(2, 3), path="/x", filename=p,
+                      matlab_compatible=True, truncate_existing=True)
+    with h5py.File(p, "r+") as f:
+        f["x"].attrs["MATLAB_class"] = np.bytes_(b"char")
+
+    p = add("hardlink-cycle.h5", "group holding a hard link to its own parent",
+            [("REFCYCLE", "/g/up")])
+    with h5file(p) as f:
+        g = f.create_group("g")
+        g["up"] = f
+    return made
+
+
+def patch_attr_dims(path, old, new):
+    """Rewrites, in an attribute's dataspace message, the dimension `old`
+    and its maximum (8 bytes little-endian each, as libhdf5 writes sizes;
+    they are the only two such byte strings in the file) to `new`."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    needle = struct.pack("<Q", old)
+    assert data.count(needle) == 2, "dimension and maximum not found in " + path
+    data = data.replace(needle, struct.pack("<Q", new))
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+# -------------------------------------------------- MAT v5/v4 and headers
+
+def mat_text(s):
+    b = s.encode("ascii")
+    return b + b" " * (116 - len(b))
+
+
+def mat_header(text, subsys=b"\0" * 8, version=0x0200, endian=b"IM"):
+    ver = struct.pack("<H" if endian == b"IM" else ">H", version)
+    return mat_text(text) + subsys + ver + endian
+
+
+def mat_v5_file():
+    """A MAT v5 file with one 1x1 double 'a' = 1.0 (miMATRIX element)."""
+    def el(t, payload):
+        pad = (-len(payload)) % 8
+        return struct.pack("<II", t, len(payload)) + payload + b"\0" * pad
+    body = (el(6, struct.pack("<II", 6, 0))            # array flags: mxDOUBLE_CLASS
+            + el(5, struct.pack("<ii", 1, 1))          # dimensions
+            + el(1, b"a")                              # name (miINT8)
+            + el(9, struct.pack("<d", 1.0)))           # real part (miDOUBLE)
+    return (mat_header("MATLAB 5.0 MAT-file, Platform: GLNXA64, Created on: Tue Jan  2 03:04:05 2024",
+                       version=0x0100)
+            + struct.pack("<II", 14, len(body)) + body)
+
+
+def mat_v4_file():
+    """A MAT v4 file: one 1x1 full double matrix 'a' (type 0000, little-endian)."""
+    return struct.pack("<iiiii", 0, 1, 1, 0, 2) + b"a\0" + struct.pack("<d", 1.0)
+
+
+def write_invalid(out):
+    made = []
+    d = os.path.join(out, "invalid")
+    os.makedirs(d, exist_ok=True)
+
+    def add(name, data, desc, code, verdict="invalid"):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+        made.append(("invalid/" + name, {"description": desc, "verdict": verdict,
+                                          "error": E[code], "hazards": []}))
+
+    add("mat-v5.mat", mat_v5_file(), "MAT v5 file (not HDF5): unsupported", "MAT_V5")
+    add("mat-v4.mat", mat_v4_file(), "MAT v4 file: unsupported", "MAT_V4")
+    good = open(os.path.join(out, "valid/mat/nd-float64.mat"), "rb").read()
+    hdr = good[:128]
+
+    def patched(off, b):
+        x = bytearray(good)
+        x[off:off + len(b)] = b
+        return bytes(x)
+    add("mat73-bad-version.mat", patched(124, struct.pack("<H", 0x0300)),
+        "MAT v7.3 header with version 0x0300", "MAT_HEADER")
+    add("mat73-bad-endian.mat", patched(126, b"XY"),
+        "MAT v7.3 header with endian indicator 'XY'", "MAT_HEADER")
+    add("mat73-v5-version.mat", patched(124, struct.pack("<H", 0x0100)),
+        "text says 7.3 and an HDF5 file follows, but the version field says 0x0100 (v5)", "MAT_HEADER")
+    add("mat73-no-hdf5.mat", hdr + b"\0" * 384,
+        "MAT v7.3 header in a user block with no HDF5 file after it", "MAT_HEADER")
+    add("mat73-truncated.mat", hdr[:100], "file ends inside the MAT header", "MAT_HEADER")
+    add("hdf5-truncated.h5", good[512:512 + 40], "HDF5 superblock cut after 40 bytes", "HDF5_OPEN")
+    add("not-a-format.bin", b"hello, this is not an array file\n", "text: no format recognised", "NOT_HDF5")
+    return made
+
+
+# ------------------------------------------------------------ measurement
+
+# Runs in a child of this generator: imports hdf5storage once, then reads
+# each object in a forked grandchild under the limits, from the file's own
+# directory, and prints one JSON line per object.
+MEASURE = r"""
+import hashlib, os, resource, sys, json
+import numpy as np, hdf5storage, h5py
+jobs, canaries = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from npygen import exc_name
+def flat(v, out):
+    if isinstance(v, np.ndarray) and v.dtype == object:
+        out.append(repr(v.shape).encode())
+        for x in v.flat: flat(x, out)
+    elif isinstance(v, np.ndarray):
+        out.append(repr((v.dtype.str, v.shape)).encode()); out.append(np.ascontiguousarray(v).tobytes())
+    elif isinstance(v, dict):
+        for k in v: out.append(repr(k).encode()); flat(v[k], out)
+    elif isinstance(v, (list, tuple)):
+        out.append(type(v).__name__.encode())
+        for x in v: flat(x, out)
+    else:
+        out.append(repr(v).encode())
+def one(path, name):
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+    sys.setrecursionlimit(1000)
+    os.chdir(os.path.dirname(path))
+    try:
+        v = hdf5storage.read(path="/" + name, filename=os.path.basename(path))
+    except BaseException as e:
+        return {"exception": exc_name(e)}
+    parts = []
+    flat(v, parts)
+    blob = b"".join(parts)
+    r = {"value_sha256": hashlib.sha256(blob).hexdigest(), "type": type(v).__name__}
+    reads = [c for c, content in canaries.items() if content.encode("latin-1") in blob]
+    if reads: r["reads"] = reads
+    return r
+for path, name in jobs:
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        os.write(wr, json.dumps(one(path, name)).encode())
+        os._exit(0)
+    os.close(wr)
+    data = b""
+    while True:
+        b = os.read(rd, 65536)
+        if not b: break
+        data += b
+    os.close(rd)
+    _, st = os.waitpid(pid, 0)
+    r = json.loads(data) if data else {"exception": "process died: status %d" % st}
+    print(json.dumps([path, name, r]), flush=True)
+"""
+
+
+def canary_contents(out):
+    c = {"support/canary.bin": CANARY.decode("latin-1")}
+    with h5py.File(os.path.join(out, "support/target.h5"), "r") as f:
+        c["support/target.h5:/secret"] = f["secret"][()].tobytes().decode("latin-1")
+    return c
+
+
+def h5py_datasets(path):
+    """path -> [dtype.str, shape] of every dataset h5py reaches by hard
+    links from the root (visititems follows neither soft nor external
+    links); None when h5py cannot open the file."""
+    out = {}
+    try:
+        with h5py.File(path, "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    out["/" + name] = [obj.dtype.str, list(obj.shape) if obj.shape is not None else None]
+            f.visititems(visit)
+    except OSError:
+        return None
+    return out
+
+
+def top_names(path):
+    try:
+        with h5py.File(path, "r") as f:
+            return sorted(k for k in f.keys() if k != "#refs#")
+    except OSError as e:
+        return npygen.exc_name(e)
+
+
+def measure_all(out, rels, canaries):
+    """rel -> {object name: what hdf5storage.read did}"""
+    res, jobs = {}, []
+    for rel in rels:
+        names = top_names(os.path.join(out, rel))
+        if isinstance(names, str):
+            res[rel] = {"h5py_open": names}
+            continue
+        res[rel] = {}
+        jobs += [[os.path.join(out, rel), n] for n in names]
+    p = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(jobs), json.dumps(canaries), HERE],
+                       capture_output=True, check=True, timeout=1800)
+    for line in p.stdout.decode().splitlines():
+        path, name, r = json.loads(line)
+        res[os.path.relpath(path, out)][name] = r
+    return res
+
+
+CODE_NAMES = {110: "NPYG_EMAT_V5", 111: "NPYG_EMAT_V4", 112: "NPYG_EMAT_HEADER", 113: "NPYG_EHDF5_NOTHDF5",
+              115: "NPYG_EHDF5_OPEN", 119: "NPYG_EHDF5_OBJECT", 120: "NPYG_EHDF5_EXTLINK",
+              121: "NPYG_EHDF5_SOFTLINK", 122: "NPYG_EHDF5_EXTFILE", 123: "NPYG_EHDF5_VIRTUAL",
+              124: "NPYG_EHDF5_FILTER", 125: "NPYG_EHDF5_REFCYCLE", 126: "NPYG_EHDF5_REFDANGLE",
+              128: "NPYG_EHDF5_FORMAT", 130: "NPYG_ELIMIT_OBJECTS", 131: "NPYG_ELIMIT_NESTING",
+              55: "NPYG_ELIMIT_PAYLOAD"}
+
+README_HEAD = """# corpus/hdf5: HDF5 and MAT v7.3 files
+
+Written by `gen/gen_hdf5.py` (which also writes this page) with Debian's
+python3-hdf5storage %s and h5py %s (HDF5 %s, numpy %s); `manifest.json`
+holds, for every file, the verdict and the hazards (code, object path)
+npyguard must report, the dtype and shape h5py reads for every dataset,
+and what `hdf5storage.read` does with each top-level object, measured in a
+child process (2 GiB address space, 60 s CPU, recursion limit 1000) from
+the file's own directory: a digest of the value, the exception's name, or
+"reads X" when the value holds the bytes of a file the object points at.
+The files regenerate byte for byte (`gen/check_regen_hdf5.sh`): no dataset
+timestamps, the MAT header's clock pinned, hdf5storage's random `#refs#`
+names seeded.
+
+| group | files | what |
+|---|---|---|
+| `valid/mat/` | %d | `hdf5storage.write(..., matlab_compatible=True)`: every type of hdf5storage's storage-format table that MATLAB has (float16 has no MATLAB class), empty values, nested dicts, cells; one `savemat` of three variables |
+| `valid/h5/` | %d | the same values with `matlab_compatible=False` (plain HDF5, Python attributes only) |
+| `hazard/` | %d | crafted with h5py: what a hostile file can make a reader do |
+| `invalid/` | %d | MAT v5 and v4 files and broken MAT v7.3 headers, crafted from the MAT-file format description; a truncated HDF5 file; not a format |
+| `support/` | 2 | `canary.bin` (the external-storage hazard's raw data) and `target.h5` (the external links' and the virtual dataset's target) |
+
+Every valid file is `ok` under both profiles, with no warning.
+
+## Hazard and invalid files, and what hdf5storage.read does with them
+
+| file | what | npyguard | hdf5storage.read |
+|---|---|---|---|
+"""
+
+README_NOTES = """
+Notes, measured:
+- `external-storage.h5`, `external-link.h5`, `soft-escape.h5` and
+  `virtual.h5` hand out the bytes of another file on the reader's disk;
+  npyguard's scan opens none of them (ctest `hdf5_opens_no_other_file`
+  traces it with strace; a seccomp filter kills the scanning child if it
+  opens any file after its input).
+- `ref-cycle.h5` ends `hdf5storage.read` in RecursionError;
+  `hardlink-cycle.h5` in UnboundLocalError.
+- `filter-unknown.h5`: the filter was stored optional (h5py cannot write a
+  mandatory filter it does not have), so every chunk carries the "skipped"
+  bit and hdf5storage reads the values; strace showed no plugin directory
+  opened for this file. npyguard reports any filter id other than libhdf5's
+  six built-in ones, whatever its flags.
+- `oversize-attr.h5`: libhdf5 itself refuses to load an attribute that
+  declares 2 TiB, so the scan reports `NPYG_EHDF5_OBJECT` at the object;
+  the attribute size limit is shown by `payload-limit.h5`.
+- `mat73-bad-*.mat` and `mat73-v5-version.mat`: h5py and hdf5storage ignore
+  the MAT header (the user block) and read the data; npyguard refuses the
+  file as a MAT v7.3 file with a broken header.
+"""
+
+
+def write_readme(out, m):
+    count = {}
+    for k in m["files"]:
+        g = "/".join(k.split("/")[:2]) if k.startswith("valid/") else k.split("/")[0]
+        count[g] = count.get(g, 0) + 1
+    lines = [README_HEAD % (m["hdf5storage_version"], m["h5py_version"], m["hdf5_version"], m["numpy_version"],
+                            count.get("valid/mat", 0), count.get("valid/h5", 0), count.get("hazard", 0),
+                            count.get("invalid", 0))]
+    for k, v in m["files"].items():
+        if not (k.startswith("hazard/") or k.startswith("invalid/")):
+            continue
+        r = v["hdf5storage_read"]
+        if "h5py_open" in r:
+            rd = "h5py cannot open it (%s)" % r["h5py_open"]
+        else:
+            parts = []
+            for n, x in sorted(r.items()):
+                if "exception" in x:
+                    parts.append("`%s`: %s" % (n, x["exception"]))
+                elif "reads" in x:
+                    parts.append("`%s`: **reads %s**" % (n, ", ".join(x["reads"])))
+                else:
+                    parts.append("`%s`: a value" % n)
+            if len(parts) > 6:
+                parts = ["%d objects, each a value" % len(parts)]
+            rd = "; ".join(parts)
+        hz = ", ".join("%s `%s`" % (CODE_NAMES[c], p) for c, p in v["hazards"])
+        if not hz and "error" in v:
+            hz = CODE_NAMES[v["error"]]
+        if v["verdict"] == "ok" and v["hazards"]:
+            hz = "warning (`--strict`: %s)" % hz
+        lines.append("| `%s` | %s | %s | %s |\n" % (k, v["description"], hz, rd))
+    lines.append(README_NOTES)
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("".join(lines))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "corpus", "hdf5")
+    out = os.path.abspath(out)
+    for sub in ("valid", "hazard", "invalid", "support"):
+        shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+    os.makedirs(out, exist_ok=True)
+    files = write_valid(out) + write_hazards(out) + write_invalid(out)
+    canaries = canary_contents(out)
+    manifest = {"generator": "gen/gen_hdf5.py",
+                "h5py_version": h5py.__version__,
+                "hdf5_version": h5py.version.hdf5_version,
+                "hdf5storage_version": __import__("hdf5storage").__version__,
+                "numpy_version": np.__version__,
+                "files": {}}
+    measured = measure_all(out, [rel for rel, _ in files], canaries)
+    for rel, entry in sorted(files):
+        entry["sha256"] = hashlib.sha256(open(os.path.join(out, rel), "rb").read()).hexdigest()
+        entry["hdf5storage_read"] = measured[rel]
+        ds = h5py_datasets(os.path.join(out, rel))
+        if ds is not None:
+            entry["h5py_datasets"] = ds
+        manifest["files"][rel] = entry
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
+    write_readme(out, manifest)
+    print("wrote %d files to %s" % (len(files), out))
+
+
+if __name__ == "__main__":
+    main()

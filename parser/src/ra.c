@@ -1,0 +1,402 @@
+/*
+ * RawArray (.ra): the fixed header, the dims, the data segment (streamed
+ * to the sink as stored, or decompressed as one LZ4 block and its length
+ * checked) and the metadata after it. Every rule and its source are in
+ * parser/RA.md. The header is trusted by the reference readers; here each
+ * field is checked before anything is allocated or read on its word.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <lz4.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RA_MAGIC "rawarray" /* u64 0x7961727261776172, little-endian */
+#define RA_FIXED 48u        /* magic, flags, eltype, elbyte, size, ndims */
+#define RA_KNOWN_FLAGS (NPYG_RA_FLAG_BIG_ENDIAN | NPYG_RA_FLAG_COMPRESSED)
+
+/* ---------------- input: buffer, descriptor or callback ---------------- */
+typedef struct ra_src {
+    const uint8_t *buf; /* buffer input (NULL otherwise) */
+    size_t len;
+    int fd;             /* descriptor input, or -1 */
+    bool positional;    /* regular file: pread at start + pos */
+    uint64_t start;
+    npyg_read_fn fn;    /* callback input */
+    void *user;
+    uint64_t pos;       /* bytes consumed */
+    bool size_known;    /* buffer or regular file: total size known */
+    uint64_t size;
+} ra_src;
+
+/* Up to n bytes into dst; fewer only at the end of input; -1 on error. */
+static long long src_read(ra_src *s, void *dst, size_t n)
+{
+    size_t got = 0;
+    if (s->buf) {
+        size_t avail = s->pos < s->len ? s->len - (size_t)s->pos : 0;
+        got = n < avail ? n : avail;
+        memcpy(dst, s->buf + s->pos, got);
+        s->pos += got;
+        return (long long)got;
+    }
+    while (got < n) {
+        long long r;
+        if (s->fn) {
+            r = s->fn(s->user, (char *)dst + got, n - got);
+            if (r < 0 || (size_t)r > n - got) return -1;
+        } else {
+            ssize_t rr = s->positional ? pread(s->fd, (char *)dst + got, n - got, (off_t)(s->start + s->pos + got))
+                                       : read(s->fd, (char *)dst + got, n - got);
+            if (rr < 0) {
+                if (errno == EINTR) continue;
+                return -1;
+            }
+            r = rr;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    s->pos += got;
+    return (long long)got;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+    return v;
+}
+
+static int io_error(npyg_ctx *ctx, uint64_t at) { return npyg__fail(ctx, NPYG_EIO, at, "read error"); }
+
+/* ---------------- the element table (RA.md, "Element types") ---------------- */
+static bool elbyte_ok(uint64_t eltype, uint64_t b)
+{
+    switch (eltype) {
+    case NPYG_RA_USER: return b >= 1;
+    case NPYG_RA_INT:
+    case NPYG_RA_UINT: return b == 1 || b == 2 || b == 4 || b == 8 || b == 16;
+    case NPYG_RA_FLOAT: return b == 2 || b == 4 || b == 8 || b == 16;
+    case NPYG_RA_COMPLEX: return b == 4 || b == 8 || b == 16 || b == 32;
+    case NPYG_RA_BOOL: return b == 1;
+    default: return false;
+    }
+}
+
+static const char *const eltype_names[] = {"user", "int", "uint", "float", "complex", "bool"};
+
+/* ---------------- header and dims ---------------- */
+static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+{
+    uint8_t h[RA_FIXED];
+    long long got = src_read(s, h, RA_FIXED);
+    if (got < 0) return io_error(ctx, 0);
+    size_t m = (size_t)got < 8 ? (size_t)got : 8;
+    if (memcmp(h, RA_MAGIC, m) != 0)
+        return npyg__fail(ctx, NPYG_ERA_MAGIC, 0, "not a RawArray file (does not start with \"rawarray\")");
+    if ((size_t)got < RA_FIXED)
+        return npyg__fail(ctx, NPYG_ERA_TRUNC_HEADER, (uint64_t)got,
+                          "file ends after %lld bytes, inside the 48-byte header", got);
+    ra->flags = le64(h + 8);
+    ra->eltype = le64(h + 16);
+    ra->elbyte = le64(h + 24);
+    ra->size = le64(h + 32);
+    uint64_t ndims = le64(h + 40);
+    if (ra->flags & ~RA_KNOWN_FLAGS)
+        return npyg__fail(ctx, NPYG_ERA_FLAGS, 8, "unknown flag bits 0x%llx (only bit 0, big-endian, and bit 1, LZ4, are defined)",
+                          (unsigned long long)(ra->flags & ~RA_KNOWN_FLAGS));
+    ra->big_endian = (ra->flags & NPYG_RA_FLAG_BIG_ENDIAN) != 0;
+    ra->compressed = (ra->flags & NPYG_RA_FLAG_COMPRESSED) != 0;
+    if (ra->eltype > NPYG_RA_BOOL)
+        return npyg__fail(ctx, NPYG_ERA_ELTYPE, 16, "eltype %llu is not one of 0-5", (unsigned long long)ra->eltype);
+    if (!elbyte_ok(ra->eltype, ra->elbyte))
+        return npyg__fail(ctx, NPYG_ERA_ELBYTE, 24, "elbyte %llu is not a width of %s elements",
+                          (unsigned long long)ra->elbyte, eltype_names[ra->eltype]);
+    if ((ra->eltype == NPYG_RA_FLOAT && ra->elbyte == 16) || (ra->eltype == NPYG_RA_COMPLEX && ra->elbyte == 32))
+        ra->warnings |= NPYG_W_LONGDOUBLE;
+    if (ndims > ctx->limits.max_dims)
+        return npyg__fail(ctx, NPYG_ELIMIT_DIMS, 40, "%llu dims, over max_dims (%u)", (unsigned long long)ndims,
+                          (unsigned)ctx->limits.max_dims);
+    ra->ndims = (uint32_t)ndims;
+    ra->data_offset = RA_FIXED + 8 * ndims;
+    if (s->size_known && s->size < ra->data_offset)
+        return npyg__fail(ctx, NPYG_ERA_TRUNC_DIMS, s->size, "file ends inside the %llu dims",
+                          (unsigned long long)ndims);
+    uint64_t *dims = NULL;
+    if (ndims) {
+        dims = npyg__arena_alloc(&ctx->arena, 8 * (size_t)ndims);
+        if (!dims) return npyg__nomem(ctx, 48);
+    }
+    uint64_t count = 1;
+    bool overflow = false;
+    uint8_t d[8];
+    for (uint32_t k = 0; k < ra->ndims; k++) {
+        got = src_read(s, d, 8);
+        if (got < 0) return io_error(ctx, s->pos);
+        if (got < 8)
+            return npyg__fail(ctx, NPYG_ERA_TRUNC_DIMS, s->pos, "file ends inside dim %u of %u", k, ra->ndims);
+        dims[k] = le64(d);
+        if (!overflow && !npyg__mul_u64(count, dims[k], &count)) overflow = true;
+    }
+    ra->dims = dims;
+    /* A zero dim makes the product 0 whatever overflowed before it. */
+    for (uint32_t k = 0; overflow && k < ra->ndims; k++)
+        if (dims[k] == 0) overflow = false, count = 0;
+    if (overflow || !npyg__mul_u64(count, ra->elbyte, &ra->data_bytes))
+        return npyg__fail(ctx, NPYG_ERA_OVERFLOW, 24, "elbyte times the product of the dims overflows 64 bits");
+    ra->count = count;
+    if (!ra->compressed && ra->size != ra->data_bytes)
+        return npyg__fail(ctx, NPYG_ERA_SIZE, 32, "size %llu, but elbyte x dims is %llu bytes",
+                          (unsigned long long)ra->size, (unsigned long long)ra->data_bytes);
+    if (ra->data_bytes > ctx->limits.max_payload_bytes)
+        return npyg__fail(ctx, NPYG_ELIMIT_PAYLOAD, 32, "%llu data bytes, over max_payload_bytes (%llu)",
+                          (unsigned long long)ra->data_bytes, (unsigned long long)ctx->limits.max_payload_bytes);
+    return 0;
+}
+
+/* ---------------- data ---------------- */
+static int sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at)
+{
+    if (ctx->sink && n && ctx->sink(ctx->sink_user, p, n) != 0)
+        return npyg__fail(ctx, NPYG_EIO, at, "the payload callback stopped validation");
+    return 0;
+}
+
+static int truncated(npyg_ctx *ctx, const npyg_ra_info *ra, uint64_t have)
+{
+    return npyg__fail(ctx, NPYG_ERA_TRUNC_DATA, ra->data_offset + have, "%llu data bytes declared, %llu present",
+                      (unsigned long long)ra->size, (unsigned long long)have);
+}
+
+/* Counts what follows the data: metadata, allowed by the format. */
+static int metadata(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+{
+    if (s->size_known) {
+        ra->metadata_bytes = s->size - s->pos;
+        return 0;
+    }
+    uint64_t extra = 0;
+    for (;;) {
+        long long got = src_read(s, ctx->readbuf, NPYG__CHUNK);
+        if (got < 0) return io_error(ctx, s->pos);
+        if (got == 0) break;
+        extra += (uint64_t)got;
+    }
+    ra->metadata_bytes = extra;
+    return 0;
+}
+
+static int need_readbuf(npyg_ctx *ctx, uint64_t at)
+{
+    if (!ctx->readbuf) {
+        ctx->readbuf = npyg__xalloc(ctx, NPYG__CHUNK);
+        if (!ctx->readbuf) return npyg__nomem(ctx, at);
+    }
+    return 0;
+}
+
+static int raw_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+{
+    uint64_t need = ra->size;
+    if (s->size_known) {
+        uint64_t avail = s->size - s->pos;
+        if (avail < need) return truncated(ctx, ra, avail);
+        if (s->buf) {
+            for (uint64_t done = 0; done < need;) {
+                size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
+                int rc = sink(ctx, s->buf + s->pos + done, n, s->pos + done);
+                if (rc) return rc;
+                done += n;
+            }
+            s->pos += need;
+            return metadata(ctx, s, ra);
+        }
+        if (!ctx->sink) { /* a regular file: its size says it all */
+            s->pos += need;
+            return metadata(ctx, s, ra);
+        }
+    }
+    int rc = need_readbuf(ctx, s->pos);
+    if (rc) return rc;
+    for (uint64_t done = 0; done < need;) {
+        size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
+        long long got = src_read(s, ctx->readbuf, n);
+        if (got < 0) return io_error(ctx, s->pos);
+        rc = sink(ctx, ctx->readbuf, (size_t)got, s->pos - (uint64_t)got);
+        if (rc) return rc;
+        done += (uint64_t)got;
+        if ((size_t)got < n) return truncated(ctx, ra, done);
+    }
+    return metadata(ctx, s, ra);
+}
+
+/* An LZ4 block decodes only as a whole: the compressed bytes and the
+   output are both in memory at once, charged against max_alloc_bytes. */
+static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+{
+    uint64_t csize = ra->size, out_len = ra->data_bytes;
+    if (csize == 0 || csize > LZ4_MAX_INPUT_SIZE || out_len > LZ4_MAX_INPUT_SIZE ||
+        csize > (uint64_t)LZ4_COMPRESSBOUND(out_len))
+        return npyg__fail(ctx, NPYG_ERA_LZ4, 32,
+                          "compressed size %llu cannot be one LZ4 block of %llu bytes (at most LZ4_compressBound, under 2 GiB)",
+                          (unsigned long long)csize, (unsigned long long)out_len);
+    if (s->size_known && s->size - s->pos < csize) return truncated(ctx, ra, s->size - s->pos);
+    uint64_t hold = (s->buf ? 0 : csize) + out_len;
+    if (hold > ctx->limits.max_alloc_bytes || ctx->allocated > ctx->limits.max_alloc_bytes - hold)
+        return npyg__fail(ctx, NPYG_ELIMIT_ALLOC, 32,
+                          "decompressing needs %llu bytes at once, over max_alloc_bytes (%llu)",
+                          (unsigned long long)hold, (unsigned long long)ctx->limits.max_alloc_bytes);
+    const uint8_t *in;
+    uint8_t *in_copy = NULL;
+    uint64_t at = s->pos;
+    if (s->buf) {
+        in = s->buf + s->pos;
+        s->pos += csize;
+    } else {
+        in_copy = npyg__xalloc(ctx, (size_t)csize);
+        if (!in_copy) return npyg__nomem(ctx, at);
+        long long got = src_read(s, in_copy, (size_t)csize);
+        if (got < 0 || (uint64_t)got < csize) {
+            npyg__xfree(ctx, in_copy, (size_t)csize);
+            return got < 0 ? io_error(ctx, s->pos) : truncated(ctx, ra, (uint64_t)got);
+        }
+        in = in_copy;
+    }
+    int rc = 0;
+    for (uint64_t done = 0; !rc && done < csize;) {
+        size_t n = csize - done < NPYG__CHUNK ? (size_t)(csize - done) : NPYG__CHUNK;
+        rc = sink(ctx, in + done, n, at + done);
+        done += n;
+    }
+    uint8_t none;
+    uint8_t *out = NULL;
+    if (!rc) {
+        out = out_len ? npyg__xalloc(ctx, (size_t)out_len) : &none;
+        if (!out) rc = npyg__nomem(ctx, at);
+    }
+    if (!rc) {
+        int r = LZ4_decompress_safe((const char *)in, (char *)out, (int)csize, (int)out_len);
+        /* liblz4 returns -(1 + the input position where decoding stopped);
+           an undocumented detail, so the offset is kept inside the block. */
+        uint64_t stop = r < 0 ? (uint64_t)-(r + 1) : 0;
+        if (stop > csize) stop = csize;
+        if (r < 0)
+            rc = npyg__fail(ctx, NPYG_ERA_LZ4, at + stop,
+                            "corrupt LZ4 block, or one that decodes past %llu bytes", (unsigned long long)out_len);
+        else if ((uint64_t)r != out_len)
+            rc = npyg__fail(ctx, NPYG_ERA_LZ4_SIZE, at, "LZ4 block decodes to %d bytes, elbyte x dims is %llu", r,
+                            (unsigned long long)out_len);
+    }
+    if (out && out != &none) npyg__xfree(ctx, out, (size_t)out_len);
+    if (in_copy) npyg__xfree(ctx, in_copy, (size_t)csize);
+    if (rc) return rc;
+    if (!s->size_known && (rc = need_readbuf(ctx, s->pos)) != 0) return rc;
+    return metadata(ctx, s, ra);
+}
+
+/* ---------------- entry points ---------------- */
+static void begin(npyg_ctx *ctx)
+{
+    npyg__ctx_reset(ctx);
+    memset(&ctx->ra_info, 0, sizeof ctx->ra_info);
+    ctx->parse_space = NPYG_OFFSET_FILE;
+}
+
+static int run(npyg_ctx *ctx, ra_src *s)
+{
+    npyg_ra_info ra;
+    memset(&ra, 0, sizeof ra);
+    int rc = parse_header(ctx, s, &ra);
+    if (!rc) rc = ra.compressed ? lz4_data(ctx, s, &ra) : raw_data(ctx, s, &ra);
+    if (!rc) {
+        ctx->ra_info = ra;
+        ctx->have_ra_info = true;
+    }
+    return rc;
+}
+
+int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
+{
+    if (!ctx) return NPYG_EINVAL;
+    begin(ctx);
+    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
+    ra_src s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1, .size_known = true, .size = len};
+    return run(ctx, &s);
+}
+
+int npyg_ra_validate_fd(npyg_ctx *ctx, int fd)
+{
+    if (!ctx) return NPYG_EINVAL;
+    begin(ctx);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+        return npyg__fail(ctx, NPYG_ENOTREG, 0, "not a regular file or pipe");
+    ra_src s = {.fd = fd};
+    if (S_ISREG(st.st_mode)) {
+        off_t here = lseek(fd, 0, SEEK_CUR);
+        if (here >= 0 && here <= st.st_size) {
+            s.positional = true;
+            s.start = (uint64_t)here;
+            s.size_known = true;
+            s.size = (uint64_t)(st.st_size - here);
+        }
+    }
+    return run(ctx, &s);
+}
+
+int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
+{
+    if (!ctx) return NPYG_EINVAL;
+    begin(ctx);
+    if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
+    ra_src s = {.fd = -1, .fn = fn, .user = user};
+    return run(ctx, &s);
+}
+
+const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx)
+{
+    return ctx && ctx->have_ra_info ? &ctx->ra_info : NULL;
+}
+
+int npyg_is_ra(const void *buf, size_t len)
+{
+    return buf && len >= 8 && memcmp(buf, RA_MAGIC, 8) == 0;
+}
+
+size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t size)
+{
+    char tmp[48];
+    int n;
+    if (!info || info->eltype > NPYG_RA_BOOL) n = snprintf(tmp, sizeof tmp, "?");
+    else if (info->eltype == NPYG_RA_BOOL) n = snprintf(tmp, sizeof tmp, "bool");
+    else if (info->elbyte > UINT64_MAX / 8) n = snprintf(tmp, sizeof tmp, "%s?", eltype_names[info->eltype]);
+    else n = snprintf(tmp, sizeof tmp, "%s%llu", eltype_names[info->eltype], (unsigned long long)(info->elbyte * 8));
+    if (out && size) snprintf(out, size, "%s", tmp);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* Arena block header and alignment slack, above ctx.c's BLOCK_HDR. */
+#define RA_BLOCK_SLACK 64u
+
+uint64_t npyg_ra_worst_case_alloc(const npyg_limits *l)
+{
+    if (!npyg_worst_case_alloc(l)) return 0; /* invalid limits */
+    uint64_t cap = l->max_alloc_bytes;
+    /* Held at once: the context and its read buffer; the one arena block a
+       previous parse keeps for reuse; the dims (a block of their own when
+       large); and for an LZ4 file the compressed bytes, at most
+       LZ4_compressBound(out) (a longer block is refused before it is
+       read), with the output, at most max_payload_bytes. */
+    uint64_t out = l->max_payload_bytes < LZ4_MAX_INPUT_SIZE ? l->max_payload_bytes : LZ4_MAX_INPUT_SIZE;
+    uint64_t in = out + out / 255 + 16;
+    uint64_t fixed = sizeof(npyg_ctx) + NPYG__CHUNK + 2 * (NPYG__ARENA_BLOCK + RA_BLOCK_SLACK) + RA_BLOCK_SLACK;
+    uint64_t sum = fixed + (uint64_t)l->max_dims * 8;
+    if (!npyg__add_u64(sum, in, &sum) || !npyg__add_u64(sum, out, &sum)) return cap;
+    return sum < cap ? sum : cap;
+}

@@ -1,0 +1,273 @@
+/*
+ * Format recognition and the MAT header, on inputs built here from the
+ * MAT-file format description (128-byte header: 116 bytes of text, 8-byte
+ * subsystem offset, 2-byte version 0x0200 for v7.3 / 0x0100 for v5, and
+ * the endian indicator 'IM' or 'MI'; v7.3 puts the HDF5 superblock at 512)
+ * and HDF5's rule for where the superblock may be (0, 512, 1024, 2048...).
+ * Also: every MAT/HDF5 code has a name, a class and a text; the HDF5
+ * limits and allocation bound; and the sandbox's guarantee that the
+ * child can open no file once the filter is on (with libhdf5 only).
+ */
+#include "npyguard.h"
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef NPYG_TEST_SANDBOX
+/* internal (parser/src/hdf5/sandbox.c), reached through the static library */
+int npyg__h5_limit_child(const npyg_hdf5_limits *limits, int *in_fd, int *out_fd);
+int npyg__h5_seccomp(void);
+#endif
+
+static const unsigned char SIG[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
+static size_t mat_header(unsigned char *b, const char *text, unsigned version, const char *endian)
+{
+    memset(b, ' ', 116);
+    memcpy(b, text, strlen(text));
+    memset(b + 116, 0, 8);
+    bool be = endian[0] == 'M';
+    b[124] = (unsigned char)(be ? version >> 8 : version & 0xff);
+    b[125] = (unsigned char)(be ? version & 0xff : version >> 8);
+    b[126] = (unsigned char)endian[0];
+    b[127] = (unsigned char)endian[1];
+    return 128;
+}
+
+#define T73 "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Tue Jan  2 03:04:05 2024 HDF5 schema 1.00 ."
+
+/* A MAT v7.3 file: header, zeroed user block, HDF5 signature at 512. */
+static unsigned char *mat73(size_t *len, unsigned version, const char *endian)
+{
+    unsigned char *b = calloc(1, 1024);
+    mat_header(b, T73, version, endian);
+    memcpy(b + 512, SIG, 8);
+    *len = 1024;
+    return b;
+}
+
+static int probe(const void *b, size_t len, npyg_probe_info *info, npyg_error *err)
+{
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    int rc = npyg_probe_buffer(ctx, b, len, info);
+    *err = *npyg_last_error(ctx);
+    npyg_ctx_free(ctx);
+    return rc;
+}
+
+int main(void)
+{
+    npyg_probe_info in;
+    npyg_error e;
+    size_t len;
+    unsigned char *b;
+
+    tu_current = "MAT v7.3, little-endian writer ('IM')";
+    b = mat73(&len, 0x0200, "IM");
+    TU_CHECK(probe(b, len, &in, &e) == 0, "rc %d: %s", e.code, e.message);
+    TU_CHECK(in.format == NPYG_FORMAT_MAT73 && in.hdf5_offset == 512, "format %d at %llu", in.format,
+             (unsigned long long)in.hdf5_offset);
+    TU_CHECK(in.version == 0x0200 && !strcmp(in.endian, "IM"), "version %#x endian %s", in.version, in.endian);
+    TU_CHECK(!strcmp(in.text, T73), "text '%s'", in.text);
+    TU_CHECK(in.warnings == 0, "warnings %#x", in.warnings);
+    free(b);
+
+    tu_current = "MAT v7.3, big-endian writer ('MI')";
+    b = mat73(&len, 0x0200, "MI");
+    TU_CHECK(probe(b, len, &in, &e) == 0 && in.format == NPYG_FORMAT_MAT73 && in.version == 0x0200,
+             "rc %d version %#x", e.code, in.version);
+    free(b);
+
+    tu_current = "version field in the wrong byte order for 'IM' (0x0002)";
+    b = mat73(&len, 0x0200, "IM");
+    b[124] = 0x02;
+    b[125] = 0x00;
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 124, "rc %d at %llu", e.code,
+             (unsigned long long)e.offset);
+    free(b);
+
+    tu_current = "endian indicator 'XY'";
+    b = mat73(&len, 0x0200, "IM");
+    b[126] = 'X';
+    b[127] = 'Y';
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 126, "rc %d at %llu", e.code,
+             (unsigned long long)e.offset);
+    free(b);
+
+    tu_current = "v7.3 header with no HDF5 at 512";
+    b = mat73(&len, 0x0200, "IM");
+    memset(b + 512, 0, 8);
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 512, "rc %d at %llu", e.code,
+             (unsigned long long)e.offset);
+    free(b);
+
+    tu_current = "v7.3 header with HDF5 at 1024, not 512";
+    b = calloc(1, 2048);
+    mat_header(b, T73, 0x0200, "IM");
+    memcpy(b + 1024, SIG, 8);
+    TU_CHECK(probe(b, 2048, &in, &e) == NPYG_EMAT_HEADER, "rc %d", e.code);
+    free(b);
+
+    tu_current = "file ends inside the MAT header";
+    b = mat73(&len, 0x0200, "IM");
+    TU_CHECK(probe(b, 100, &in, &e) == NPYG_EMAT_HEADER && e.offset == 100, "rc %d", e.code);
+    free(b);
+
+    tu_current = "control byte in the header text";
+    b = mat73(&len, 0x0200, "IM");
+    b[40] = '\n';
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 40, "rc %d at %llu", e.code,
+             (unsigned long long)e.offset);
+    free(b);
+
+    tu_current = "text says 7.3, version says 0x0100";
+    b = mat73(&len, 0x0100, "IM");
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 124, "rc %d", e.code);
+    free(b);
+
+    tu_current = "version 0x0200 with v5 text";
+    b = mat73(&len, 0x0200, "IM");
+    mat_header(b, "MATLAB 5.0 MAT-file", 0x0200, "IM");
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 0, "rc %d", e.code);
+    free(b);
+
+    tu_current = "subsystem offset neither zeros nor spaces; user block not zero; other text end";
+    b = mat73(&len, 0x0200, "IM");
+    b[116] = 1;
+    b[300] = 7;
+    memcpy(b, "MATLAB 7.3 MAT-file, Platform: x", 32);
+    memset(b + 32, ' ', 84);
+    TU_CHECK(probe(b, len, &in, &e) == 0, "rc %d", e.code);
+    TU_CHECK(in.warnings == (NPYG_PW_SUBSYS | NPYG_PW_USERBLOCK | NPYG_PW_MAT_TEXT), "warnings %#x", in.warnings);
+    TU_CHECK(in.subsys_offset == 1, "subsystem offset %llu", (unsigned long long)in.subsys_offset);
+    free(b);
+
+    tu_current = "subsystem offset of spaces means none";
+    b = mat73(&len, 0x0200, "IM");
+    memset(b + 116, ' ', 8);
+    TU_CHECK(probe(b, len, &in, &e) == 0 && in.warnings == 0, "rc %d warnings %#x", e.code, in.warnings);
+    free(b);
+
+    tu_current = "MAT v5";
+    b = calloc(1, 256);
+    mat_header(b, "MATLAB 5.0 MAT-file, Platform: GLNXA64", 0x0100, "IM");
+    TU_CHECK(probe(b, 256, &in, &e) == NPYG_EMAT_V5 && in.format == NPYG_FORMAT_MAT5, "rc %d", e.code);
+    TU_CHECK(strstr(e.message, "MAT v5") != NULL, "message '%s'", e.message);
+    free(b);
+
+    tu_current = "MAT v4: 1x1 double 'a', little-endian";
+    {
+        unsigned char v4[30] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 'a', 0};
+        TU_CHECK(probe(v4, sizeof v4, &in, &e) == NPYG_EMAT_V4 && in.format == NPYG_FORMAT_MAT4, "rc %d", e.code);
+        v4[21] = 'b'; /* the name is not NUL-terminated: not v4 */
+        TU_CHECK(probe(v4, sizeof v4, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "rc %d", e.code);
+    }
+
+    tu_current = "HDF5 superblock at 0, 512, 2048; not at 768";
+    b = calloc(1, 4096);
+    memcpy(b, SIG, 8);
+    TU_CHECK(probe(b, 4096, &in, &e) == 0 && in.format == NPYG_FORMAT_HDF5 && in.hdf5_offset == 0, "at 0");
+    memset(b, 'x', 8);
+    memcpy(b + 2048, SIG, 8);
+    TU_CHECK(probe(b, 4096, &in, &e) == 0 && in.format == NPYG_FORMAT_HDF5 && in.hdf5_offset == 2048, "at 2048");
+    memcpy(b + 512, SIG, 8);
+    TU_CHECK(probe(b, 4096, &in, &e) == 0 && in.hdf5_offset == 512, "the first one wins");
+    memset(b + 512, 0, 8);
+    memset(b + 2048, 0, 8);
+    memcpy(b + 768, SIG, 8);
+    TU_CHECK(probe(b, 4096, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "768 is not a superblock place");
+    TU_CHECK(probe(b + 768, 7, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "7 bytes of signature");
+    free(b);
+
+    tu_current = "NPY and zip";
+    TU_CHECK(probe("\x93NUMPY\x01\x00", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_NPY, "npy");
+    TU_CHECK(probe("PK\x03\x04....", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_NPZ, "zip");
+    TU_CHECK(probe("", 0, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "empty");
+
+    tu_current = "the fd input agrees with the buffer";
+    {
+        char tmpl[] = "/tmp/npyg-mat-XXXXXX";
+        int fd = mkstemp(tmpl);
+        b = mat73(&len, 0x0200, "IM");
+        TU_CHECK(fd >= 0 && write(fd, "junk", 4) == 4 && write(fd, b, len) == (ssize_t)len, "temp file");
+        lseek(fd, 4, SEEK_SET);
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        TU_CHECK(npyg_probe_fd(ctx, fd, &in) == 0 && in.format == NPYG_FORMAT_MAT73, "fd from offset 4: %s",
+                 npyg_last_error(ctx)->message);
+        TU_CHECK(lseek(fd, 0, SEEK_CUR) == 4, "the position moved");
+        npyg_ctx_free(ctx);
+        close(fd);
+        unlink(tmpl);
+        free(b);
+    }
+
+    tu_current = "error table: every MAT/HDF5 code named, classed, described";
+    for (int c = 110; c <= 131; c++) {
+        if (c == 129) continue; /* unassigned */
+        TU_CHECK(strncmp(npyg_error_name(c), "NPYG_E", 6) == 0, "code %d named %s", c, npyg_error_name(c));
+        TU_CHECK(strcmp(npyg_error_class(c), "?") != 0, "code %d has no class", c);
+        TU_CHECK(strcmp(npyg_strerror(c), "unknown error code") != 0, "code %d has no text", c);
+    }
+    TU_CHECK(!strcmp(npyg_error_class(NPYG_EHDF5_EXTLINK), "unsafe"), "hazards are class unsafe");
+    TU_CHECK(!strcmp(npyg_error_class(NPYG_EMAT_V5), "unsupported"), "v5 is unsupported, not bad magic");
+
+    tu_current = "HDF5 limits and the parent's allocation bound";
+    {
+        npyg_limits lim;
+        npyg_limits_default(&lim);
+        npyg_hdf5_limits hl;
+        npyg_hdf5_limits_default(&hl);
+        uint64_t w = npyg_hdf5_worst_case_alloc(&lim, &hl);
+        TU_CHECK(w > 0 && w < 65536 && w <= lim.max_alloc_bytes, "default bound %llu", (unsigned long long)w);
+        TU_CHECK(npyg_hdf5_worst_case_alloc(&lim, NULL) == w, "NULL limits are the defaults");
+        hl.max_nesting = 0;
+        TU_CHECK(npyg_hdf5_worst_case_alloc(&lim, &hl) == 0, "invalid limits give 0");
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        int fd = open("/dev/null", O_RDONLY);
+        TU_CHECK(npyg_hdf5_scan_fd(ctx, fd, &hl, NULL, NULL) == NPYG_EINVAL, "scan refuses invalid limits");
+        npyg_hdf5_limits_default(&hl);
+        TU_CHECK(npyg_hdf5_scan_fd(ctx, fd, &hl, NULL, NULL) == NPYG_ENOTREG, "a device is refused");
+        close(fd);
+        npyg_ctx_free(ctx);
+        printf("npyg_hdf5_worst_case_alloc(defaults) = %llu bytes\n", (unsigned long long)w);
+    }
+
+#ifdef NPYG_TEST_SANDBOX
+    tu_current = "sandbox: after the filter, opening a file kills the child (SIGSYS)";
+    for (int what = 0; what < 3; what++) {
+        int p[2];
+        TU_CHECK(pipe(p) == 0, "pipe");
+        pid_t pid = fork();
+        if (pid == 0) {
+            npyg_hdf5_limits hl;
+            npyg_hdf5_limits_default(&hl);
+            int ifd = open("/dev/null", O_RDONLY), out = p[1];
+            if (npyg__h5_limit_child(&hl, &ifd, &out) != 0 || npyg__h5_seccomp() != 0) _exit(3);
+            /* 0: reading the open input is fine; 1: openat; 2: execve */
+            char c;
+            if (what == 0) _exit(read(ifd, &c, 1) == 0 ? 0 : 4);
+            if (what == 1) open("/etc/hostname", O_RDONLY);
+            if (what == 2) execl("/bin/true", "true", (char *)NULL);
+            _exit(5);
+        }
+        close(p[0]);
+        close(p[1]);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (what == 0)
+            TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child could not read its input: status %#x", st);
+        else
+            TU_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "case %d: status %#x, want SIGSYS", what, st);
+    }
+#endif
+
+    printf("test_mat: %d checks passed, %d failed\n", tu_passed, tu_failed);
+    return tu_failed ? 1 : 0;
+}

@@ -1,0 +1,381 @@
+/*
+ * Checks the RawArray reader against corpus/ra/manifest.json, whose header
+ * fields and SHA-256s gen/gen_ra.py derived from the format's text, numpy
+ * and liblz4 (never from npyguard):
+ *  - every file through the buffer, descriptor and callback inputs: the
+ *    expected code, and for valid files every header field, the type name
+ *    and the SHA-256 of the data segment as stored (through the sink);
+ *  - the allocation bound: an allocator that refuses past
+ *    npyg_ra_worst_case_alloc() is never refused, under the default limits
+ *    and under limits shrunk to each file (max_payload_bytes = its data);
+ *  - max_payload_bytes one byte under a file's data is refused as a limit;
+ *  - a 16 MiB LZ4 file is refused under the default max_alloc_bytes and
+ *    decoded within the bound once the limit allows it;
+ *  - every strict prefix of a valid file without metadata is refused;
+ *  - every allocation failing in turn is reported, never crashes or leaks;
+ *  - .ra and .npy entry points refuse each other's files; codes 90-100
+ *    have a name, a class and a text.
+ * Usage: test_ra CORPUS_RA_DIR
+ */
+#include "npyguard.h"
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int sha_sink(void *user, const void *data, size_t len)
+{
+    return EVP_DigestUpdate((EVP_MD_CTX *)user, data, len) == 1 ? 0 : 1;
+}
+
+enum input { IN_BUFFER, IN_FD, IN_CALLBACK };
+static const char *const input_names[] = {"buffer", "fd", "callback"};
+
+typedef struct run {
+    int rc;
+    npyg_ra_info info;      /* copied; dims copied below */
+    uint64_t dims[64];
+    char sha[65];
+    uint64_t peak, bound, leaked;
+    unsigned refused;
+} run;
+
+/* One validation under limits lim, on an allocator capped at the bound. */
+static void validate(const unsigned char *buf, size_t len, const char *path, enum input how,
+                     const npyg_limits *lim, run *out)
+{
+    memset(out, 0, sizeof *out);
+    tu_alloc cnt;
+    tu_alloc_init(&cnt, npyg_ra_worst_case_alloc(lim));
+    out->bound = cnt.cap;
+    npyg_alloc al = tu_allocator(&cnt);
+    npyg_options opt = {.limits = lim, .alloc = &al};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    TU_CHECK(ctx != NULL, "ctx");
+    if (!ctx) return;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    npyg_set_payload_sink(ctx, sha_sink, md);
+    if (how == IN_BUFFER) {
+        out->rc = npyg_ra_validate_buffer(ctx, buf, len);
+    } else if (how == IN_FD) {
+        int fd = open(path, O_RDONLY);
+        out->rc = npyg_ra_validate_fd(ctx, fd);
+        close(fd);
+    } else {
+        tu_chunks ch = {buf, len, 0, 11, 4096};
+        out->rc = npyg_ra_validate_read(ctx, tu_chunked_read, &ch);
+    }
+    TU_CHECK(out->rc == 0 || npyg_last_error(ctx)->code == out->rc, "%s: last error %d, returned %d",
+             input_names[how], npyg_last_error(ctx)->code, out->rc);
+    const npyg_ra_info *in = npyg_ra_get_info(ctx);
+    TU_CHECK((out->rc == 0) == (in != NULL), "%s: info %s after %s", input_names[how], in ? "present" : "absent",
+             npyg_error_name(out->rc));
+    TU_CHECK(npyg_get_info(ctx) == NULL, "%s: .npy info after a .ra call", input_names[how]);
+    if (in) {
+        out->info = *in;
+        for (uint32_t k = 0; k < in->ndims && k < 64; k++) out->dims[k] = in->dims[k];
+    }
+    unsigned char d[32];
+    unsigned int dl;
+    EVP_DigestFinal_ex(md, d, &dl);
+    EVP_MD_CTX_free(md);
+    for (int k = 0; k < 32; k++) snprintf(out->sha + 2 * k, 3, "%02x", d[k]);
+    npyg_ctx_free(ctx);
+    out->peak = cnt.peak;
+    out->refused = cnt.refused;
+    out->leaked = cnt.now;
+}
+
+static void check_fields(const run *r, const json_t *e, const char *how)
+{
+    const npyg_ra_info *in = &r->info;
+    TU_CHECK(in->flags == tu_json_u64(json_object_get(e, "flags")), "%s: flags %llu", how, (unsigned long long)in->flags);
+    TU_CHECK(in->eltype == tu_json_u64(json_object_get(e, "eltype")), "%s: eltype", how);
+    TU_CHECK(in->elbyte == tu_json_u64(json_object_get(e, "elbyte")), "%s: elbyte", how);
+    TU_CHECK(in->size == tu_json_u64(json_object_get(e, "size")), "%s: size %llu", how, (unsigned long long)in->size);
+    TU_CHECK(in->ndims == tu_json_u64(json_object_get(e, "ndims")), "%s: ndims %u", how, in->ndims);
+    const json_t *dims = json_object_get(e, "dims");
+    bool same = json_array_size(dims) == in->ndims;
+    for (uint32_t k = 0; same && k < in->ndims && k < 64; k++) same = tu_json_u64(json_array_get(dims, k)) == r->dims[k];
+    TU_CHECK(same, "%s: dims differ", how);
+    TU_CHECK(in->big_endian == !strcmp(json_string_value(json_object_get(e, "endianness")), "big"), "%s: endianness", how);
+    TU_CHECK(in->compressed == json_is_true(json_object_get(e, "compressed")), "%s: compressed", how);
+    TU_CHECK(in->count == tu_json_u64(json_object_get(e, "count")), "%s: count", how);
+    TU_CHECK(in->data_offset == tu_json_u64(json_object_get(e, "data_offset")), "%s: data_offset", how);
+    TU_CHECK(in->data_bytes == tu_json_u64(json_object_get(e, "data_bytes")), "%s: data_bytes", how);
+    TU_CHECK(in->metadata_bytes == tu_json_u64(json_object_get(e, "metadata_bytes")), "%s: metadata_bytes %llu", how,
+             (unsigned long long)in->metadata_bytes);
+    char name[64];
+    npyg_ra_type_name(in, name, sizeof name);
+    TU_CHECK(!strcmp(name, json_string_value(json_object_get(e, "type"))), "%s: type %s", how, name);
+    TU_CHECK(((in->warnings & NPYG_W_LONGDOUBLE) != 0) == json_is_true(json_object_get(e, "platform_dependent")),
+             "%s: long double warning", how);
+    TU_CHECK(!strcmp(r->sha, json_string_value(json_object_get(e, "data_sha256"))), "%s: data sha256 %s", how, r->sha);
+}
+
+static void check_bound(const run *r, const char *how)
+{
+    TU_CHECK(r->refused == 0 && r->peak <= r->bound, "%s: allocation bound: peak %llu, bound %llu, refused %u", how,
+             (unsigned long long)r->peak, (unsigned long long)r->bound, r->refused);
+    TU_CHECK(r->leaked == 0, "%s: %llu bytes leaked", how, (unsigned long long)r->leaked);
+}
+
+static void check_file(const char *dir, const char *name, const json_t *e)
+{
+    char path[4096];
+    size_t len;
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
+    const char *group = json_string_value(json_object_get(e, "group"));
+    const char *ecode = json_string_value(json_object_get(e, "npyguard_error"));
+    bool is_valid = !strcmp(group, "valid");
+    TU_CHECK(is_valid == (ecode == NULL), "group %s with%s an expected code", group, ecode ? "" : "out");
+    int want = ecode ? tu_code_of(ecode) : 0;
+    TU_CHECK(want >= 0, "unknown code %s", ecode);
+
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
+        run r;
+        validate(buf, len, path, (enum input)how, &lim, &r);
+        TU_CHECK(r.rc == want, "%s: got %s, want %s", input_names[how], npyg_error_name(r.rc), npyg_error_name(want));
+        if (r.rc == 0 && want == 0) check_fields(&r, e, input_names[how]);
+        check_bound(&r, input_names[how]);
+    }
+
+    if (is_valid) {
+        /* Limits shrunk to this file: the bound is then small and real. */
+        npyg_limits tight;
+        npyg_limits_default(&tight);
+        uint64_t data = tu_json_u64(json_object_get(e, "data_bytes"));
+        tight.max_payload_bytes = data ? data : 1;
+        tight.max_dims = 64;
+        for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
+            run r;
+            validate(buf, len, path, (enum input)how, &tight, &r);
+            TU_CHECK(r.rc == 0, "tight limits, %s: %s", input_names[how], npyg_error_name(r.rc));
+            TU_CHECK(r.bound < tight.max_alloc_bytes, "tight bound %llu is the cap", (unsigned long long)r.bound);
+            check_bound(&r, "tight limits");
+        }
+        if (data) {
+            tight.max_payload_bytes = data - 1;
+            run r;
+            validate(buf, len, path, IN_BUFFER, &tight, &r);
+            TU_CHECK(r.rc == NPYG_ELIMIT_PAYLOAD, "max_payload_bytes one under the data: %s", npyg_error_name(r.rc));
+        }
+        uint64_t ndims = tu_json_u64(json_object_get(e, "ndims"));
+        if (ndims) {
+            npyg_limits fewer;
+            npyg_limits_default(&fewer);
+            fewer.max_dims = (uint32_t)ndims - (ndims > 1);
+            if (ndims > 1) {
+                run r;
+                validate(buf, len, path, IN_BUFFER, &fewer, &r);
+                TU_CHECK(r.rc == NPYG_ELIMIT_DIMS, "max_dims one under ndims: %s", npyg_error_name(r.rc));
+            }
+        }
+        if (tu_json_u64(json_object_get(e, "metadata_bytes")) == 0) {
+            npyg_ctx *ctx = npyg_ctx_new(NULL);
+            size_t accepted = 0;
+            for (size_t cut = 0; cut < len && cut < 8192; cut++)
+                if (npyg_ra_validate_buffer(ctx, buf, cut) == 0) accepted++;
+            TU_CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
+            npyg_ctx_free(ctx);
+        }
+        /* The .npy entry point refuses a .ra file at its magic. */
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        TU_CHECK(npyg_validate_buffer(ctx, buf, len) == NPYG_EMAGIC, ".npy reader on a .ra file");
+        TU_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info after a .npy call");
+        npyg_ctx_free(ctx);
+        TU_CHECK(npyg_is_ra(buf, len) == 1, "npyg_is_ra");
+    }
+
+    /* The 16 MiB LZ4 file decodes once max_alloc_bytes allows it. */
+    const json_t *dec = json_object_get(e, "decodes_to");
+    if (dec) {
+        npyg_limits big;
+        npyg_limits_default(&big);
+        big.max_alloc_bytes = 64u << 20;
+        big.max_payload_bytes = tu_json_u64(dec);
+        for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
+            run r;
+            validate(buf, len, path, (enum input)how, &big, &r);
+            TU_CHECK(r.rc == 0, "%s with room: %s", input_names[how], npyg_error_name(r.rc));
+            TU_CHECK(r.info.data_bytes == tu_json_u64(dec), "decoded size");
+            TU_CHECK(!strcmp(r.sha, json_string_value(json_object_get(e, "data_sha256"))), "data sha256");
+            check_bound(&r, "with room");
+            TU_CHECK(r.peak > tu_json_u64(dec), "the decoded bytes were held: peak %llu", (unsigned long long)r.peak);
+        }
+    }
+    free(buf);
+}
+
+/* ---------------- allocation failures, one at a time ---------------- */
+static void torture(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    unsigned char *buf = tu_slurp(path, &len);
+    if (!buf) { TU_CHECK(0, "cannot read %s", path); return; }
+    for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
+        char label[256];
+        snprintf(label, sizeof label, "%s (torture, %s)", name, input_names[how]);
+        tu_current = label;
+        for (long n = 0;; n++) {
+            tu_alloc cnt;
+            npyg_alloc al;
+            npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
+            int rc = 0;
+            if (ctx) {
+                int fd = -1;
+                tu_chunks ch = {buf, len, 0, 3, 64};
+                if (how == IN_BUFFER) rc = npyg_ra_validate_buffer(ctx, buf, len);
+                else if (how == IN_FD) {
+                    fd = open(path, O_RDONLY);
+                    rc = npyg_ra_validate_fd(ctx, fd);
+                    close(fd);
+                } else rc = npyg_ra_validate_read(ctx, tu_chunked_read, &ch);
+                if (rc) TU_CHECK(rc == NPYG_ENOMEM, "allocation %ld refused: got %s (%s)", n, npyg_error_name(rc),
+                                 npyg_last_error(ctx)->message);
+                npyg_ctx_free(ctx);
+            }
+            TU_CHECK(cnt.now == 0, "allocation %ld refused: %llu bytes leaked", n, (unsigned long long)cnt.now);
+            if (ctx && !rc) {
+                printf("torture %s: every one of %ld allocations failed in turn\n", label, n);
+                break;
+            }
+            if (n > 1000) { TU_CHECK(0, "no end"); break; }
+        }
+    }
+    free(buf);
+}
+
+static void api(const char *dir)
+{
+    tu_current = "api";
+    for (int c = 90; c <= 100; c++) {
+        TU_CHECK(strncmp(npyg_error_name(c), "NPYG_ERA_", 9) == 0, "name of %d", c);
+        TU_CHECK(!strcmp(npyg_error_class(c), "ra"), "class of %d", c);
+        TU_CHECK(strcmp(npyg_strerror(c), "unknown error code") != 0, "text of %d", c);
+    }
+    TU_CHECK(!strcmp(npyg_error_name(101), "?"), "101 is not a code yet");
+    TU_CHECK(npyg_sniff_format("rawarray", 8) == NPYG_FORMAT_RA && npyg_sniff_format("rawarra", 7) == NPYG_FORMAT_UNKNOWN,
+             "npyg_sniff_format recognises the magic");
+    TU_CHECK(npyg_is_ra("rawarray", 8) && !npyg_is_ra("rawarra", 7) && !npyg_is_ra("rawarraX", 8) && !npyg_is_ra(NULL, 0),
+             "npyg_is_ra");
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    uint64_t b = npyg_ra_worst_case_alloc(&lim);
+    TU_CHECK(b == lim.max_alloc_bytes, "default bound is max_alloc_bytes (an LZ4 file may use it all): %llu",
+             (unsigned long long)b);
+    lim.max_payload_bytes = 0;
+    uint64_t small = npyg_ra_worst_case_alloc(&lim);
+    TU_CHECK(small > npyg_worst_case_alloc(&lim) / 64 && small < (1u << 20), "bound with no payload: %llu",
+             (unsigned long long)small);
+    printf("npyg_ra_worst_case_alloc: defaults %llu, max_payload_bytes 0: %llu\n", (unsigned long long)b,
+           (unsigned long long)small);
+    lim.max_dims = 0;
+    TU_CHECK(npyg_ra_worst_case_alloc(&lim) == 0, "invalid limits");
+
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    TU_CHECK(npyg_ra_validate_buffer(NULL, "", 0) == NPYG_EINVAL, "NULL ctx");
+    TU_CHECK(npyg_ra_validate_buffer(ctx, NULL, 5) == NPYG_EINVAL, "NULL buffer");
+    TU_CHECK(npyg_ra_validate_read(ctx, NULL, NULL) == NPYG_EINVAL, "NULL callback");
+    TU_CHECK(npyg_ra_validate_fd(ctx, -1) == NPYG_EIO, "bad fd");
+    int fd = open("/dev/null", O_RDONLY);
+    TU_CHECK(npyg_ra_validate_fd(ctx, fd) == NPYG_ENOTREG, "character device");
+    close(fd);
+    TU_CHECK(npyg_ra_validate_buffer(ctx, "\x93NUMPY\x01\x00", 8) == NPYG_ERA_MAGIC, ".npy magic");
+    TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after an error");
+
+    /* A sink that refuses stops validation with NPYG_EIO. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/valid/f32-le-2d.ra", dir);
+    size_t len;
+    unsigned char *buf = tu_slurp(path, &len);
+    if (buf) {
+        npyg_set_payload_sink(ctx, NULL, NULL);
+        TU_CHECK(npyg_ra_validate_buffer(ctx, buf, len) == 0, "valid file");
+        /* A .npy call afterwards forgets the .ra result. */
+        npyg_validate_buffer(ctx, "x", 1);
+        TU_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info survives a .npy call");
+        free(buf);
+    }
+    /* Pipes: read to the end, metadata counted. */
+    snprintf(path, sizeof path, "%s/valid/f32-metadata.ra", dir);
+    buf = tu_slurp(path, &len);
+    int p[2];
+    if (buf && pipe(p) == 0) {
+        TU_CHECK(write(p[1], buf, len) == (ssize_t)len, "pipe write");
+        close(p[1]);
+        TU_CHECK(npyg_ra_validate_fd(ctx, p[0]) == 0, "pipe");
+        const npyg_ra_info *in = npyg_ra_get_info(ctx);
+        TU_CHECK(in && in->metadata_bytes == 27, "metadata through a pipe");
+        close(p[0]);
+    }
+    free(buf);
+    npyg_ctx_free(ctx);
+}
+
+static int refuse_sink(void *user, const void *data, size_t len)
+{
+    (void)user; (void)data; (void)len;
+    return 1;
+}
+
+static void sink_stops(const char *dir)
+{
+    tu_current = "sink";
+    const char *names[] = {"valid/f32-le-2d.ra", "valid/f32-lz4-2d.ra"};
+    for (int k = 0; k < 2; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        size_t len;
+        unsigned char *buf = tu_slurp(path, &len);
+        if (!buf) { TU_CHECK(0, "cannot read %s", path); continue; }
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        npyg_set_payload_sink(ctx, refuse_sink, NULL);
+        TU_CHECK(npyg_ra_validate_buffer(ctx, buf, len) == NPYG_EIO, "%s: sink refusal", names[k]);
+        npyg_ctx_free(ctx);
+        free(buf);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_ra CORPUS_RA_DIR\n");
+        return 2;
+    }
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
+    json_error_t jerr;
+    json_t *m = json_load_file(mpath, 0, &jerr);
+    if (!m) {
+        fprintf(stderr, "%s:%d: %s\n", mpath, jerr.line, jerr.text);
+        return 2;
+    }
+    const char *name;
+    json_t *e;
+    size_t n = 0;
+    json_object_foreach(json_object_get(m, "files"), name, e) {
+        check_file(argv[1], name, e);
+        n++;
+    }
+    TU_AT_LEAST(n, 90, "corpus/ra files");
+    torture(argv[1], "valid/f32-lz4-2d.ra");
+    torture(argv[1], "valid/u8-64d.ra");
+    api(argv[1]);
+    sink_stops(argv[1]);
+    json_decref(m);
+    printf("ra corpus: %zu files\n", n);
+    return tu_finish();
+}
