@@ -130,6 +130,8 @@ typedef enum npyg_status {
     NPYG_EZIP_COMMENT = 79,     /* archive comment (strict) */
 
     /* npyg_zip_limits; each has its own code */
+    NPYG_ELIMIT_INFLATE = 82,   /* deflated members inflate past the archive's budget */
+    NPYG_ELIMIT_STDIN = 83,     /* an archive on a stream is larger than the zip limits admit */
     NPYG_ELIMIT_MEMBERS = 85,
     NPYG_ELIMIT_NAME = 86,
     NPYG_ELIMIT_UNCOMPRESSED = 87,
@@ -472,6 +474,9 @@ typedef struct npyg_zip_limits {
     uint64_t max_total_uncompressed; /* sum of the members' uncompressed sizes */
     uint64_t max_ratio;              /* uncompressed / compressed, per member... */
     uint64_t ratio_grace_bytes;      /* ...once its output exceeds this */
+    /* Per archive: its deflated members may inflate to at most this many
+       bytes plus max_ratio times the archive's size, in all. */
+    uint64_t inflate_budget_bytes;
 } npyg_zip_limits;
 
 #define NPYG_DEFAULT_MAX_MEMBERS 4096u
@@ -482,6 +487,11 @@ typedef struct npyg_zip_limits {
    so that a small file cannot stand for a huge array. */
 #define NPYG_DEFAULT_MAX_RATIO 100u
 #define NPYG_DEFAULT_RATIO_GRACE_BYTES (UINT64_C(64) << 20)
+/* The grace above is per member, so n members of zeros could make n x 64
+   MiB of work from a small file. The archive gets one grace in all: the
+   same 64 MiB, plus max_ratio bytes per byte of the archive, which is what
+   the ratio already allows each member for its own compressed bytes. */
+#define NPYG_DEFAULT_INFLATE_BUDGET_BYTES (UINT64_C(64) << 20)
 /* Caps: npyg_zip_open refuses limits above them (EINVAL). */
 #define NPYG_MAX_MEMBERS_CAP 1000000u
 #define NPYG_MAX_NAME_BYTES_CAP 65535u

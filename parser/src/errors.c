@@ -71,6 +71,8 @@ static const err_entry errors[] = {
     {NPYG_EZIP_CRC, "NPYG_EZIP_CRC", "zip", "CRC-32 mismatch"},
     {NPYG_EZIP_NOTNPY, "NPYG_EZIP_NOTNPY", "zip", "member is not a .npy file"},
     {NPYG_EZIP_COMMENT, "NPYG_EZIP_COMMENT", "zip", "archive has a comment"},
+    {NPYG_ELIMIT_INFLATE, "NPYG_ELIMIT_INFLATE", "limit", "deflated members inflate to more than the archive's budget"},
+    {NPYG_ELIMIT_STDIN, "NPYG_ELIMIT_STDIN", "limit", "archive on a stream is larger than the zip limits admit"},
     {NPYG_ELIMIT_MEMBERS, "NPYG_ELIMIT_MEMBERS", "limit", "more members than max_members"},
     {NPYG_ELIMIT_NAME, "NPYG_ELIMIT_NAME", "limit", "member name longer than max_name_bytes"},
     {NPYG_ELIMIT_UNCOMPRESSED, "NPYG_ELIMIT_UNCOMPRESSED", "limit", "archive inflates to more than max_total_uncompressed"},
@@ -201,28 +203,56 @@ const char *npyg_zip_warning_name(unsigned bit) { return name_of(FIND_WARNING(zi
 
 /* ---------------- recording an error ---------------- */
 
-/* Messages quote header text, which is hostile: control characters (C0,
-   DEL and the C1 range, which some terminals obey) become \xNN, so a
-   message stays one printable line. */
+/* Characters that reorder or hide text, which a terminal shows as they
+   say: bidi marks, embeddings, overrides and isolates, zero-width ones,
+   line and paragraph separators, the byte-order mark. */
+static bool hides_text(unsigned cp)
+{
+    return cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+           (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+/* Messages quote header text and member names, which are hostile: control
+   characters (C0, DEL and the C1 range, which some terminals obey) and
+   bytes that are not UTF-8 (a lone 0x9B is CSI to such a terminal) become
+   \xNN, characters that reorder text \uNNNN, so a message stays one
+   printable line that reads as it is. */
 static void escape_message(char *out, size_t size, const char *in)
 {
     static const char hex[] = "0123456789abcdef";
     size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < size; p++) {
+    const unsigned char *p = (const unsigned char *)in;
+    size_t left = strlen(in);
+    while (left && o + 1 < size) {
         unsigned c = *p;
-        unsigned c1 = 0; /* a C1 control encoded in UTF-8 as C2 80..9F */
-        if (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) c1 = p[1];
-        if (c < 0x20 || c == 0x7F || c1) {
-            unsigned v = c1 ? c1 : c;
+        size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        size_t bad;
+        bool valid = len <= left && npyg__utf8_check(p, len, &bad) == 0;
+        unsigned cp = c;
+        if (valid && len > 1) {
+            cp = len == 2 ? c & 0x1Fu : len == 3 ? c & 0x0Fu : c & 0x07u;
+            for (size_t k = 1; k < len; k++) cp = cp << 6 | (p[k] & 0x3Fu);
+        }
+        if (!valid || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
             if (o + 4 >= size) break;
+            unsigned v = valid ? cp : c;
             out[o++] = '\\';
             out[o++] = 'x';
             out[o++] = hex[v >> 4];
             out[o++] = hex[v & 15];
-            if (c1) p++;
-            continue;
+            len = valid ? len : 1;
+        } else if (hides_text(cp)) {
+            if (o + 6 >= size) break;
+            out[o++] = '\\';
+            out[o++] = 'u';
+            for (int sh = 12; sh >= 0; sh -= 4) out[o++] = hex[(cp >> sh) & 15];
+        } else {
+            if (o + len >= size) break;
+            memcpy(out + o, p, len);
+            o += len;
         }
-        out[o++] = (char)c;
+        p += len;
+        left -= len;
     }
     out[o] = '\0';
 }

@@ -80,6 +80,10 @@ struct npyg_zip {
     uint8_t peek[NPYG__MAGIC_LEN];
     size_t peek_len, peek_pos;
     int loading;        /* npyg_zip_open_member: 0 none, 1 .npy, 2 raw bytes */
+
+    /* the inflation work the deflated members declare, summed once */
+    uint64_t deflate_total;
+    bool deflate_summed;
 };
 
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -116,6 +120,7 @@ void npyg_zip_limits_default(npyg_zip_limits *l)
     l->max_total_uncompressed = NPYG_DEFAULT_MAX_TOTAL_UNCOMPRESSED;
     l->max_ratio = NPYG_DEFAULT_MAX_RATIO;
     l->ratio_grace_bytes = NPYG_DEFAULT_RATIO_GRACE_BYTES;
+    l->inflate_budget_bytes = NPYG_DEFAULT_INFLATE_BUDGET_BYTES;
 }
 
 static bool zip_limits_valid(const npyg_zip_limits *l)
@@ -876,6 +881,33 @@ static int drain(npyg_zip *z)
     }
 }
 
+/* The archive's inflation work is bounded as a whole, not member by
+   member: the deflated members' declared sizes (which output never passes)
+   must fit in inflate_budget_bytes + max_ratio x the archive's bytes. It
+   is decided from the directory alone, the same for every member and in
+   any order, so nothing of an archive over budget is ever inflated. */
+static int check_inflate_budget(npyg_zip *z, const npyg_zip_entry *e)
+{
+    if (e->method != 8) return 0;
+    if (!z->deflate_summed) {
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < z->count; k++)
+            if (z->entries[k].method == 8 && !npyg__add_u64(total, z->entries[k].uncompressed_size, &total))
+                total = UINT64_MAX;
+        z->deflate_total = total;
+        z->deflate_summed = true;
+    }
+    uint64_t budget;
+    if (!npyg__mul_u64(z->size, z->lim.max_ratio, &budget) ||
+        !npyg__add_u64(budget, z->lim.inflate_budget_bytes, &budget))
+        budget = UINT64_MAX;
+    if (z->deflate_total <= budget) return 0;
+    return zfail(z->ctx, NPYG_ELIMIT_INFLATE, e->header_offset,
+                 "deflated members declare %llu bytes in all, over the archive's inflation budget of %llu "
+                 "(inflate_budget_bytes + max_ratio x %llu archive bytes)",
+                 (unsigned long long)z->deflate_total, (unsigned long long)budget, (unsigned long long)z->size);
+}
+
 /* Limits, name and magic of member i, leaving it ready to stream; *npy
    says whether it starts like .npy (numpy profile; strict refuses). */
 static int begin_member(npyg_zip *z, size_t i, bool *npy)
@@ -887,6 +919,7 @@ static int begin_member(npyg_zip *z, size_t i, bool *npy)
     npyg_zip_entry *e = &z->entries[i];
     e->warnings &= ~(unsigned)(NPYG_ZW_NOT_NPY_NAME | NPYG_ZW_NOT_NPY);
 
+    int rc;
     uint64_t cap;
     if (!npyg__mul_u64(e->compressed_size, z->lim.max_ratio, &cap)) cap = UINT64_MAX;
     if (e->uncompressed_size > z->lim.ratio_grace_bytes && e->uncompressed_size > cap)
@@ -894,13 +927,13 @@ static int begin_member(npyg_zip *z, size_t i, bool *npy)
                           "'%s' declares %llu bytes from %llu compressed, over max_ratio (%llu)", e->name,
                           (unsigned long long)e->uncompressed_size, (unsigned long long)e->compressed_size,
                           (unsigned long long)z->lim.max_ratio);
+    if ((rc = check_inflate_budget(z, e))) return rc;
     if (!ends_npy(e)) {
         if (strict(z))
             return zfail(ctx, NPYG_EZIP_NOTNPY, e->header_offset, "member '%s' is not named *.npy", e->name);
         e->warnings |= NPYG_ZW_NOT_NPY_NAME;
     }
-    int rc = start_member(z, e);
-    if (rc) return rc;
+    if ((rc = start_member(z, e))) return rc;
     while (z->peek_len < NPYG__MAGIC_LEN) {
         size_t got;
         if ((rc = member_read(z, z->peek + z->peek_len, NPYG__MAGIC_LEN - z->peek_len, &got))) return rc;

@@ -519,6 +519,32 @@ TEST(format_descr_reports_the_length_like_snprintf)
     npyg_ctx_free(ctx);
 }
 
+/* A message quotes the header; what it quotes reads as Python's repr()
+   writes it ('<\u202ex\x9b' for a bidi override and a C1 CSI), so no byte
+   of it can drive a terminal or reorder the line. */
+TEST(messages_escape_controls_and_bidi_like_repr)
+{
+    const char *dicts[2] = {
+        "{'descr': '<\xe2\x80\xaex\xc2\x9b', 'fortran_order': False, 'shape': (1,), }", /* v3: UTF-8 */
+        "{'descr': '<x\x9b', 'fortran_order': False, 'shape': (1,), }", /* v2 (latin1): raw 0x9B */
+    };
+    const int major[2] = {3, 2};
+    for (int k = 0; k < 2; k++) {
+        unsigned char f[256];
+        size_t n = make_npy(f, major[k], dicts[k], NULL, 0);
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_EDESCR, "v%d: unknown type", major[k]);
+        const char *m = npyg_last_error(ctx)->message;
+        bool clean = true;
+        for (const unsigned char *c = (const unsigned char *)m; *c; c++)
+            if (*c < 0x20 || *c >= 0x7F) clean = false;
+        TU_CHECK(clean, "v%d: message is printable ASCII: %s", major[k], m);
+        if (k == 0) TU_CHECK(strstr(m, "'<\\u202ex\\x9b'") != NULL, "v3: repr-like escapes: %s", m);
+        else TU_CHECK(strstr(m, "'<x\\x9b'") != NULL, "v2: the lone 0x9B byte escaped: %s", m);
+        npyg_ctx_free(ctx);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -546,5 +572,6 @@ int main(int argc, char **argv)
     RUN(strict_requires_64_byte_alignment_numpy_profile_warns);
     RUN(error_offsets_point_into_the_header);
     RUN(format_descr_reports_the_length_like_snprintf);
+    RUN(messages_escape_controls_and_bidi_like_repr);
     return tu_finish();
 }

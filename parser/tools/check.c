@@ -180,13 +180,12 @@ typedef int (*validator_fn)(const options *o, npyg_ctx *ctx, strbuf *b, input *i
 static const struct {
     npyg_format format;
     validator_fn validate;
-    bool needs_regular; /* random access: a pipe is refused */
-    const char *on_stream; /* the refusal's message */
+    bool needs_regular; /* random access: a stream is spooled to a file first */
 } validators[] = {
-    {NPYG_FORMAT_NPZ, validate_npz, true, "a zip archive needs a regular file, not a pipe"},
-    {NPYG_FORMAT_NPY, validate_npy, false, NULL},
-    {NPYG_FORMAT_RA, validate_ra, false, NULL},
-    {NPYG_FORMAT_UNKNOWN, validate_npy, false, NULL},
+    {NPYG_FORMAT_NPZ, validate_npz, true},
+    {NPYG_FORMAT_NPY, validate_npy, false},
+    {NPYG_FORMAT_RA, validate_ra, false},
+    {NPYG_FORMAT_UNKNOWN, validate_npy, false},
 };
 
 static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
@@ -217,10 +216,16 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     size_t k = 0;
     while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
     if (validators[k].needs_regular && !in->regular) {
-        npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
-        snprintf(e.message, sizeof e.message, "%s", validators[k].on_stream);
-        report_archive_error(o, b, in->path, &e);
-        return status_of(e.code);
+        npyg_error e;
+        int fd = spool_stream(&o->zip_limits, in->rp.head, in->rp.len, in->fd, &e);
+        if (fd < 0) {
+            report_archive_error(o, b, in->path, &e);
+            return status_of(e.code);
+        }
+        input spooled = {.path = in->path, .fd = fd, .regular = true};
+        int status = validators[k].validate(o, ctx, b, &spooled);
+        close(fd);
+        return status;
     }
     return validators[k].validate(o, ctx, b, in);
 }
@@ -228,25 +233,28 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 /* ---------------- opening ---------------- */
 
 /* Opens a path for reading: only regular files (a FIFO or device named on
-   the command line could block or never end; standard input may be a
-   pipe). Returns -1 after reporting. The fstat made here is the only one
-   a named file gets in this file (the library makes its own). */
+   the command line could block, never end, or act when opened; standard
+   input may be a pipe). What is not a regular file is named and refused
+   before it is opened; fstat checks again what was opened. Returns -1
+   after reporting. */
 static int open_input(const options *o, strbuf *b, const char *path)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        report_refused(o, b, path, (unsigned)st.st_mode);
+        return -1;
+    }
+    /* O_NONBLOCK: should the path become a FIFO meanwhile, opening it must
+       not wait for a writer. */
     int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         report_io(o, b, path, "cannot open", errno);
         return -1;
     }
-    struct stat st;
     if (fstat(fd, &st) != 0) {
-        int err = errno;
-        report_io(o, b, path, "cannot stat", err);
-    } else if (S_ISDIR(st.st_mode)) {
-        report_io(o, b, path, "is a directory (use -r)", 0);
+        report_io(o, b, path, "cannot stat", errno);
     } else if (!S_ISREG(st.st_mode)) {
-        report_io(o, b, path, "refused", 0);
+        report_refused(o, b, path, (unsigned)st.st_mode);
     } else {
         return fd;
     }

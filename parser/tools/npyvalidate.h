@@ -31,7 +31,16 @@ void die_oom(void);
 void sb_put(strbuf *b, const char *s, size_t n);
 void sb_puts(strbuf *b, const char *s);
 void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_json_str(strbuf *b, const char *s, size_t n);
+/* Text for people: every character Python's repr() escapes, and every
+   byte that is not UTF-8, escaped (\xNN, \uNNNN, \UNNNNNNNN). */
+void sb_text(strbuf *b, const char *s, size_t n);
+void sb_text0(strbuf *b, const char *s);
+void fput_text(FILE *to, const char *s);
+/* Strict UTF-8 JSON string; false when bytes that are not UTF-8 were
+   replaced by U+FFFD. */
+bool sb_json_str(strbuf *b, const char *s, size_t n);
+/* "key": string, plus "key_bytes": hex when the string is not UTF-8. */
+void sb_json_name(strbuf *b, const char *key, const char *s, size_t n);
 void sb_json_u64(strbuf *b, uint64_t v);
 
 /* ---------------- report.c: one file's report, text or JSON ---------------- */
@@ -41,6 +50,8 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
 void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
 /* An error found before any validator ran (open, stat, kind of file). */
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err);
+/* A path that is not a regular file (st_mode), refused before it is opened. */
+void report_refused(const options *o, strbuf *b, const char *path, unsigned mode);
 /* An archive that could not be opened (or read at all). */
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e);
 /* One member, into the archive's member list. */
@@ -79,6 +90,14 @@ void validate_one(const options *o, npyg_ctx *ctx, job *j);
    Returns the worst status. */
 int run_all(const options *o, job *jobs, size_t n);
 
+/* ---------------- spool.c: an archive on standard input ---------------- */
+/* The largest archive the zip limits admit, in bytes. */
+uint64_t spool_bound(const npyg_zip_limits *zl);
+/* Copies head and then the rest of the stream in into an anonymous
+   temporary file, at most spool_bound() bytes; returns it at offset 0, or
+   -1 with *e filled (NPYG_ELIMIT_STDIN past the bound, NPYG_EIO). */
+int spool_stream(const npyg_zip_limits *zl, const unsigned char *head, size_t head_len, int in, npyg_error *e);
+
 /* ---------------- paths.c: the inputs ---------------- */
 typedef struct pathlist {
     char **v;
@@ -88,6 +107,8 @@ typedef struct pathlist {
 void add_path(pathlist *l, const char *p);
 int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy *.npz *.ra *.mat *.h5 *.hdf5 */
 int read_list(pathlist *l, const char *file);      /* one path per line */
+/* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */
+const char *file_kind(unsigned mode);
 
 /* ---------------- options.c ---------------- */
 /* Fills o and the path arguments. Returns -1 to go on, else the exit

@@ -1,7 +1,6 @@
 /* The command line: options and limits, checked before any file is read. */
 #include "npyvalidate.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,8 +28,13 @@ void usage(FILE *to)
           "      --max-members N       .npz members (default 4096)\n"
           "      --max-name-bytes N    bytes of one .npz member name (default 512)\n"
           "      --max-uncompressed N  bytes all .npz members inflate to (default 1099511627776)\n"
-          "      --max-ratio N         inflated / compressed bytes of a member past its first\n"
-          "                            64 MiB (default 100)\n"
+          "      --max-ratio N         inflated / compressed bytes of a member past its\n"
+          "                            ratio grace (default 100)\n"
+          "      --ratio-grace N       bytes a member may inflate to whatever its ratio\n"
+          "                            (default 67108864)\n"
+          "      --inflate-budget N    bytes all deflated members of an archive may inflate\n"
+          "                            to, plus max-ratio x the archive's size (default\n"
+          "                            67108864)\n"
           "      --max-objects N       HDF5 links, attributes and references (default 100000)\n"
           "      --max-nesting N       HDF5 group depth (default 32)\n"
           "      --hdf5-memory N       address space of the HDF5 child, bytes (default 1073741824)\n"
@@ -43,15 +47,39 @@ void usage(FILE *to)
           to);
 }
 
+/* Decimal digits and nothing else: strtoull alone would take a sign,
+   leading blanks and "0x", so "+5", " 5" and "-5" would pass. */
 static bool parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == '-') return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end) return false;
+    if (!s || !*s) return false;
+    uint64_t v = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9') return false;
+        unsigned d = (unsigned)(*c - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
     *out = v;
     return true;
+}
+
+/* "npyvalidate: <before><arg><after>", the argument escaped: it may hold
+   anything, a terminal's escape sequences included. */
+static void complain(const char *before, const char *arg, const char *after)
+{
+    fprintf(stderr, "npyvalidate: %s", before);
+    fput_text(stderr, arg);
+    fprintf(stderr, "%s\n", after);
+}
+
+/* The flags: "--json=1" is a usage error, not a silent --json. */
+static bool takes_no_value(const char *a)
+{
+    static const char *const flags[] = {"--", "-h", "--help", "--version", "-r", "--recursive", "--json",
+                                        "--hash", "--strict", "-q", "--quiet"};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (!strcmp(a, flags[k])) return true;
+    return false;
 }
 
 int parse_options(int argc, char **argv, options *out, pathlist *args)
@@ -83,7 +111,9 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
                 else if (*c == 'q') o.quiet = true;
                 else if (*c == 'h') { usage(stdout); return 0; }
                 else {
-                    fprintf(stderr, "npyvalidate: unknown option -%c in %s\n", *c, a);
+                    char opt[3] = {'-', *c, '\0'};
+                    complain("unknown option ", opt, "");
+                    complain("  in ", a, "");
                     usage(stderr);
                     return 2;
                 }
@@ -96,13 +126,18 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
     do {                                                                          \
         if (!val) {                                                               \
             if (i + 1 >= argc) {                                                  \
-                fprintf(stderr, "npyvalidate: %s needs a value\n", a);            \
+                complain("", a, " needs a value");                                \
                 return 2;                                                         \
             }                                                                     \
             val = argv[++i];                                                      \
         }                                                                         \
     } while (0)
         uint64_t n;
+        if (val && takes_no_value(a)) {
+            complain("", a, " takes no value");
+            usage(stderr);
+            return 2;
+        }
         if (!strcmp(a, "--")) only_paths = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (!strcmp(a, "--version")) { printf("npyvalidate %s\n", npyg_version_string()); return 0; }
@@ -129,19 +164,25 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             else if (!strcmp(a, "--max-name-bytes")) u32 = &o.zip_limits.max_name_bytes;
             else if (!strcmp(a, "--max-uncompressed")) u64 = &o.zip_limits.max_total_uncompressed;
             else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
+            else if (!strcmp(a, "--ratio-grace")) u64 = &o.zip_limits.ratio_grace_bytes;
+            else if (!strcmp(a, "--inflate-budget")) u64 = &o.zip_limits.inflate_budget_bytes;
             else if (!strcmp(a, "--max-objects")) u32 = &o.hdf5_limits.max_objects;
             else if (!strcmp(a, "--max-nesting")) u32 = &o.hdf5_limits.max_nesting;
             else if (!strcmp(a, "--hdf5-memory")) u64 = &o.hdf5_limits.child_memory;
             else if (!strcmp(a, "--hdf5-cpu")) u32 = &o.hdf5_limits.child_cpu_seconds;
             else if (!strcmp(a, "--hdf5-time")) u32 = &o.hdf5_limits.child_wall_seconds;
             else {
-                fprintf(stderr, "npyvalidate: unknown option %s\n", a);
+                complain("unknown option ", a, "");
                 usage(stderr);
                 return 2;
             }
             TAKE();
             if (!parse_u64(val, &n) || (u32 && n > UINT32_MAX) || (jobs && (n < 1 || n > 256))) {
-                fprintf(stderr, "npyvalidate: %s: invalid value '%s'\n", a, val);
+                fputs("npyvalidate: ", stderr);
+                fput_text(stderr, a);
+                fputs(": invalid value '", stderr);
+                fput_text(stderr, val);
+                fputs("'\n", stderr);
                 return 2;
             }
             if (u64) *u64 = n;

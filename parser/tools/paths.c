@@ -22,6 +22,19 @@ void add_path(pathlist *l, const char *p)
     l->n++;
 }
 
+const char *file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    if (S_ISREG(m)) return "a regular file";
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISLNK(m)) return "a symbolic link";
+    return "a special file of unknown type";
+}
+
 static bool wanted(const char *name)
 {
     size_t n = strlen(name);
@@ -40,12 +53,17 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 int walk(pathlist *l, const char *dir, int depth)
 {
     if (depth > MAX_RECURSION) {
-        fprintf(stderr, "npyvalidate: %s: directories nested deeper than %d\n", dir, MAX_RECURSION);
+        fputs("npyvalidate: ", stderr);
+        fput_text(stderr, dir);
+        fprintf(stderr, ": directories nested deeper than %d\n", MAX_RECURSION);
         return 2;
     }
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "npyvalidate: %s: %s\n", dir, strerror(errno));
+        int err = errno;
+        fputs("npyvalidate: ", stderr);
+        fput_text(stderr, dir);
+        fprintf(stderr, ": %s\n", strerror(err));
         return 2;
     }
     pathlist here = {0};
@@ -82,7 +100,10 @@ int read_list(pathlist *l, const char *file)
 {
     FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
     if (!f) {
-        fprintf(stderr, "npyvalidate: %s: %s\n", file, strerror(errno));
+        int err = errno;
+        fputs("npyvalidate: ", stderr);
+        fput_text(stderr, file);
+        fprintf(stderr, ": %s\n", strerror(err));
         return 2;
     }
     char *line = NULL;

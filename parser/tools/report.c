@@ -7,6 +7,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* "file:/object", each part escaped: object names are as hostile as file names. */
+static void text_label(strbuf *b, const char *file, const char *object)
+{
+    sb_text0(b, file);
+    sb_puts(b, ":");
+    sb_text0(b, object);
+}
 
 /* Every warning bit set, by the library's name for it; a bit the library
    does not name is shown by number rather than dropped. */
@@ -26,7 +35,10 @@ static void json_warnings(strbuf *b, unsigned bits, const char *(*name)(unsigned
 static void human_warnings(strbuf *b, const char *label, unsigned bits, const char *(*text)(unsigned))
 {
     for (unsigned k = 0; k < 32; k++)
-        if (bits & (1u << k)) sb_printf(b, "%s: warning: %s\n", label, text(1u << k));
+        if (bits & (1u << k)) {
+            sb_text0(b, label);
+            sb_printf(b, ": warning: %s\n", text(1u << k));
+        }
 }
 
 static void sb_json_descr(strbuf *b, const npyg_dtype *d);
@@ -136,8 +148,9 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
     const char *shown = dtext;
     size_t slen = strlen(dtext);
     if (slen >= 2 && dtext[0] == '\'') { shown = dtext + 1; slen -= 2; } /* '<f8' -> <f8 */
-    sb_printf(b, "%s: ok ", label);
-    sb_put(b, shown, slen);
+    sb_text0(b, label);
+    sb_puts(b, ": ok ");
+    sb_text(b, shown, slen); /* a field name is repr()'d with non-ASCII kept raw */
     sb_puts(b, " shape=(");
     for (uint32_t k = 0; k < in->ndim; k++)
         sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)in->shape[k]);
@@ -151,13 +164,16 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
 /* "path:offset: class: message" */
 static void human_error(strbuf *b, const char *label, const npyg_error *e)
 {
-    sb_printf(b, "%s:%llu: %s: %s\n", label, (unsigned long long)e->offset, npyg_error_class(e->code), e->message);
+    sb_text0(b, label);
+    sb_printf(b, ":%llu: %s: ", (unsigned long long)e->offset, npyg_error_class(e->code));
+    sb_text0(b, e->message); /* messages quote member names */
+    sb_puts(b, "\n");
 }
 
 static void json_path(strbuf *b, const char *path)
 {
-    sb_puts(b, "{\"path\": ");
-    sb_json_str(b, path, strlen(path));
+    sb_puts(b, "{");
+    sb_json_name(b, "path", path, strlen(path));
 }
 
 /* A file that failed as a whole; an archive's object keeps its shape. */
@@ -200,10 +216,15 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
         sb_json_str(b, obj->message, strlen(obj->message));
         sb_puts(b, obj->code ? "}}" : "}");
     } else if (obj->code) {
-        sb_printf(b, "%s:%s: %s: %s\n", h->path, obj->path, npyg_error_class(obj->code), obj->message);
+        text_label(b, h->path, obj->path);
+        sb_printf(b, ": %s: ", npyg_error_class(obj->code));
+        sb_text0(b, obj->message);
+        sb_puts(b, "\n");
     } else {
         if (!h->o->quiet) {
-            sb_printf(b, "%s:%s: ok %s", h->path, obj->path, obj->type);
+            text_label(b, h->path, obj->path);
+            sb_puts(b, ": ok ");
+            sb_text0(b, obj->type);
             if (dataset) {
                 sb_puts(b, " shape=(");
                 for (uint32_t k = 0; k < obj->ndim; k++)
@@ -212,7 +233,12 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
             }
             sb_puts(b, "\n");
         }
-        if (obj->warnings) sb_printf(b, "%s:%s: warning: %s\n", h->path, obj->path, obj->message);
+        if (obj->warnings) {
+            text_label(b, h->path, obj->path);
+            sb_puts(b, ": warning: ");
+            sb_text0(b, obj->message);
+            sb_puts(b, "\n");
+        }
     }
     h->n++;
     if (obj->code) h->any_code = true;
@@ -243,9 +269,17 @@ void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, i
     if (objs->objects.p) sb_puts(b, objs->objects.p);
     /* an error of the file as a whole (a crash, a limit of the child, a
        file libhdf5 cannot open): no object line says it */
-    if (rc && !objs->any_code) sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e->code), e->message);
+    if (rc && !objs->any_code) {
+        sb_text0(b, path);
+        sb_printf(b, ": %s: ", npyg_error_class(e->code));
+        sb_text0(b, e->message);
+        sb_puts(b, "\n");
+    }
     for (unsigned bit = 1; bit <= NPYG_PW_MAT_TEXT; bit <<= 1)
-        if (pi->warnings & bit) sb_printf(b, "%s: warning: %s\n", path, npyg_probe_warning_string(bit));
+        if (pi->warnings & bit) {
+            sb_text0(b, path);
+            sb_printf(b, ": warning: %s\n", npyg_probe_warning_string(bit));
+        }
 }
 
 int status_of(int code)
@@ -256,9 +290,33 @@ int status_of(int code)
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err)
 {
     npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
-    snprintf(e.message, sizeof e.message, "%s: %s", what, err ? strerror(err) : "not a regular file");
+    snprintf(e.message, sizeof e.message, "%s: %s", what, strerror(err));
     if (o->json) file_error(o, b, path, &e, false);
-    else sb_printf(b, "%s: %s: %s\n", path, npyg_error_class(e.code), e.message); /* no offset: none was read */
+    else { /* no offset: none was read */
+        sb_text0(b, path);
+        sb_printf(b, ": %s: ", npyg_error_class(e.code));
+        sb_text0(b, e.message);
+        sb_puts(b, "\n");
+    }
+}
+
+void report_refused(const options *o, strbuf *b, const char *path, unsigned mode)
+{
+    npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+    if (S_ISDIR((mode_t)mode))
+        snprintf(e.message, sizeof e.message, "is a directory: use -r to validate the *.npy and *.npz files under it");
+    else
+        snprintf(e.message, sizeof e.message,
+                 "is %s, not a regular file: refused unopened, as reading it could block or never end "
+                 "(pass its bytes on standard input instead)",
+                 file_kind(mode));
+    if (o->json) file_error(o, b, path, &e, false);
+    else {
+        sb_text0(b, path);
+        sb_printf(b, ": %s: ", npyg_error_class(e.code));
+        sb_text0(b, e.message);
+        sb_puts(b, "\n");
+    }
 }
 
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
@@ -325,7 +383,8 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
         return;
     }
     if (o->quiet) return;
-    sb_printf(b, "%s: ok ra %s dims=(", path, type);
+    sb_text0(b, path);
+    sb_printf(b, ": ok ra %s dims=(", type);
     for (uint32_t k = 0; k < ra->ndims; k++) sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)ra->dims[k]);
     sb_printf(b, "%s) endian=%s data=%llu", ra->ndims == 1 ? "," : "", endian, (unsigned long long)ra->data_bytes);
     if (ra->compressed) sb_printf(b, " lz4=%llu", (unsigned long long)ra->size);
@@ -354,8 +413,8 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
     const npyg_info *in = rc ? NULL : npyg_get_info(ctx);
     const npyg_error *e = npyg_last_error(ctx);
     if (o->json) {
-        sb_puts(b, "{\"name\": ");
-        sb_json_str(b, m->name, m->name_len);
+        sb_puts(b, "{");
+        sb_json_name(b, "name", m->name, m->name_len);
         sb_printf(b, ", \"ok\": %s, \"method\": %u, \"compressed_size\": ", rc ? "false" : "true", m->method);
         sb_json_u64(b, m->compressed_size);
         sb_puts(b, ", \"uncompressed_size\": ");
@@ -387,7 +446,8 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
             sb_human_ok(b, label, in, dtext, sha);
             free(big);
         } else {
-            sb_printf(b, "%s: ok not .npy (%llu bytes; numpy returns them as bytes)\n", label,
+            sb_text0(b, label);
+            sb_printf(b, ": ok not .npy (%llu bytes; numpy returns them as bytes)\n",
                       (unsigned long long)m->uncompressed_size);
         }
     }
@@ -404,6 +464,9 @@ void report_archive(const options *o, strbuf *b, const char *path, int status, s
         sb_puts(b, "]}\n");
     } else {
         if (members) sb_puts(b, members);
-        if (count == 0 && !o->quiet) sb_printf(b, "%s: ok empty archive\n", path);
+        if (count == 0 && !o->quiet) {
+            sb_text0(b, path);
+            sb_puts(b, ": ok empty archive\n");
+        }
     }
 }

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""npyvalidate facing hostile input around the parser: option values, file
+and member names that would drive a terminal, JSON that must stay strict
+UTF-8 and map back to the bytes, special files, deflate work per archive
+and archives on standard input. Archives are written with Python's zipfile
+and zlib; .npy headers are written as numpy's format documentation gives
+them.
+
+Usage: test_cli_reliability.py NPYVALIDATE CORPUS_DIR
+"""
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+
+NPYV, CORPUS = os.fsencode(sys.argv[1]), sys.argv[2]
+VALID = os.path.join(CORPUS, "valid", "f8-le-1d-C-v1.npy")
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL", what, file=sys.stderr)
+
+
+def run(*args, stdin=None, timeout=60):
+    return subprocess.run([NPYV, *args], input=stdin, capture_output=True, timeout=timeout)
+
+
+def test_option_values_are_digits_only():
+    for args in (["--max-payload", "+5"], ["--max-payload", " 5"], ["--max-payload", "-5"],
+                 ["--max-payload", ""], ["--max-payload", "5x"], ["--max-payload=0x10"],
+                 ["--max-dims", "4 "], ["--max-payload", "18446744073709551616"],
+                 ["--json=1"], ["--hash=yes"], ["--strict="], ["--recursive=0"], ["--quiet=1"]):
+        r = run(*args, VALID)
+        check(r.returncode == 2 and r.stdout == b"", "usage error for %r: %d %r" % (args, r.returncode, r.stdout))
+    r = run("--max-payload", "18446744073709551615", "--json", VALID)
+    check(r.returncode == 0, "the largest u64 is a value: %d %r" % (r.returncode, r.stderr))
+
+
+def npy(descr, shape, payload, version=(1, 0)):
+    """A .npy file laid out as numpy's format documentation gives it: magic,
+    version, header length, a dict literal padded with spaces to a multiple
+    of 64 and ending in a newline, then the payload."""
+    text = "{'descr': %s, 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    body = text.encode("utf-8" if version[0] >= 3 else "latin1")
+    lenbytes = 2 if version[0] == 1 else 4
+    pre = 6 + 2 + lenbytes
+    total = -(-(pre + len(body) + 1) // 64) * 64
+    body += b" " * (total - pre - len(body) - 1) + b"\n"
+    return (b"\x93NUMPY" + bytes(version) + len(body).to_bytes(lenbytes, "little") + body + payload)
+
+
+F8 = npy("'<f8'", "(2,)", bytes(16))
+
+
+def zip_with_names(names, data=F8, method=zipfile.ZIP_STORED):
+    """An archive whose member names are the given bytes. A UTF-8 name is
+    written by zipfile, which sets the UTF-8 flag; any other is written as a
+    same-length ASCII stand-in (flag off), then put in place in both
+    headers."""
+    buf = io.BytesIO()
+    stand_ins = []
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for k, (raw, utf8) in enumerate(names):
+            stand = raw if utf8 else chr(ord("A") + k).encode() * len(raw)
+            stand_ins.append(stand)
+            info = zipfile.ZipInfo(stand.decode())
+            info.compress_type = method
+            z.writestr(info, data)
+    blob = buf.getvalue()
+    for (raw, utf8), stand in zip(names, stand_ins):
+        if not utf8:
+            check(blob.count(stand) == 2, "stand-in name %r is unique" % stand)
+            blob = blob.replace(stand, raw)
+    return blob
+
+
+# Hostile names: a terminal's escape sequences, a newline that would forge
+# a verdict line, a raw C1 CSI byte (0x9b), C1 controls in UTF-8, bidi
+# overrides and isolates, a byte that is not UTF-8.
+HOSTILE = [
+    b"a\x1b[2Jb\x07.npy",
+    b"x.npy: ok <f8 shape=(3,) order=C v1.0\ny.npy",
+    b"c\x9b31md.npy",
+    "report\u202eypn.exe.npy".encode(),
+    "iso\u2066late\u2069.npy".encode(),
+    "c1\u0085\u009b.npy".encode(),
+    b"bad\xff\x1b[2Jname\n.npy",
+    b"tab\there\rcr\x7f.npy",
+]
+
+
+def bad_chars(text):
+    """Characters of decoded output that a terminal could act on or that
+    repr() would escape; a newline ends a line and is allowed."""
+    return [c for c in text if c != "\n" and not c.isprintable()]
+
+
+def clean(out, what):
+    check(b"\x9b" not in out and b"\x1b" not in out, "%s: no ESC or raw CSI byte: %r" % (what, out[:300]))
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(False, "%s: output is not UTF-8 (%s): %r" % (what, e, out[:300]))
+        return ""
+    bad = bad_chars(text)
+    check(not bad, "%s: unescaped %r in %r" % (what, bad, text[:300]))
+    return text
+
+
+def test_hostile_file_names_are_escaped():
+    d = tempfile.mkdtemp()
+    try:
+        db = os.fsencode(d)
+        paths = []
+        for k, name in enumerate(HOSTILE):
+            p = os.path.join(db, name)
+            with open(p, "wb") as f:
+                f.write(F8 if k % 2 == 0 else b"\x93NUMPY\x01\x00garbage")
+            paths.append(p)
+        zpath = os.path.join(db, b"arch\x1b]0;title\x07\u202e.npz".replace(b"\u202e", "\u202e".encode()))
+        with open(zpath, "wb") as f:
+            f.write(zip_with_names([("m\u202eypn.npy".encode(), True), ("k\u0085\u2067.npy".encode(), True),
+                                    (b"raw\x9bcsi.npy", False), (b"lat\xff\x80\x80.npy", False)]))
+        paths.append(zpath)
+        # Field names: a bidi override as an escape in a v1.0 header, and as
+        # raw UTF-8 in a v3.0 one; a C1 control.
+        for k, (descr, ver) in enumerate([("[('\\u202e', '<f8')]", (1, 0)), ("[('\u202e', '<f8')]", (3, 0)),
+                                         ("[('a\\x85\\x9b', '<f8'), ('\\u2066', '<i4')]", (1, 0))]):
+            p = os.path.join(db, b"field%d.npy" % k)
+            payload = bytes(12) if "i4" in descr else bytes(8)
+            with open(p, "wb") as f:
+                f.write(npy(descr, "(1,)", payload, ver))
+            paths.append(p)
+        n_lines = None
+        for args in ([], ["-j1"], ["-j4"], ["--strict"], ["--hash"]):
+            r = run(*args, *paths)
+            text = clean(r.stdout, "stdout %r" % args)
+            clean(r.stderr, "stderr %r" % args)
+            # One line per file, plus one per member after the archive's.
+            lines = text.count("\n")
+            if n_lines is None:
+                n_lines = lines
+            check(lines >= len(paths), "%r: a name cannot add lines: %d" % (args, lines))
+            check(r.returncode in (1, 2), "%r: some inputs are invalid: %d" % (args, r.returncode))
+        r = run(*paths)
+        text = r.stdout.decode("utf-8", "replace")
+        lines = text.splitlines()
+        oks = [l for l in lines if ": ok " in l and "shape=(3,)" not in l]
+        check(len(oks) == 4 + 4 + 3, "4 valid files, 4 members, 3 field files: %r" % text)
+        check(all(l.startswith(d + "/") for l in lines), "every line starts with a path: %r" % text)
+        check("\\u202e" in text and "\\x9b" in text and "\\x1b" in text and "\\x0a" in text,
+              "escapes are visible: %r" % text)
+        check(not any(l.endswith("x.npy: ok <f8 shape=(3,) order=C v1.0") for l in lines),
+              "no forged verdict line: %r" % text)
+        # Directory walk, and errors about a directory (stderr).
+        r = run("-r", d)
+        clean(r.stdout, "stdout -r")
+        clean(r.stderr, "stderr -r")
+        bad_dir = os.path.join(db, b"dir\x1b[2J\u202e".replace(b"\u202e", "\u202e".encode()))
+        os.mkdir(bad_dir)
+        os.chmod(bad_dir, 0)
+        r = run("-r", bad_dir)
+        os.chmod(bad_dir, 0o700)
+        clean(r.stdout, "stdout unreadable dir")
+        clean(r.stderr, "stderr unreadable dir")
+        # Special files and missing files named with escapes.
+        r = run(os.path.join(db, b"missing\x1b[2J\n.npy"), bad_dir)
+        clean(r.stdout + r.stderr, "missing file / directory")
+        # Option values and --files-from.
+        r = run("--max-dims", "\x1b[2J\u202e")
+        clean(r.stdout + r.stderr, "bad option value")
+        r = run("--files-from", os.path.join(db, b"nolist\x1b[2J"))
+        clean(r.stdout + r.stderr, "missing list file")
+    finally:
+        shutil.rmtree(d)
+
+
+def test_json_is_strict_utf8_and_maps_back():
+    d = tempfile.mkdtemp()
+    try:
+        db = os.fsencode(d)
+        names = [b"plain.npy", b"bad\xff.npy", "\u00ff.npy".encode(), b"nl\n\x1b.npy", "\u202e.npy".encode()]
+        paths = []
+        for name in names:
+            p = os.path.join(db, name)
+            with open(p, "wb") as f:
+                f.write(F8)
+            paths.append(p)
+        members = [b"FF\xff\x80\x80.npy", b"SUR\xed\xa0\x80.npy", b"OVL\xe0\x80\x80.npy", b"BIG\xf4\x90\x80\x80.npy",
+                   b"C1\xc2\x85.npy", "ok\u00e9.npy".encode()]
+        zpath = os.path.join(db, b"z\xfe.npz")
+        with open(zpath, "wb") as f:
+            f.write(zip_with_names([(m, False) for m in members]))
+        paths.append(zpath)
+        r = run("--json", *paths)
+        check(r.returncode == 0, "all valid: %d %r" % (r.returncode, r.stderr))
+        lines = r.stdout.split(b"\n")
+        check(lines[-1] == b"" and len(lines) == len(paths) + 1, "one JSON line per file")
+        seen = []
+        for line in lines[:-1]:
+            try:
+                o = json.loads(line.decode("utf-8", "strict"))
+            except (UnicodeDecodeError, ValueError) as e:
+                check(False, "strict JSON line: %s: %r" % (e, line))
+                continue
+            check(not bad_chars(line.decode()), "no raw control or bidi character in %r" % line)
+
+            def back(obj, key):
+                if key + "_bytes" in obj:
+                    raw = bytes.fromhex(obj[key + "_bytes"])
+                    check(obj[key] == raw.decode("utf-8", "replace"), "%s is the replaced form of %s_bytes" % (key, key))
+                    return raw
+                return obj[key].encode("utf-8")
+            seen.append(back(o, "path"))
+            if o.get("archive"):
+                got = [back(m, "name") for m in o["members"]]
+                check(got == members, "member names map back: %r" % got)
+        check(seen == paths, "paths map back to the files: %r" % seen)
+        check(b"\\u00ff" not in r.stdout or "\u00ff".encode() in r.stdout, "U+00FF and byte 0xff differ")
+    finally:
+        shutil.rmtree(d)
+
+
+def test_special_files_say_what_they_are():
+    """A FIFO, a device, a socket and a directory are refused with
+    NPYG_ENOTREG and a message naming the kind of file; no errno left over
+    from an earlier call ("Inappropriate ioctl for device")."""
+    import socket
+    d = tempfile.mkdtemp()
+    fifo, sock = os.path.join(d, "f.npy"), os.path.join(d, "s.npy")
+    os.mkfifo(fifo)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(sock)
+    try:
+        for p, kind in ((fifo, "FIFO"), ("/dev/zero", "character device"), ("/dev/null", "character device"),
+                        (sock, "socket"), (d, "directory")):
+            r = run("--json", p, timeout=10)
+            check(r.returncode == 2, "%s refused: %d" % (p, r.returncode))
+            try:
+                e = json.loads(r.stdout)["error"]
+            except ValueError:
+                check(False, "%s: JSON error: %r" % (p, r.stdout))
+                continue
+            check(e["name"] == "NPYG_ENOTREG" and e["class"] == "io", "%s: NPYG_ENOTREG: %r" % (p, e))
+            check(kind in e["message"] and "ioctl" not in e["message"], "%s: names a %s: %r" % (p, kind, e))
+            r = run(p, timeout=10)
+            check(kind in r.stdout.decode() and r.stdout.startswith(os.fsencode(p) + b": io: "),
+                  "%s: text names a %s: %r" % (p, kind, r.stdout))
+    finally:
+        s.close()
+        shutil.rmtree(d)
+
+
+def zeros_archive(n, size):
+    """n deflated members, each a valid uint8 .npy of `size` bytes of zeros
+    (header included), written by zipfile with zlib."""
+    member = npy("'|u1'", "(%d,)" % (size - 128), b"")
+    member += bytes(size - len(member))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for k in range(n):
+            z.writestr("z%02d.npy" % k, member)
+    return buf.getvalue()
+
+
+def test_inflation_is_bounded_per_archive():
+    """Each member is under its 64 MiB ratio grace; together they are not,
+    and the archive is refused with the budget's code before any member is
+    inflated (the first member asked for is refused too)."""
+    d = tempfile.mkdtemp()
+    try:
+        size = 8 << 20
+        many = os.path.join(d, "many.npz")
+        with open(many, "wb") as f:
+            f.write(zeros_archive(16, size))
+        one = os.path.join(d, "one.npz")
+        with open(one, "wb") as f:
+            f.write(zeros_archive(1, size))
+        arch = os.path.getsize(many)
+        check(16 * size > (64 << 20) + 100 * arch, "the archive is over the default budget (%d bytes)" % arch)
+        r = run("--json", many)
+        o = json.loads(r.stdout)
+        errs = [m.get("error", {}).get("name") for m in o["members"]]
+        check(r.returncode == 1 and not o["ok"], "16 members of zeros refused: %d" % r.returncode)
+        check(errs == ["NPYG_ELIMIT_INFLATE"] * 16, "every member refused by the budget, the first included: %r" % errs)
+        check(all(m.get("offset_in") == "archive" for m in o["members"]), "budget errors are the archive's")
+        r = run(many)
+        check(b"limit: deflated members declare %d bytes" % (16 * size) in r.stdout, "text names the work: %r"
+              % r.stdout[:300])
+        # Raised from the command line, the budget lets it through.
+        r = run("--inflate-budget", str(16 * size), many)
+        check(r.returncode == 0, "within a raised budget: %d %r" % (r.returncode, r.stdout[-200:]))
+        r = run("--inflate-budget", "0", "--max-ratio", str(16 * size // arch + 1), many)
+        check(r.returncode == 0, "the ratio x archive part of the budget: %d" % r.returncode)
+        # One such member is fine under the defaults, and its grace is
+        # settable from the command line.
+        r = run(one)
+        check(r.returncode == 0, "one member of zeros passes: %d %r" % (r.returncode, r.stdout))
+        r = run("--json", "--ratio-grace", str(1 << 20), one)
+        o = json.loads(r.stdout)
+        check(o["members"][0].get("error", {}).get("name") == "NPYG_ELIMIT_RATIO", "--ratio-grace: %r" % o)
+    finally:
+        shutil.rmtree(d)
+
+
+def test_archive_on_standard_input():
+    """A pipe holding an archive is spooled to an anonymous temporary file
+    in $TMPDIR, bounded by the zip limits, then validated as that file; a
+    .npy on a pipe is still streamed (no temporary file)."""
+    npz_dir = os.path.join(CORPUS, "npz")
+    manifest = json.load(open(os.path.join(npz_dir, "manifest.json")))["files"]
+    names = sorted(n for n, e in manifest.items() if n.endswith(".npz") and "bomb" not in n)[:40]
+    check(len(names) >= 20, "archives to pipe: %d" % len(names))
+    tmp = tempfile.mkdtemp()
+    env = dict(os.environ, TMPDIR=tmp)
+    try:
+        for n in names:
+            p = os.path.join(npz_dir, n)
+            data = open(p, "rb").read()
+            a = run("--json", p)
+            b = subprocess.run([NPYV, "--json", "-"], input=data, capture_output=True, timeout=60, env=env)
+            oa, ob = json.loads(a.stdout), json.loads(b.stdout)
+            oa.pop("path"), ob.pop("path")
+            check(a.returncode == b.returncode and oa == ob, "%s: same verdict on a pipe as a file: %r / %r"
+                  % (n, oa, ob))
+        check(os.listdir(tmp) == [], "the temporary file is anonymous: %r" % os.listdir(tmp))
+        # Past the largest archive the limits admit: the limit's code, exit 1.
+        big = zip_with_names([(b"a.npy", False)], data=npy("'|u1'", "(400000,)", bytes(400000)))
+        args = ["--max-uncompressed", "1000", "--max-members", "1", "--max-name-bytes", "16"]
+        r = subprocess.run([NPYV, "--json", *args, "-"], input=big, capture_output=True, timeout=60, env=env)
+        o = json.loads(r.stdout)
+        check(r.returncode == 1 and o["error"]["name"] == "NPYG_ELIMIT_STDIN" and o["error"]["class"] == "limit",
+              "a stream past the bound: %d %r" % (r.returncode, o))
+        small = zip_with_names([(b"a.npy", False)])
+        r = subprocess.run([NPYV, *args, "-"], input=small, capture_output=True, timeout=60, env=env)
+        check(r.returncode == 0 and r.stdout.startswith(b"-:a.npy: ok "), "a small archive under the same limits: %r"
+              % r.stdout)
+        # No temporary directory: an archive cannot be spooled (I/O error),
+        # a .npy is streamed as before, however large.
+        env["TMPDIR"] = os.path.join(tmp, "missing")
+        r = subprocess.run([NPYV, "-"], input=small, capture_output=True, timeout=60, env=env)
+        check(r.returncode == 2 and b"temporary file" in r.stdout, "no TMPDIR: %r" % r.stdout)
+        r = subprocess.run([NPYV, *args, "-"], input=npy("'|u1'", "(400000,)", bytes(400000)), capture_output=True,
+                           timeout=60, env=env)
+        check(r.returncode == 0, ".npy on a pipe streams: %d %r" % (r.returncode, r.stdout))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def main():
+    for name, fn in sorted(globals().items()):
+        if name.startswith("test_") and callable(fn):
+            fn()
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
