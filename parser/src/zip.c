@@ -920,3 +920,30 @@ int npyg_zip_validate_member(npyg_zip *z, size_t i)
     if (rc) ctx->have_info = false;
     return rc;
 }
+
+/* ---------------- what an object member's pickle imports ---------------- */
+
+int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
+                                npyg_pickle_report **out)
+{
+    if (out) *out = NULL;
+    if (!z) return NPYG_EINVAL;
+    npyg_ctx *ctx = z->ctx;
+    npyg__ctx_reset(ctx);
+    if (i >= z->count) return zfail(ctx, NPYG_EINVAL, 0, "no member %zu (the archive has %u)", i, z->count);
+    npyg_zip_entry *e = &z->entries[i];
+    /* The same bound on inflation as validation, before the first byte. */
+    uint64_t cap;
+    if (!npyg__mul_u64(e->compressed_size, z->lim.max_ratio, &cap)) cap = UINT64_MAX;
+    if (e->uncompressed_size > z->lim.ratio_grace_bytes && e->uncompressed_size > cap)
+        return zfail(ctx, NPYG_ELIMIT_RATIO, e->header_offset,
+                     "'%s' declares %llu bytes from %llu compressed, over max_ratio (%llu)", e->name,
+                     (unsigned long long)e->uncompressed_size, (unsigned long long)e->compressed_size,
+                     (unsigned long long)z->lim.max_ratio);
+    int rc = start_member(z, e);
+    if (rc) return rc;
+    ctx->parse_space = NPYG_OFFSET_MEMBER;
+    rc = npyg_pickle_scan_npy_read(ctx, member_cb, z, limits, out);
+    ctx->parse_space = NPYG_OFFSET_FILE;
+    return rc;
+}
