@@ -910,8 +910,9 @@ static int make_report(scan *s, int status, npyg_pickle_report **out)
     uint64_t size = report_bound(s->nimps, s->names_len);
     report_box *box = npyg__xalloc(s->ctx, (size_t)size);
     if (!box) {
-        npyg__nomem(s->ctx, s->base + s->pos);
-        return s->ctx->err.code;
+        /* No report: say so, whatever stopped the walk. */
+        memset(&s->ctx->err, 0, sizeof s->ctx->err);
+        return npyg__nomem(s->ctx, s->base + s->pos);
     }
     memset(box, 0, sizeof *box);
     box->size = (size_t)size;
