@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints the dictionary for one harness: npy.dict, with zip.dict in front
-# for the NPZ harnesses. The smoke run, the campaign and the OSS-Fuzz
+# for the NPZ harnesses, pickle.dict for the pickle scanner. The smoke run, the campaign and the OSS-Fuzz
 # artifacts all take their dictionaries from here.
 #
 #   fuzz/dict.sh npz_fuzzer > npz_fuzzer.dict
@@ -8,5 +8,6 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 case ${1:?usage: dict.sh TARGET} in
 npz*) cat "$here/zip.dict" "$here/npy.dict" ;;
+pickle*) cat "$here/pickle.dict" "$here/npy.dict" ;;
 *) cat "$here/npy.dict" ;;
 esac

@@ -243,7 +243,6 @@ static int take(scan *s, void *dst, uint64_t n)
 {
     int rc = budget(s, n);
     if (rc) return rc;
-    if (s->buf && n > s->len - s->bpos) return truncated(s);
     while (n) {
         const uint8_t *p;
         long long got = peek(s, &p, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
