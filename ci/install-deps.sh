@@ -12,6 +12,7 @@ NPYG_PACKAGES=(
   python3 python3-numpy                 # the reference reader (corpus checks)
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov
   afl++                                 # AFL++ fuzz smoke
+  strace                                # the read-only-opens test (test_robustness.py)
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

@@ -28,6 +28,9 @@ cmake --build --preset asan -j "$jobs"
 # and a plain build for minutes.
 ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs)|install_consumers'
 
+echo "== ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
+bash ci/tsan.sh
+
 echo "== corpus and corpus/npz: regenerate with numpy and compare, then re-read with numpy"
 bash gen/check_regen.sh
 /usr/bin/python3 gen/verify_manifest.py
