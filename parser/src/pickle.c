@@ -175,6 +175,7 @@ static int reserve(scan *s, grow *g, size_t need, size_t cap)
     if (need <= g->cap) return 0;
     size_t n = g->cap ? g->cap : 256;
     while (n < need) n = n > cap / 2 ? cap : n * 2;
+    if (n > cap) n = cap; /* small limits: never more than they allow */
     if (n < need) n = need;
     void *p = npyg__xalloc(s->ctx, n);
     if (!p) return npyg__nomem(s->ctx, s->base + s->op_at);

@@ -325,6 +325,23 @@ static void limits(npyg_ctx *ctx)
         TU_CHECK(r && r->status == rc, "report status");
         if (i == 5) TU_CHECK(r && r->nimports == 2, "imports before the limit");
         npyg_pickle_report_free(ctx, r);
+        /* The bound holds under small limits too (arrays never outgrow them). */
+        tu_alloc ta;
+        tu_alloc_init(&ta, UINT64_MAX);
+        npyg_alloc al = tu_allocator(&ta);
+        npyg_options o = {NPYG_PROFILE_NUMPY, NULL, &al, 0};
+        npyg_ctx *c2 = npyg_ctx_new(&o);
+        uint64_t base = ta.now;
+        ta.peak = ta.now;
+        r = NULL;
+        tu_chunks ch = {data, len, 0, 5, 64};
+        npyg_pickle_scan_npy_read(c2, tu_chunked_read, &ch, &cases[i].l, &r);
+        uint64_t bound = npyg_pickle_worst_case_alloc(&cases[i].l);
+        TU_CHECK(ta.peak - base <= bound, "peak %llu over bound %llu", (unsigned long long)(ta.peak - base),
+                 (unsigned long long)bound);
+        npyg_pickle_report_free(c2, r);
+        npyg_ctx_free(c2);
+        TU_CHECK(ta.now == 0, "leak");
     }
     npyg_pickle_limits bad;
     npyg_pickle_limits_default(&bad);
