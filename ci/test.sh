@@ -39,6 +39,11 @@ cases=$(mktemp)
 cmp "$cases" parser/tests/data/numpy_cases.tsv || { echo "numpy_cases.tsv does not regenerate byte for byte"; exit 1; }
 rm -f "$cases"
 echo "numpy_cases.tsv regenerates byte for byte"
+pickles=$(mktemp -d)
+/usr/bin/python3 gen/gen_pickles.py "$pickles" >/dev/null
+diff -r "$pickles" corpus/pickle || { echo "corpus/pickle does not regenerate byte for byte"; exit 1; }
+rm -rf "$pickles"
+echo "corpus/pickle regenerates byte for byte"
 
 echo "== coverage of parser/src (fails below 95% of lines)"
 bash ci/coverage.sh

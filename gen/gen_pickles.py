@@ -337,7 +337,9 @@ def members_npz(files):
     f = io.BytesIO()
     with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
         for name in ("os-system-p3.npy", "stdlib-p4.npy", "list-p0.npy"):
-            z.writestr(name, files[name])
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # fixed: regenerates byte for byte
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, files[name])
     return f.getvalue()
 
 
