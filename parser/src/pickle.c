@@ -260,7 +260,9 @@ static int take(scan *s, void *dst, uint64_t n)
 }
 
 /* One line, its newline consumed: the first cap bytes into dst, *len the
-   whole length (so *len > cap says it was cut). */
+   whole length (so *len > cap says it was cut). A line that runs past
+   max_bytes is consumed up to the limit, whatever the chunking, so that
+   every input path stops at the same byte. */
 static int take_line(scan *s, char *dst, size_t cap, uint64_t *len)
 {
     *len = 0;
@@ -270,15 +272,18 @@ static int take_line(scan *s, char *dst, size_t cap, uint64_t *len)
         if (got < 0) return read_failed(s);
         if (got == 0) return truncated(s);
         const uint8_t *nl = memchr(p, '\n', (size_t)got);
-        size_t n = nl ? (size_t)(nl - p) : (size_t)got;
-        int rc = budget(s, n + (nl ? 1 : 0));
-        if (rc) return rc;
+        size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)got; /* bytes to consume */
+        uint64_t room = s->lim.max_bytes - s->pos;
+        bool over = n > room;
+        if (over) n = (size_t)room;
+        size_t text = nl && !over ? n - 1 : n;
         if (*len < cap) {
-            size_t k = cap - (size_t)*len < n ? cap - (size_t)*len : n;
+            size_t k = cap - (size_t)*len < text ? cap - (size_t)*len : text;
             memcpy(dst + *len, p, k);
         }
-        *len += n;
-        consume(s, n + (nl ? 1 : 0));
+        *len += text;
+        consume(s, n);
+        if (over) return budget(s, 1);
         if (nl) return 0;
     }
 }
