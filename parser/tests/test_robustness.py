@@ -81,6 +81,8 @@ def test_opens_are_read_only():
                 if not m:
                     continue
                 call, name, flags = m.groups()
+                if name.endswith((".profraw", ".gcda")):
+                    continue  # a coverage build writing its own counters
                 if call == "creat" or re.search(r"O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND", flags):
                     writes += 1
                     check(False, "opened for writing: %s" % line.strip())
