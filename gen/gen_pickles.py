@@ -77,6 +77,9 @@ def replay(payload):
         return stack.pop() if stack else None
 
     def pop_mark():
+        if MARK not in stack:
+            # Lib/pickle.py's pop_mark pops the metastack: IndexError.
+            raise ValueError("no MARK on the stack")
         items = []
         while stack and stack[-1] is not MARK:
             items.insert(0, stack.pop())
@@ -109,6 +112,9 @@ def replay(payload):
                 parts = [x.s if isinstance(x, Str) else "?" for x in (mod, name)]
                 stack.append(note("%s.%s" % tuple(parts)))
             elif n in ("EXT1", "EXT2", "EXT4"):
+                if arg <= 0:
+                    # pickletools does not check it; Lib/pickle.py's get_extension does.
+                    raise ValueError("EXT specifies code <= 0")
                 stack.append(note("ext:%d" % arg))
             elif n in ("STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE", "BINUNICODE",
                        "SHORT_BINUNICODE", "BINUNICODE8"):
@@ -124,6 +130,9 @@ def replay(payload):
             elif n in ("REDUCE", "NEWOBJ", "NEWOBJ_EX", "OBJ"):
                 if n == "OBJ":
                     items = pop_mark()
+                    if not items:
+                        # Lib/pickle.py's load_obj does args.pop(0): IndexError.
+                        raise ValueError("OBJ without a class")
                     fn = items[0] if items else None
                 else:
                     for _ in range({"REDUCE": 1, "NEWOBJ": 1, "NEWOBJ_EX": 2}[n]):
@@ -145,7 +154,14 @@ def replay(payload):
                 for _ in range(len(op.stack_before) - 1):
                     pop()
             elif n in ("APPENDS", "SETITEMS", "ADDITEMS"):
-                pop_mark()
+                if len(pop_mark()) % 2 and n == "SETITEMS":
+                    # Lib/pickle.py's load_setitems indexes items[i + 1]: IndexError.
+                    raise ValueError("odd number of items for SETITEMS")
+            elif n == "DICT":
+                if len(pop_mark()) % 2:
+                    # Lib/pickle.py's load_dict indexes items[i + 1]: IndexError.
+                    raise ValueError("odd number of items for DICT")
+                stack.append(NotStr())
             elif n == "STOP":
                 break
             elif n == "PROTO" and arg > pickle.HIGHEST_PROTOCOL:
@@ -235,8 +251,8 @@ def npy_bytes(descr, shape, payload, version=(1, 0)):
 def cases():
     out = []
 
-    def add(name, payload, description, error=None, descr="|O", shape=None, version=(1, 0)):
-        out.append((name, payload, description, error, descr, shape, version))
+    def add(name, payload, description, error=None, descr="|O", shape=None, version=(1, 0), rule=None):
+        out.append((name, payload, description, error, descr, shape, version, rule))
 
     mixed = [1, "a", None, 2.5, {"k": [1, 2]}, b"raw", (1, "t")]
     for proto in range(6):
@@ -311,6 +327,49 @@ def cases():
         "STACK_GLOBAL whose module is an imported object (os.sep), not a string")
     add("empty-list-p2.npy", b"\x80\x02]q\x00.", "an empty list: no import at all")
 
+    # Every other opcode and argument form, one small pickle each.
+    add("string-escapes-p0.npy",
+        rb"""S'\a\b\f\n\r\t\v\'\"\\\q\101\7\x41'""" + b"\n0S\"s\\x79s\"\nS'pa\\164h'\n\x93.",
+        "STRING with every escape codecs.escape_decode knows and an unknown one, then sys.path spelled"
+        " with \\x and octal escapes in double and single quotes")
+    add("unicode-forms-p0.npy",
+        b"V\xe9\\\\u0041\n0V\\u00e9\\u20ac\\U0001f600\n0Vos\nVsystem\n\x93.",
+        "UNICODE with Latin-1 bytes, a doubled backslash and \\u / \\U escapes of 2, 3 and 4 UTF-8 bytes")
+    add("long-forms-p2.npy", b"\x80\x02(\x8a\x02\x01\x02\x8b\x01\x00\x00\x00\x05L12L\nI01\nF1.5\n"
+        b"G?\xf8\x00\x00\x00\x00\x00\x00J\x01\x00\x00\x00K\x01M\x01\x00\x88\x89NNN\x87NN\x86N\x85t.",
+        "LONG1, LONG4, LONG, INT, FLOAT, BINFLOAT, BININT*, NEWTRUE/NEWFALSE, NONE and TUPLE1-3")
+    add("containers-p4.npy", b"\x80\x04(](K\x01K\x02e}(K\x01K\x02u\x8f(K\x03\x90(K\x04\x91"
+        b"(K\x05K\x06d(K\x07l(K\x08t]K\x09a}K\x0aK\x0bs2t.",
+        "APPENDS, SETITEMS, ADDITEMS, FROZENSET, DICT, LIST, TUPLE, APPEND, SETITEM, DUP")
+    add("bytes-forms-p5.npy", b"\x80\x05(C\x01aB\x01\x00\x00\x00b\x8e\x01\x00\x00\x00\x00\x00\x00\x00c"
+        b"\x96\x01\x00\x00\x00\x00\x00\x00\x00d\x98T\x01\x00\x00\x00eU\x01f"
+        b"X\x01\x00\x00\x00g\x8d\x01\x00\x00\x00\x00\x00\x00\x00h\x97\x98t.",
+        "SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8, READONLY_BUFFER, BINSTRING, SHORT_BINSTRING,"
+        " BINUNICODE, BINUNICODE8, NEXT_BUFFER")
+    add("text-memo-p0.npy", b"Vbuiltins\np +1_0\n0Vlen\np2\n0g 10\ng2\n\x930(lp3\n0(1N.",
+        "PUT and GET with blanks, a sign and an underscore in the index, POP, POP_MARK")
+    add("pop-empty-frame-p1.npy", b"N(0.", "POP on an empty frame drops the MARK")
+    add("ext-forms-p2.npy", b"\x80\x02\x83\x00\x01\x84\x00\x00\x01\x0000\x82\x05)\x81.",
+        "EXT2, EXT4 and EXT1, the last one's class given to NEWOBJ")
+    add("newobj-ex-global-p4.npy", b"\x80\x04\x8c\x08builtins\x8c\x03int\x93)}\x92)b.",
+        "NEWOBJ_EX on builtins.int, then BUILD on the result")
+    add("binpersid-p1.npy", b"K\x01Q)R.", "BINPERSID, then a call of what persistent_load returned")
+    add("call-of-call-p2.npy", b"\x80\x02cbuiltins\ngetattr\n)R)R)R.",
+        "a call of what a call returned, twice: an indirect call")
+    add("reduce-other-p2.npy", b"\x80\x02N)R.", "REDUCE on None: the loader would raise TypeError, no import")
+    add("global-long-name-p0.npy", b"c" + b"m" * 300 + b"\n" + b"n" * 300 + b"\n.",
+        "GLOBAL with module and name of 300 bytes: cut at 255 in the report",
+        rule=lambda imps: [".".join(part[:255] for part in i.split(".")) for i in imps])
+    add("stack-global-long-string-p4.npy",
+        b"\x80\x04X\x2c\x01\x00\x00" + b"m" * 300 + b"\x8c\x01x\x93.",
+        "STACK_GLOBAL whose module is a 300-character string: unresolved",
+        rule=lambda imps: ["?." + i.split(".")[1] for i in imps])
+    add("stack-global-text-string-p4.npy", b"\x80\x04\x8c\x03a b\x8c\x01x\x93.",
+        "STACK_GLOBAL on a string with a space, which the scan does not keep: unresolved",
+        rule=lambda imps: ["?." + i.split(".")[1] for i in imps])
+    add("obj-on-global-p1.npy", b"(cbuiltins\nset\no(cbuiltins\nlist\n)o0)\x81.",
+        "OBJ on a class, then NEWOBJ on an empty tuple (the loader would refuse it)")
+
     # Malformed and truncated pickles: numpy's loader gets an UnpicklingError
     # (or EOFError) from pickle.load before anything is called.
     full = pickle.dumps(obj_array([os_system, Reduce(eval, ("1",))]), protocol=4)
@@ -327,6 +386,19 @@ def cases():
     add("pop-mark-without-mark.npy", b"\x80\x02N1.", "POP_MARK without a MARK", error="NPYG_EPICKLE")
     add("negative-binstring.npy", b"T\xff\xff\xff\xff.", "BINSTRING with a negative length",
         error="NPYG_EPICKLE")
+    add("dict-odd.npy", b"(K\x01d.", "DICT with an odd number of items", error="NPYG_EPICKLE")
+    add("setitems-odd.npy", b"}(K\x01u.", "SETITEMS with an odd number of items", error="NPYG_EPICKLE")
+    add("obj-no-class.npy", b"(o.", "OBJ with nothing after the MARK", error="NPYG_EPICKLE")
+    add("inst-no-mark.npy", b"ios\nsystem\n.", "INST without a MARK: the import is named first",
+        error="NPYG_EPICKLE")
+    add("string-unquoted.npy", b"Sabc\n.", "STRING argument without quotes", error="NPYG_EPICKLE")
+    add("ext-zero.npy", b"\x80\x02\x82\x00.", "EXT1 with code 0", error="NPYG_EPICKLE")
+    add("long4-negative.npy", b"\x8b\xff\xff\xff\xff.", "LONG4 with a negative length", error="NPYG_EPICKLE")
+    add("put-empty-stack.npy", b"q\x00.", "BINPUT from an empty stack", error="NPYG_EPICKLE")
+    add("get-text-bad.npy", b"Nq\x00gx\n.", "GET with an index that is not a number", error="NPYG_EPICKLE")
+    add("stop-empty.npy", b".", "STOP on an empty stack", error="NPYG_EPICKLE")
+    add("binbytes8-huge.npy", b"\x8e\xff\xff\xff\xff\xff\xff\xff\xff.",
+        "BINBYTES8 longer than any size", error="NPYG_EPICKLE")
     add("import-then-garbage-p0.npy", b"cos\nsystem\n\xfe", "GLOBAL os.system, then an unknown opcode",
         error="NPYG_EPICKLE")
     return out
@@ -349,7 +421,7 @@ def main():
     manifest = {"python_version": "%d.%d.%d" % sys.version_info[:3], "numpy_version": np.__version__,
                 "files": {}}
     files = {}
-    for name, payload, description, error, descr, shape, version in cases():
+    for name, payload, description, error, descr, shape, version, rule in cases():
         data = npy_bytes(descr, shape if shape is not None else (), payload, version)
         imports, called, built, perr = replay(payload)
         if error is None and perr is not None:
@@ -369,6 +441,12 @@ def main():
             "pickletools_error": perr,
             "npyguard_scan": error or "NPYG_OK",
         }
+        if rule:
+            # Where npyguard's documented naming rule (npyguard.h: names cut
+            # at NPYG_PICKLE_NAME_MAX bytes; a STACK_GLOBAL string that is
+            # not identifier-like or longer than that is "?") changes what
+            # pickletools spells, the expected form, derived from its view.
+            manifest["files"][name]["npyguard_imports_in_order"] = rule(imports)
     npz = members_npz(files)
     with open(os.path.join(out, "object-members.npz"), "wb") as f:
         f.write(npz)
