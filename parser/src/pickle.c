@@ -711,7 +711,7 @@ static int step(scan *s)
 {
     uint8_t op;
     uint64_t v = 0;
-    uint32_t n, idx;
+    uint32_t n = 0, idx = 0;
     int rc = take(s, &op, 1);
     if (rc) return rc;
     switch (op) {

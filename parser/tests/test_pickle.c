@@ -413,7 +413,7 @@ int main(int argc, char **argv)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     error_table();
 
-    char path[1024], dir[1024];
+    char path[4096], dir[1024];
     int files = 0;
     /* 1. corpus/manifest.json: the unsafe .npy files */
     snprintf(path, sizeof path, "%s/manifest.json", corpus);
