@@ -1,7 +1,7 @@
 #!/bin/sh
 # Prints the dictionary for one harness: npy.dict, with zip.dict in front
 # for the NPZ harnesses; ra.dict for the RawArray harness; mat.dict for
-# the MAT header harness. The smoke
+# the MAT header harness; pickle.dict for the pickle scanner. The smoke
 # run, the campaign and the OSS-Fuzz artifacts all take their
 # dictionaries from here.
 #
@@ -12,5 +12,6 @@ case ${1:?usage: dict.sh TARGET} in
 npz*) cat "$here/zip.dict" "$here/npy.dict" ;;
 ra*) cat "$here/ra.dict" ;;
 mat*) cat "$here/mat.dict" ;;
+pickle*) cat "$here/pickle.dict" "$here/npy.dict" ;;
 *) cat "$here/npy.dict" ;;
 esac

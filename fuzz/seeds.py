@@ -11,15 +11,21 @@ a few hand-written forms the corpus does not spell. npz_fuzzer gets the
 archives of corpus/npz/ under 1 MiB (the bomb would only cost time).
 ra_fuzzer gets every file of corpus/ra/, the valid ones also with the
 payload sink on (trailer bit 15).
+pickle_fuzzer gets the object files of corpus/unsafe/ and corpus/pickle/,
+each whole and as its bare pickle.
 """
 import os
 import struct
 import sys
 
 TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer",
-           "mat_fuzzer")
+           "mat_fuzzer", "pickle_fuzzer")
 RA_GROUPS = ("valid", "invalid", "limit")
 SINK = struct.pack("<I", 1 << 15)
+# pickle_fuzzer: trailer bit 22 ("extra" bit 0) scans the input as a bare
+# pickle instead of a .npy file.
+BARE = struct.pack("<I", 1 << 22)
+PICKLE_DIRS = ("unsafe", "pickle")
 NPZ_SEED_MAX = 1 << 20
 # fuzz-regressions/ is left out on purpose: an open finding in the seeds
 # would stop afl-fuzz and libFuzzer at start-up; ctest replays them instead.
@@ -132,10 +138,24 @@ def main():
             rel = os.path.relpath(os.path.join(dirpath, name), hroot).replace(os.sep, "-")
             write(os.path.join(out, "mat_fuzzer", rel), data + DEFAULT)
             nmat += 1
+    npickles = 0
+    for group in PICKLE_DIRS:
+        d = os.path.join(corpus, group)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+            p = os.path.join(d, name)
+            if not name.endswith(".npy"):
+                continue
+            with open(p, "rb") as f:
+                data = f.read()
+            pre = 10 if data[6:7] == b"\x01" else 12
+            off = pre + int.from_bytes(data[8:pre], "little")
+            write(os.path.join(out, "pickle_fuzzer", group + "-" + name), data + DEFAULT)
+            write(os.path.join(out, "pickle_fuzzer", group + "-" + name + ".pkl"), data[off:] + BARE)
+            npickles += 1
     for k, dv in enumerate(sorted(descrs | set(EXTRA_DESCRS))):
         write(os.path.join(out, "npy_descr_fuzzer", "descr-%04d" % k), dv + DEFAULT)
-    print("seeds: %d corpus files, %d descr fragments, %d archives, %d .ra files, %d HDF5/MAT files -> %s"
-          % (count, len(descrs | set(EXTRA_DESCRS)), narchives, nra, nmat, out))
+    print("seeds: %d corpus files, %d descr fragments, %d archives, %d .ra files, %d HDF5/MAT files, "
+          "%d pickles -> %s" % (count, len(descrs | set(EXTRA_DESCRS)), narchives, nra, nmat, npickles, out))
 
 
 if __name__ == "__main__":

@@ -174,6 +174,17 @@ typedef enum npyg_status {
     NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
     NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
     /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
+    /* 140-149: the pickle scanner (npyg_pickle_scan_*); offsets are in the
+       .npy file or the member, as for the payload */
+    NPYG_EPICKLE = 140,              /* malformed: unknown opcode, bad argument, stack underflow, ... */
+    NPYG_EPICKLE_TRUNC = 141,        /* the pickle ends before its STOP opcode */
+    NPYG_EPICKLE_PROTO = 142,        /* PROTO above 5 */
+    NPYG_ELIMIT_PICKLE_BYTES = 143,  /* more bytes than max_bytes before STOP */
+    NPYG_ELIMIT_PICKLE_OPS = 144,    /* more opcodes than max_ops */
+    NPYG_ELIMIT_PICKLE_MEMO = 145,   /* a memo index at or above max_memo */
+    NPYG_ELIMIT_PICKLE_STACK = 146,  /* stack items plus marks above max_stack */
+    NPYG_ELIMIT_PICKLE_STRINGS = 147, /* kept strings above max_string_bytes */
+    NPYG_ELIMIT_PICKLE_IMPORTS = 148, /* more distinct imports than max_imports */
 
     NPYG_STATUS_END_ /* not a code; one past the highest code: loops over
                         [0, NPYG_STATUS_END_) see every code (with gaps) */
@@ -766,6 +777,141 @@ NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *li
    and one 2 KiB record buffer), whatever the file; 0 for invalid limits. */
 NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
                                              const npyg_hdf5_limits *hdf5_limits);
+/* ------------------------------------------------------------------ */
+/* Pickles: what an object array's payload would import                */
+/*                                                                     */
+/* An object array's payload is a pickle, and loading a pickle calls   */
+/* whatever it names. The scanner says what that is without loading    */
+/* it: a bounded walk of the opcodes of protocols 0-5 that tracks the   */
+/* stack and the memo only as far as naming needs (which values are     */
+/* strings, which are imported objects, which are results of calls),    */
+/* and lists every GLOBAL, STACK_GLOBAL, INST, OBJ and EXT import with   */
+/* how the pickle uses it. Nothing is imported, called or built.        */
+/*                                                                     */
+/*     int rc = npyg_validate_fd(ctx, fd);                             */
+/*     if (rc == NPYG_EOBJECT) {                                       */
+/*         npyg_pickle_report *r;                                      */
+/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: defaults */
+/*         char names[256];                                            */
+/*         if (r) npyg_pickle_format_imports(r, names, sizeof names);  */
+/*         npyg_pickle_report_free(ctx, r);                            */
+/*     }                                                               */
+/*                                                                     */
+/* The scan stops at STOP, as pickle.load does; bytes after it are not  */
+/* read. What it does not check: the text of INT, LONG and FLOAT        */
+/* arguments, the UTF-8 of strings and frame boundaries (a loader        */
+/* refuses those before it calls anything, so no import is missed).     */
+/* ------------------------------------------------------------------ */
+
+typedef struct npyg_pickle_limits {
+    uint64_t max_bytes;         /* pickle bytes read, up to STOP */
+    uint64_t max_ops;           /* opcodes */
+    uint32_t max_memo;          /* memo indices 0 .. max_memo-1 (pickle.dump numbers them densely) */
+    uint32_t max_stack;         /* stack items plus open marks */
+    uint32_t max_string_bytes;  /* short identifier-like strings kept because they may name an import */
+    uint32_t max_imports;       /* distinct imports reported */
+} npyg_pickle_limits;
+
+#define NPYG_DEFAULT_PICKLE_MAX_BYTES (UINT64_C(1) << 40) /* as max_payload_bytes */
+#define NPYG_DEFAULT_PICKLE_MAX_OPS (UINT64_C(1) << 32)
+#define NPYG_DEFAULT_PICKLE_MAX_MEMO (1u << 18)
+#define NPYG_DEFAULT_PICKLE_MAX_STACK (1u << 16)
+#define NPYG_DEFAULT_PICKLE_MAX_STRING_BYTES (1u << 20)
+#define NPYG_DEFAULT_PICKLE_MAX_IMPORTS 1024u
+/* Caps: a scan refuses limits above them (EINVAL). */
+#define NPYG_PICKLE_MAX_MEMO_CAP (1u << 26)
+#define NPYG_PICKLE_MAX_STACK_CAP (1u << 26)
+#define NPYG_PICKLE_MAX_STRING_BYTES_CAP (1u << 28)
+#define NPYG_PICKLE_MAX_IMPORTS_CAP (1u << 20)
+/* A module or attribute name longer than this is not kept: a GLOBAL or
+   INST name is cut (NPYG_PI_TRUNCATED), a STACK_GLOBAL one is unresolved. */
+#define NPYG_PICKLE_NAME_MAX 255u
+
+NPYG_API void npyg_pickle_limits_default(npyg_pickle_limits *limits);
+
+/* The most a scan allocates beyond what the context already holds,
+   report included (NULL: the defaults). Every allocation is also charged
+   against the context's max_alloc_bytes. 0 for invalid limits. */
+NPYG_API uint64_t npyg_pickle_worst_case_alloc(const npyg_pickle_limits *limits);
+
+/* How the pickle uses one import (npyg_pickle_import.flags). */
+enum npyg_pickle_use {
+    NPYG_PI_REDUCE = 1u << 0,     /* called by REDUCE: callable(*args) */
+    NPYG_PI_NEWOBJ = 1u << 1,     /* cls.__new__(cls, ...) by NEWOBJ / NEWOBJ_EX */
+    NPYG_PI_INST = 1u << 2,       /* named and called by INST */
+    NPYG_PI_OBJ = 1u << 3,        /* called by OBJ */
+    NPYG_PI_BUILD = 1u << 4,      /* BUILD gives state to it or to what calling it returned (__setstate__) */
+    NPYG_PI_EXT = 1u << 5,        /* named by an extension code (EXT1/2/4): module and name are "" */
+    NPYG_PI_UNRESOLVED = 1u << 6, /* STACK_GLOBAL on values the scan cannot name: "?" stands for them */
+    NPYG_PI_TRUNCATED = 1u << 7   /* a GLOBAL/INST name longer than NPYG_PICKLE_NAME_MAX, cut there */
+};
+#define NPYG_PI_CALLED (NPYG_PI_REDUCE | NPYG_PI_NEWOBJ | NPYG_PI_INST | NPYG_PI_OBJ)
+
+/* Whole-pickle facts (npyg_pickle_report.flags). */
+enum npyg_pickle_fact {
+    NPYG_PR_INDIRECT_CALL = 1u << 0, /* calls a value some call returned: not nameable statically */
+    NPYG_PR_PERSID = 1u << 1,        /* persistent ids: the loader's persistent_load is called */
+    NPYG_PR_BUFFERS = 1u << 2        /* out-of-band buffers (NEXT_BUFFER) */
+};
+
+typedef struct npyg_pickle_import {
+    const char *module;   /* bytes as the pickle spells them, NUL-terminated */
+    size_t module_len;
+    const char *name;     /* the attribute, dotted for nested ones (protocol 4) */
+    size_t name_len;
+    unsigned flags;       /* NPYG_PI_* */
+    uint32_t refs;        /* how many opcodes name it */
+    uint64_t offset;      /* the first of them, as error offsets count */
+    int32_t ext_code;     /* NPYG_PI_EXT: the code; else 0 */
+} npyg_pickle_import;
+
+typedef struct npyg_pickle_report {
+    int status;           /* 0, or the code the scan stopped with: then the
+                             imports are those before the fault */
+    int protocol;         /* the last PROTO argument; 0 without one */
+    uint64_t length;      /* bytes scanned, STOP included when complete */
+    uint64_t opcodes;
+    unsigned flags;       /* NPYG_PR_* */
+    uint32_t nimports;
+    const npyg_pickle_import *imports; /* distinct, in order of first use */
+} npyg_pickle_report;
+
+/* Scan a pickle from a buffer or a read callback (the whole input is the
+   pickle). Returns 0 or an error code (npyg_last_error: offset and message,
+   replacing the previous call's). *out receives a report whenever one could
+   be made, also after a malformed pickle or a limit (status says which),
+   and NULL otherwise (ENOMEM, EINVAL); free it with npyg_pickle_report_free
+   before the context. limits NULL: the defaults. */
+NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len,
+                                     const npyg_pickle_limits *limits, npyg_pickle_report **out);
+NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
+                                   const npyg_pickle_limits *limits, npyg_pickle_report **out);
+
+/* The same on a whole .npy file: the preamble and header are skipped
+   (header length held to the context's max_header_bytes) and the payload,
+   from the data offset, is scanned; offsets are in the file. For a file
+   npyg_validate_* refused with NPYG_EOBJECT. The descriptor is read like
+   npyg_validate_fd reads it (pread from its current position, which stays
+   put; read(2) on a pipe) and never written or closed. */
+NPYG_API int npyg_pickle_scan_npy_buffer(npyg_ctx *ctx, const void *buf, size_t len,
+                                         const npyg_pickle_limits *limits, npyg_pickle_report **out);
+NPYG_API int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
+                                       const npyg_pickle_limits *limits, npyg_pickle_report **out);
+NPYG_API int npyg_pickle_scan_npy_fd(npyg_ctx *ctx, int fd, const npyg_pickle_limits *limits,
+                                     npyg_pickle_report **out);
+
+NPYG_API void npyg_pickle_report_free(npyg_ctx *ctx, npyg_pickle_report *report); /* NULL is fine */
+
+/* "os.system, builtins.eval": the imports in order of first use, each
+   module.name (an unresolvable part as "?", an extension as "ext:CODE"),
+   with every byte outside printable ASCII as \xNN so the text is safe on a
+   terminal. Returns the length needed without the NUL, like snprintf. */
+NPYG_API size_t npyg_pickle_format_imports(const npyg_pickle_report *report, char *out, size_t size);
+
+/* Member i as a pickle scan (npyg_pickle_scan_npy_read on its inflated
+   bytes), for a member npyg_zip_validate_member refused with NPYG_EOBJECT. */
+NPYG_API int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
+                                         npyg_pickle_report **out);
 
 #ifdef __cplusplus
 }

@@ -109,6 +109,15 @@ static const err_entry errors[] = {
     {NPYG_EHDF5_FORMAT, "NPYG_EHDF5_FORMAT", "strict", "hdf5storage attributes are wrong or inconsistent"},
     {NPYG_ELIMIT_OBJECTS, "NPYG_ELIMIT_OBJECTS", "limit", "more HDF5 objects than max_objects"},
     {NPYG_ELIMIT_NESTING, "NPYG_ELIMIT_NESTING", "limit", "HDF5 groups nested deeper than max_nesting"},
+    {NPYG_EPICKLE, "NPYG_EPICKLE", "pickle", "malformed pickle"},
+    {NPYG_EPICKLE_TRUNC, "NPYG_EPICKLE_TRUNC", "pickle", "pickle ends before its STOP opcode"},
+    {NPYG_EPICKLE_PROTO, "NPYG_EPICKLE_PROTO", "pickle", "pickle protocol above 5"},
+    {NPYG_ELIMIT_PICKLE_BYTES, "NPYG_ELIMIT_PICKLE_BYTES", "limit", "pickle longer than max_bytes"},
+    {NPYG_ELIMIT_PICKLE_OPS, "NPYG_ELIMIT_PICKLE_OPS", "limit", "pickle has more opcodes than max_ops"},
+    {NPYG_ELIMIT_PICKLE_MEMO, "NPYG_ELIMIT_PICKLE_MEMO", "limit", "pickle memo index at or above max_memo"},
+    {NPYG_ELIMIT_PICKLE_STACK, "NPYG_ELIMIT_PICKLE_STACK", "limit", "pickle stack deeper than max_stack"},
+    {NPYG_ELIMIT_PICKLE_STRINGS, "NPYG_ELIMIT_PICKLE_STRINGS", "limit", "pickle names more string bytes than max_string_bytes"},
+    {NPYG_ELIMIT_PICKLE_IMPORTS, "NPYG_ELIMIT_PICKLE_IMPORTS", "limit", "pickle has more imports than max_imports"},
 };
 
 static const err_entry *find(int code)

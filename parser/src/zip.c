@@ -1024,3 +1024,22 @@ int npyg_zip_read_member(npyg_zip *z, void *dst, size_t size)
         done += got;
     }
 }
+
+/* ---------------- what an object member's pickle imports ---------------- */
+
+/* Opens the member as validation does (ratio and inflation budget first,
+   nothing inflated past them), then lets the scanner read it. */
+int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
+                                npyg_pickle_report **out)
+{
+    if (out) *out = NULL;
+    if (!z) return NPYG_EINVAL;
+    bool npy = false;
+    int rc = begin_member(z, i, &npy);
+    if (rc) return rc;
+    npyg_ctx *ctx = z->ctx;
+    ctx->parse_space = NPYG_OFFSET_MEMBER;
+    rc = npyg_pickle_scan_npy_read(ctx, member_cb, z, limits, out);
+    ctx->parse_space = NPYG_OFFSET_FILE;
+    return rc;
+}

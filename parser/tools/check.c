@@ -115,7 +115,24 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     int rc = in->regular ? npyg_validate_fd(ctx, in->fd) : npyg_validate_read(ctx, replay_read, &in->rp);
     char sha[65] = {0};
     const char *shown = hash_end(&h, rc, sha);
-    report_npy(o, b, in->path, ctx, rc, shown);
+    /* An object array: say what its pickle would import. A stream cannot
+       be read again, so only a regular file is scanned; a context of its
+       own keeps the validation's error for the report. */
+    pickle_view pk = {0};
+    npyg_pickle_report *r = NULL;
+    npyg_ctx *pc = NULL;
+    if (rc == NPYG_EOBJECT && in->regular) {
+        npyg_options po = {o->profile, &o->limits, NULL, 0};
+        pc = npyg_ctx_new(&po);
+        if (pc) {
+            npyg_pickle_scan_npy_fd(pc, in->fd, NULL, &r);
+            pk.report = r;
+            pk.scan_error = *npyg_last_error(pc);
+        }
+    }
+    report_npy(o, b, in->path, ctx, rc, shown, &pk);
+    npyg_pickle_report_free(pc, r);
+    npyg_ctx_free(pc);
     return status_of(rc ? npyg_last_error(ctx)->code : 0);
 }
 
@@ -137,8 +154,17 @@ static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         int mrc = npyg_zip_validate_member(z, i);
         char sha[65] = {0};
         const char *shown = hash_end(&h, mrc || !npyg_get_info(ctx), sha);
+        npyg_error merr = *npyg_last_error(ctx);
+        pickle_view pk = {0};
+        npyg_pickle_report *r = NULL;
+        if (mrc == NPYG_EOBJECT) {
+            npyg_zip_scan_member_pickle(z, i, NULL, &r);
+            pk.report = r;
+            pk.scan_error = *npyg_last_error(ctx);
+        }
         if (o->json && i) sb_puts(&members, ", ");
-        report_member(o, &members, in->path, ctx, npyg_zip_member(z, i), mrc, shown);
+        report_member(o, &members, in->path, ctx, npyg_zip_member(z, i), mrc, shown, &merr, &pk);
+        npyg_pickle_report_free(ctx, r);
         int s = status_of(mrc);
         if (s > status) status = s;
     }
@@ -198,7 +224,7 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         npyg_probe_info pi;
         int prc = npyg_probe_fd(ctx, in->fd, &pi);
         if (prc) {
-            report_npy(o, b, in->path, ctx, prc, NULL);
+            report_npy(o, b, in->path, ctx, prc, NULL, NULL);
             return status_of(prc);
         }
         if (pi.format == NPYG_FORMAT_HDF5 || pi.format == NPYG_FORMAT_MAT73) return validate_hdf5(o, ctx, b, in, &pi);

@@ -44,8 +44,16 @@ void sb_json_name(strbuf *b, const char *key, const char *s, size_t n);
 void sb_json_u64(strbuf *b, uint64_t v);
 
 /* ---------------- report.c: one file's report, text or JSON ---------------- */
-/* A .npy input (or the error that stopped it). */
-void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
+/* What an object array's pickle would import: the scan's report (NULL
+   when none was made) and, when it stopped early, its error. */
+typedef struct pickle_view {
+    const npyg_pickle_report *report;
+    npyg_error scan_error;
+} pickle_view;
+
+/* A .npy input (or the error that stopped it); pk NULL: no scan. */
+void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha,
+                const pickle_view *pk);
 /* A RawArray .ra input (or the error that stopped it). */
 void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
 /* An error found before any validator ran (open, stat, kind of file). */
@@ -55,8 +63,10 @@ void report_refused(const options *o, strbuf *b, const char *path, unsigned mode
 /* An archive that could not be opened (or read at all). */
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e);
 /* One member, into the archive's member list. */
+/* e: the member's error (rc != 0), kept before a pickle scan replaced
+   the context's. */
 void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, const npyg_zip_entry *m, int rc,
-                   const char *sha);
+                   const char *sha, const npyg_error *e, const pickle_view *pk);
 /* The archive's line around its members' reports. */
 void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members);
 /* An HDF5 / MAT v7.3 file: one line (or JSON object) per object, as the

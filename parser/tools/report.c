@@ -170,6 +170,71 @@ static void human_error(strbuf *b, const char *label, const npyg_error *e)
     sb_puts(b, "\n");
 }
 
+/* ---------------- what a pickle imports ---------------- */
+
+static bool has_pickle(const npyg_error *e, const pickle_view *pk)
+{
+    return pk && pk->report && e->code == NPYG_EOBJECT;
+}
+
+/* "path:offset: unsafe: object dtype: the payload is a pickle that imports
+   posix.system, builtins.eval" (names escaped by the library). */
+static void human_pickle(strbuf *b, const char *label, const npyg_error *e, const pickle_view *pk)
+{
+    const npyg_pickle_report *r = pk->report;
+    size_t need = npyg_pickle_format_imports(r, NULL, 0);
+    char *names = malloc(need + 1);
+    if (!names) die_oom();
+    npyg_pickle_format_imports(r, names, need + 1);
+    sb_printf(b, "%s:%llu: %s: object dtype: the payload is a pickle that imports %s", label,
+              (unsigned long long)e->offset, npyg_error_class(e->code), r->nimports ? names : "nothing");
+    if (r->status)
+        sb_printf(b, " (the scan stopped at byte %llu: %s)", (unsigned long long)pk->scan_error.offset,
+                  npyg_strerror(r->status));
+    sb_puts(b, "\n");
+    free(names);
+}
+
+/* , "pickle": {"complete": ..., "protocol": ..., "imports": [{"module": ...,
+   "name": ..., "called": ..., "built": ..., "uses": [...]}, ...], ...} */
+static void json_pickle(strbuf *b, const pickle_view *pk)
+{
+    static const struct { unsigned bit; const char *name; } uses[] = {
+        {NPYG_PI_REDUCE, "REDUCE"}, {NPYG_PI_NEWOBJ, "NEWOBJ"}, {NPYG_PI_INST, "INST"}, {NPYG_PI_OBJ, "OBJ"},
+        {NPYG_PI_BUILD, "BUILD"}, {NPYG_PI_EXT, "EXT"},
+    };
+    const npyg_pickle_report *r = pk->report;
+    sb_printf(b, ", \"pickle\": {\"complete\": %s, \"protocol\": %d, \"opcodes\": ", r->status ? "false" : "true",
+              r->protocol);
+    sb_json_u64(b, r->opcodes);
+    if (r->status) {
+        sb_puts(b, ", \"scan_error\": ");
+        sb_json_error(b, &pk->scan_error);
+    }
+    sb_printf(b, ", \"indirect_calls\": %s, \"persistent_ids\": %s, \"imports\": [",
+              r->flags & NPYG_PR_INDIRECT_CALL ? "true" : "false", r->flags & NPYG_PR_PERSID ? "true" : "false");
+    for (uint32_t i = 0; i < r->nimports; i++) {
+        const npyg_pickle_import *m = &r->imports[i];
+        sb_puts(b, i ? ", {\"module\": " : "{\"module\": ");
+        sb_json_str(b, m->module, m->module_len);
+        sb_puts(b, ", \"name\": ");
+        sb_json_str(b, m->name, m->name_len);
+        sb_printf(b, ", \"called\": %s, \"built\": %s, \"resolved\": %s", m->flags & NPYG_PI_CALLED ? "true" : "false",
+                  m->flags & NPYG_PI_BUILD ? "true" : "false",
+                  m->flags & (NPYG_PI_UNRESOLVED | NPYG_PI_TRUNCATED) ? "false" : "true");
+        if (m->flags & NPYG_PI_EXT) sb_printf(b, ", \"ext_code\": %ld", (long)m->ext_code);
+        sb_puts(b, ", \"uses\": [");
+        bool first = true;
+        for (size_t k = 0; k < sizeof uses / sizeof uses[0]; k++) {
+            if (!(m->flags & uses[k].bit)) continue;
+            sb_printf(b, "%s\"%s\"", first ? "" : ", ", uses[k].name);
+            first = false;
+        }
+        sb_puts(b, "]}");
+    }
+    sb_puts(b, "]}");
+}
+
 static void json_path(strbuf *b, const char *path)
 {
     sb_puts(b, "{");
@@ -177,15 +242,18 @@ static void json_path(strbuf *b, const char *path)
 }
 
 /* A file that failed as a whole; an archive's object keeps its shape. */
-static void file_error(const options *o, strbuf *b, const char *path, const npyg_error *e, bool archive)
+static void file_error(const options *o, strbuf *b, const char *path, const npyg_error *e, bool archive,
+                       const pickle_view *pk)
 {
     if (!o->json) {
-        human_error(b, path, e);
+        if (has_pickle(e, pk)) human_pickle(b, path, e, pk);
+        else human_error(b, path, e);
         return;
     }
     json_path(b, path);
     sb_puts(b, archive ? ", \"ok\": false, \"archive\": true, \"error\": " : ", \"ok\": false, \"error\": ");
     sb_json_error(b, e);
+    if (has_pickle(e, pk)) json_pickle(b, pk);
     sb_puts(b, archive ? ", \"members\": []}\n" : "}\n");
 }
 
@@ -291,7 +359,7 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
 {
     npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
     snprintf(e.message, sizeof e.message, "%s: %s", what, strerror(err));
-    if (o->json) file_error(o, b, path, &e, false);
+    if (o->json) file_error(o, b, path, &e, false, NULL);
     else { /* no offset: none was read */
         sb_text0(b, path);
         sb_printf(b, ": %s: ", npyg_error_class(e.code));
@@ -310,7 +378,7 @@ void report_refused(const options *o, strbuf *b, const char *path, unsigned mode
                  "is %s, not a regular file: refused unopened, as reading it could block or never end "
                  "(pass its bytes on standard input instead)",
                  file_kind(mode));
-    if (o->json) file_error(o, b, path, &e, false);
+    if (o->json) file_error(o, b, path, &e, false, NULL);
     else {
         sb_text0(b, path);
         sb_printf(b, ": %s: ", npyg_error_class(e.code));
@@ -319,10 +387,11 @@ void report_refused(const options *o, strbuf *b, const char *path, unsigned mode
     }
 }
 
-void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
+void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha,
+                const pickle_view *pk)
 {
     if (rc) {
-        file_error(o, b, path, npyg_last_error(ctx), false);
+        file_error(o, b, path, npyg_last_error(ctx), false, pk);
         return;
     }
     const npyg_info *in = npyg_get_info(ctx);
@@ -347,7 +416,7 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
 void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
 {
     if (rc) {
-        file_error(o, b, path, npyg_last_error(ctx), false);
+        file_error(o, b, path, npyg_last_error(ctx), false, NULL);
         return;
     }
     const npyg_ra_info *ra = npyg_ra_get_info(ctx);
@@ -398,20 +467,20 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
 
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
 {
-    file_error(o, b, path, e, true);
+    file_error(o, b, path, e, true, NULL);
 }
 
 /* Human output names what an offset is in: "a.npz:1234: zip: ..." for the
    archive, "a.npz:x.npy:10: header: ..." for the member's bytes. */
 void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, const npyg_zip_entry *m, int rc,
-                   const char *sha)
+                   const char *sha, const npyg_error *e, const pickle_view *pk)
 {
     size_t llen = strlen(path) + m->name_len + 2;
     char *label = malloc(llen);
     if (!label) die_oom();
     snprintf(label, llen, "%s:%s", path, m->name);
     const npyg_info *in = rc ? NULL : npyg_get_info(ctx);
-    const npyg_error *e = npyg_last_error(ctx);
+    if (!e) e = npyg_last_error(ctx);
     if (o->json) {
         sb_puts(b, "{");
         sb_json_name(b, "name", m->name, m->name_len);
@@ -427,6 +496,7 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
         if (rc) {
             sb_printf(b, ", \"offset_in\": \"%s\", \"error\": ", npyg_offset_space_name(e->offset_space));
             sb_json_error(b, e);
+            if (has_pickle(e, pk)) json_pickle(b, pk);
         } else if (in) {
             char descr[256], *big;
             const char *dtext = descr_text(in, descr, sizeof descr, &big);
@@ -437,6 +507,8 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
             sb_puts(b, ", \"npy\": false");
         }
         sb_puts(b, "}");
+    } else if (rc && has_pickle(e, pk)) {
+        human_pickle(b, label, e, pk);
     } else if (rc) {
         human_error(b, e->offset_space == NPYG_OFFSET_ARCHIVE ? path : label, e);
     } else if (!o->quiet) {

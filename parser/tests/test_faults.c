@@ -1,0 +1,353 @@
+/*
+ * I/O faults, injected at every point in turn, on every .npy file and
+ * every .npz archive (up to 1 MiB) of the corpus. The rule: a run ends in
+ * the verdict of the fault-free run, or in NPYG_EIO when a fault hit a read
+ * the verdict needed; never another verdict, never a hang, never a leak.
+ *
+ *  - read callback: 1-byte reads; -1 (errno EINTR, then EIO) from the k-th
+ *    byte on, for every k (the callback contract: -1 is an error, retrying
+ *    EINTR is the callback's job).
+ *  - descriptors: pread(2) and read(2) are wrapped at link time
+ *    (-Wl,--wrap=pread,--wrap=read, so no LD_PRELOAD): every call returns
+ *    at most a few bytes; the k-th call fails with EINTR (the library
+ *    retries: same verdict), with EIO, or returns 0 early (a file that
+ *    shrinks), for every k; and a pipe fed one byte at a time by a child
+ *    process (short reads as a real pipe gives them).
+ *
+ *   test_faults CORPUSDIR
+ */
+#include "npyguard.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---------------- the descriptor shim ---------------- */
+
+enum plan { P_NONE, P_SHORT, P_EINTR, P_EIO, P_EOF };
+
+/* Test-only state: the wrapped calls have no user pointer. */
+static struct {
+    enum plan plan;
+    long calls;   /* wrapped calls so far */
+    long fail_at; /* the call that fails (P_EINTR, P_EIO, P_EOF) */
+    bool fired;
+} shim;
+
+ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t __real_read(int fd, void *buf, size_t n);
+
+static ssize_t shim_io(int fd, void *buf, size_t n, off_t off, bool positional)
+{
+    long k = shim.calls++;
+    if (shim.plan == P_SHORT && n > 1) n = 1 + (size_t)(k % 5) < n ? 1 + (size_t)(k % 5) : n;
+    if (k == shim.fail_at && shim.plan >= P_EINTR) {
+        shim.fired = true;
+        if (shim.plan == P_EOF) return 0;
+        errno = shim.plan == P_EINTR ? EINTR : EIO;
+        return -1;
+    }
+    return positional ? __real_pread(fd, buf, n, off) : __real_read(fd, buf, n);
+}
+
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off) { return shim_io(fd, buf, n, off, true); }
+ssize_t __wrap_read(int fd, void *buf, size_t n);
+ssize_t __wrap_read(int fd, void *buf, size_t n) { return shim_io(fd, buf, n, 0, false); }
+
+static void shim_set(enum plan p, long fail_at)
+{
+    shim.plan = p;
+    shim.calls = 0;
+    shim.fail_at = fail_at;
+    shim.fired = false;
+}
+
+/* ---------------- outcomes ---------------- */
+
+typedef struct outcome {
+    int rc;
+    uint64_t offset;
+    uint64_t count, payload, data_offset;
+} outcome;
+
+static outcome take(npyg_ctx *ctx, int rc)
+{
+    outcome o = {rc, rc ? npyg_last_error(ctx)->offset : 0, 0, 0, 0};
+    const npyg_info *in = npyg_get_info(ctx);
+    if (!rc && in) {
+        o.count = in->count;
+        o.payload = in->payload_bytes;
+        o.data_offset = in->data_offset;
+    }
+    return o;
+}
+
+static bool same(outcome a, outcome b)
+{
+    return a.rc == b.rc && a.offset == b.offset && a.count == b.count && a.payload == b.payload &&
+           a.data_offset == b.data_offset;
+}
+
+static tu_alloc ta;
+
+static npyg_ctx *new_ctx(void)
+{
+    tu_alloc_init(&ta, UINT64_MAX);
+    npyg_alloc al = tu_allocator(&ta);
+    npyg_options o = {NPYG_PROFILE_NUMPY, NULL, &al, 0};
+    return npyg_ctx_new(&o);
+}
+
+static void free_ctx(npyg_ctx *ctx, const char *what)
+{
+    npyg_ctx_free(ctx);
+    TU_CHECK(ta.now == 0, "%s: %llu bytes leaked", what, (unsigned long long)ta.now);
+}
+
+/* ---------------- .npy through the callback ---------------- */
+
+typedef struct cbr {
+    const unsigned char *p;
+    size_t len, pos, fail_at;
+    int err; /* 0: 1-byte reads, no failure */
+    bool fired;
+} cbr;
+
+static long long cb_read(void *user, void *buf, size_t n)
+{
+    cbr *r = user;
+    if (r->err && r->pos >= r->fail_at) {
+        r->fired = true;
+        errno = r->err;
+        return -1;
+    }
+    size_t k = r->len - r->pos < n ? r->len - r->pos : n;
+    if (!r->err && k > 1) k = 1;
+    memcpy(buf, r->p + r->pos, k);
+    r->pos += k;
+    return (long long)k;
+}
+
+static int npy_files, npz_files, runs, eio_seen;
+
+static void npy_file(const char *path)
+{
+    tu_current = path;
+    size_t len;
+    unsigned char *data = tu_slurp(path, &len);
+    if (!data) { TU_CHECK(0, "cannot read"); return; }
+    npy_files++;
+    npyg_ctx *ctx = new_ctx();
+    outcome want = take(ctx, npyg_validate_buffer(ctx, data, len));
+
+    cbr r = {data, len, 0, 0, 0, false};
+    outcome got = take(ctx, npyg_validate_read(ctx, cb_read, &r));
+    TU_CHECK(same(got, want), "1-byte reads: %s at %llu, buffer %s at %llu", npyg_error_name(got.rc),
+             (unsigned long long)got.offset, npyg_error_name(want.rc), (unsigned long long)want.offset);
+    for (int e = 0; e < 2; e++) {
+        for (size_t k = 0; k <= len; k++) {
+            r = (cbr){data, len, 0, k, e ? EIO : EINTR, false};
+            got = take(ctx, npyg_validate_read(ctx, cb_read, &r));
+            runs++;
+            if (r.fired && got.rc == NPYG_EIO) eio_seen++;
+            if (r.fired) TU_CHECK(got.rc == NPYG_EIO, "callback fails at byte %zu: %s", k, npyg_error_name(got.rc));
+            else TU_CHECK(same(got, want), "callback would fail at byte %zu, never asked: %s", k, npyg_error_name(got.rc));
+        }
+    }
+
+    /* The same file by descriptor, through the shim. */
+    int fd = open(path, O_RDONLY);
+    shim_set(P_NONE, -1);
+    got = take(ctx, npyg_validate_fd(ctx, fd));
+    TU_CHECK(same(got, want), "descriptor: %s, buffer %s", npyg_error_name(got.rc), npyg_error_name(want.rc));
+    long calls = shim.calls;
+    TU_CHECK(calls > 0, "the shim saw no read: is pread wrapped?");
+    shim_set(P_SHORT, -1);
+    got = take(ctx, npyg_validate_fd(ctx, fd));
+    TU_CHECK(same(got, want), "short preads: %s, buffer %s", npyg_error_name(got.rc), npyg_error_name(want.rc));
+    for (enum plan p = P_EINTR; p <= P_EOF; p++) {
+        for (long k = 0; k <= calls; k++) {
+            shim_set(p, k);
+            got = take(ctx, npyg_validate_fd(ctx, fd));
+            runs++;
+            if (shim.fired && got.rc == NPYG_EIO) eio_seen++;
+            bool ok = same(got, want) || (shim.fired && p != P_EINTR && got.rc == NPYG_EIO) ||
+                      /* a file that seems to end early is a truncated file */
+                      (shim.fired && p == P_EOF && (got.rc == NPYG_ETRUNC_PAYLOAD || got.rc == NPYG_ETRUNC_HEADER ||
+                                                    got.rc == NPYG_ETRUNC_PREAMBLE || got.rc == NPYG_EMAGIC));
+            TU_CHECK(ok, "pread call %ld %s: %s, fault-free %s", k,
+                     p == P_EINTR ? "EINTR" : p == P_EIO ? "EIO" : "returns 0", npyg_error_name(got.rc),
+                     npyg_error_name(want.rc));
+        }
+    }
+    shim_set(P_NONE, -1);
+    close(fd);
+    free_ctx(ctx, path);
+    free(data);
+}
+
+/* A pipe fed by a child one byte per write: the reader sees the short
+   reads a real pipe gives, and EINTR from signals between them. */
+static void npy_pipe(const char *path)
+{
+    tu_current = path;
+    size_t len;
+    unsigned char *data = tu_slurp(path, &len);
+    if (!data) return;
+    npyg_ctx *ctx = new_ctx();
+    outcome want = take(ctx, npyg_validate_buffer(ctx, data, len));
+    int p[2];
+    if (pipe(p) != 0) { TU_CHECK(0, "pipe"); free(data); free_ctx(ctx, path); return; }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        signal(SIGPIPE, SIG_IGN); /* the reader may stop early */
+        for (size_t i = 0; i < len; i++)
+            if (write(p[1], data + i, 1) != 1) break;
+        _exit(0);
+    }
+    close(p[1]);
+    outcome got = take(ctx, npyg_validate_fd(ctx, p[0]));
+    close(p[0]);
+    waitpid(pid, NULL, 0);
+    /* A pipe has no size: a payload error is seen as the stream ends. */
+    TU_CHECK(same(got, want) || (got.rc == want.rc && want.rc == NPYG_ETRUNC_PAYLOAD),
+             "pipe: %s at %llu, buffer %s at %llu", npyg_error_name(got.rc), (unsigned long long)got.offset,
+             npyg_error_name(want.rc), (unsigned long long)want.offset);
+    free_ctx(ctx, path);
+    free(data);
+}
+
+/* ---------------- .npz ---------------- */
+
+#define MAX_STEPS 64
+
+/* Opens the archive and validates each member; outcome per step, and the
+   shim's call count at the end of each step. */
+static size_t npz_run(const char *path, outcome *out, long *ends, bool *fired)
+{
+    npyg_ctx *ctx = new_ctx();
+    int fd = open(path, O_RDONLY);
+    npyg_zip *z = NULL;
+    size_t n = 0;
+    bool f0 = shim.fired;
+    out[n] = take(ctx, npyg_zip_open_fd(ctx, fd, NULL, &z));
+    fired[n] = shim.fired != f0;
+    ends[n++] = shim.calls;
+    for (size_t i = 0; z && i < npyg_zip_count(z) && n < MAX_STEPS; i++) {
+        f0 = shim.fired;
+        out[n] = take(ctx, npyg_zip_validate_member(z, i));
+        fired[n] = shim.fired != f0;
+        ends[n++] = shim.calls;
+    }
+    npyg_zip_close(z);
+    close(fd);
+    free_ctx(ctx, path);
+    return n;
+}
+
+static void npz_file(const char *path)
+{
+    tu_current = path;
+    npz_files++;
+    outcome want[MAX_STEPS], got[MAX_STEPS];
+    long ends[MAX_STEPS], ends2[MAX_STEPS];
+    bool fired[MAX_STEPS];
+    shim_set(P_NONE, -1);
+    size_t n = npz_run(path, want, ends, fired);
+    long calls = shim.calls;
+    TU_CHECK(calls > 0, "the shim saw no read: is pread wrapped?");
+
+    shim_set(P_SHORT, -1);
+    size_t m = npz_run(path, got, ends2, fired);
+    TU_CHECK(m == n, "short preads: %zu steps, %zu without faults", m, n);
+    for (size_t i = 0; i < n && i < m; i++)
+        TU_CHECK(same(got[i], want[i]), "short preads, step %zu: %s, fault-free %s", i, npyg_error_name(got[i].rc),
+                 npyg_error_name(want[i].rc));
+
+    for (enum plan p = P_EINTR; p <= P_EOF; p++) {
+        for (long k = 0; k <= calls; k++) {
+            shim_set(p, k);
+            m = npz_run(path, got, ends2, fired);
+            runs++;
+            for (size_t i = 0; i < m; i++)
+                if (fired[i] && got[i].rc == NPYG_EIO) eio_seen++;
+            bool ok = true;
+            /* A failed open has no members; any other step must match. */
+            if (got[0].rc != want[0].rc) {
+                ok = fired[0] && p != P_EINTR && got[0].rc == NPYG_EIO;
+            } else {
+                ok = m == n;
+                for (size_t i = 0; ok && i < m; i++)
+                    ok = same(got[i], want[i]) || (fired[i] && p != P_EINTR && got[i].rc == NPYG_EIO);
+            }
+            TU_CHECK(ok, "pread call %ld %s: open %s (fault-free %s), %zu steps (%zu)", k,
+                     p == P_EINTR ? "EINTR" : p == P_EIO ? "EIO" : "returns 0", npyg_error_name(got[0].rc),
+                     npyg_error_name(want[0].rc), m, n);
+        }
+    }
+    shim_set(P_NONE, -1);
+}
+
+/* ---------------- walking the corpus ---------------- */
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void each(const char *dir, const char *suffix, off_t max_size, void (*fn)(const char *))
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char *names[4096];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 4096) {
+        size_t l = strlen(e->d_name);
+        if (l > strlen(suffix) && strcmp(e->d_name + l - strlen(suffix), suffix) == 0) names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_name);
+    for (size_t i = 0; i < n; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= max_size) fn(path);
+        free(names[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_faults CORPUSDIR\n");
+        return 2;
+    }
+    static const char *npy_dirs[] = {"valid", "compat", "invalid", "unsafe", "pickle", "fuzz-regressions"};
+    char dir[1024];
+    for (size_t i = 0; i < sizeof npy_dirs / sizeof npy_dirs[0]; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", argv[1], npy_dirs[i]);
+        each(dir, ".npy", 1 << 16, npy_file);
+    }
+    snprintf(dir, sizeof dir, "%s/valid", argv[1]);
+    each(dir, "-v3.npy", 1 << 16, npy_pipe);
+    static const char *npz_dirs[] = {"npz/valid", "npz/compat", "npz/invalid", "npz/unsafe", "pickle"};
+    for (size_t i = 0; i < sizeof npz_dirs / sizeof npz_dirs[0]; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", argv[1], npz_dirs[i]);
+        each(dir, ".npz", 1 << 20, npz_file);
+    }
+    TU_CHECK(eio_seen > runs / 4, "only %d of %d faulted runs ended in EIO", eio_seen, runs);
+    TU_CHECK(npy_files >= 700 && npz_files >= 50, "only %d .npy and %d .npz files", npy_files, npz_files);
+    printf("test_faults: %d .npy and %d .npz files, %d faulted runs (%d ended in EIO), %d checks passed, %d failed\n", npy_files,
+           npz_files, runs, eio_seen, tu_passed, tu_failed);
+    return tu_failed != 0;
+}
