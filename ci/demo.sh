@@ -13,3 +13,9 @@ set -x
 "$npyv" corpus/invalid/hlen-4gib-v2.npy corpus/invalid/dim-bool-true-v1.npy \
   corpus/unsafe/obj-os-system-v1.npy || true
 "$npyv" --json corpus/compat/trailing-bytes-v1.npy || true
+# RawArray, recognised by content; a truncated one.
+"$npyv" corpus/ra/valid/c128-le-2d.ra corpus/ra/invalid/trunc-data.ra || true
+# A MAT v7.3 file written by hdf5storage, and HDF5 files that would make a
+# reader open other files (scanned by libhdf5 in a sandboxed child).
+"$npyv" corpus/hdf5/valid/mat/savemat-several.mat corpus/hdf5/hazard/external-storage.h5 \
+  corpus/hdf5/hazard/external-link.h5 || true
