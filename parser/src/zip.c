@@ -185,8 +185,9 @@ static void z_free(voidpf opaque, voidpf ptr)
 /* Exactly n bytes at archive offset off; the caller has checked the range. */
 static int rd(npyg_zip *z, uint64_t off, void *dst, size_t n)
 {
-    if (off > z->size || n > z->size - off)
-        return zfail(z->ctx, NPYG_EZIP_BOUNDS, off, "read past the end of the archive");
+    if (off > z->size || n > z->size - off) /* the fault is where the archive ends */
+        return zfail(z->ctx, NPYG_EZIP_BOUNDS, off < z->size ? off : z->size,
+                     "read past the end of the archive");
     if (z->buf) {
         memcpy(dst, z->buf + off, n);
         return 0;
