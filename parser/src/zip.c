@@ -490,7 +490,8 @@ static int read_local(npyg_zip *z, npyg_zip_entry *e, uint64_t limit)
     uint64_t at = e->header_offset;
     uint8_t h[LOCAL_LEN];
     if (at > limit || limit - at < LOCAL_LEN)
-        return zfail(ctx, NPYG_EZIP_BOUNDS, at, "local header of '%s' lies past the member area", e->name);
+        return zfail(ctx, NPYG_EZIP_BOUNDS, at < limit ? at : limit, /* where the member area ends */
+                     "local header of '%s' lies past the member area", e->name);
     int rc = rd(z, at, h, LOCAL_LEN);
     if (rc) return rc;
     if (le32(h) != SIG_LOCAL) return zfail(ctx, NPYG_EZIP_LOCAL, at, "no local header for '%s'", e->name);
