@@ -7,63 +7,17 @@
  */
 #include "internal.h"
 
-#include <errno.h>
 #include <lz4.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define RA_MAGIC "rawarray" /* u64 0x7961727261776172, little-endian */
 #define RA_FIXED 48u        /* magic, flags, eltype, elbyte, size, ndims */
 #define RA_KNOWN_FLAGS (NPYG_RA_FLAG_BIG_ENDIAN | NPYG_RA_FLAG_COMPRESSED)
 
-/* ---------------- input: buffer, descriptor or callback ---------------- */
-typedef struct ra_src {
-    const uint8_t *buf; /* buffer input (NULL otherwise) */
-    size_t len;
-    int fd;             /* descriptor input, or -1 */
-    bool positional;    /* regular file: pread at start + pos */
-    uint64_t start;
-    npyg_read_fn fn;    /* callback input */
-    void *user;
-    uint64_t pos;       /* bytes consumed */
-    bool size_known;    /* buffer or regular file: total size known */
-    uint64_t size;
-} ra_src;
-
-/* Up to n bytes into dst; fewer only at the end of input; -1 on error. */
-static long long src_read(ra_src *s, void *dst, size_t n)
-{
-    size_t got = 0;
-    if (s->buf) {
-        size_t avail = s->pos < s->len ? s->len - (size_t)s->pos : 0;
-        got = n < avail ? n : avail;
-        memcpy(dst, s->buf + s->pos, got);
-        s->pos += got;
-        return (long long)got;
-    }
-    while (got < n) {
-        long long r;
-        if (s->fn) {
-            r = s->fn(s->user, (char *)dst + got, n - got);
-            if (r < 0 || (size_t)r > n - got) return -1;
-        } else {
-            ssize_t rr = s->positional ? pread(s->fd, (char *)dst + got, n - got, (off_t)(s->start + s->pos + got))
-                                       : read(s->fd, (char *)dst + got, n - got);
-            if (rr < 0) {
-                if (errno == EINTR) continue;
-                return -1;
-            }
-            r = rr;
-        }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    s->pos += got;
-    return (long long)got;
-}
+/* Input: the buffer, descriptor and callback sources of read.c. */
+typedef npyg__source ra_src;
 
 static uint64_t le64(const uint8_t *p)
 {
@@ -94,7 +48,7 @@ static const char *const eltype_names[] = {"user", "int", "uint", "float", "comp
 static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
 {
     uint8_t h[RA_FIXED];
-    long long got = src_read(s, h, RA_FIXED);
+    long long got = npyg__src_read(s, h, RA_FIXED);
     if (got < 0) return io_error(ctx, 0);
     size_t m = (size_t)got < 8 ? (size_t)got : 8;
     if (memcmp(h, RA_MAGIC, m) != 0)
@@ -136,7 +90,7 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     bool overflow = false;
     uint8_t d[8];
     for (uint32_t k = 0; k < ra->ndims; k++) {
-        got = src_read(s, d, 8);
+        got = npyg__src_read(s, d, 8);
         if (got < 0) return io_error(ctx, s->pos);
         if (got < 8)
             return npyg__fail(ctx, NPYG_ERA_TRUNC_DIMS, s->pos, "file ends inside dim %u of %u", k, ra->ndims);
@@ -182,7 +136,7 @@ static int metadata(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     }
     uint64_t extra = 0;
     for (;;) {
-        long long got = src_read(s, ctx->readbuf, NPYG__CHUNK);
+        long long got = npyg__src_read(s, ctx->readbuf, NPYG__CHUNK);
         if (got < 0) return io_error(ctx, s->pos);
         if (got == 0) break;
         extra += (uint64_t)got;
@@ -225,7 +179,7 @@ static int raw_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     if (rc) return rc;
     for (uint64_t done = 0; done < need;) {
         size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-        long long got = src_read(s, ctx->readbuf, n);
+        long long got = npyg__src_read(s, ctx->readbuf, n);
         if (got < 0) return io_error(ctx, s->pos);
         rc = sink(ctx, ctx->readbuf, (size_t)got, s->pos - (uint64_t)got);
         if (rc) return rc;
@@ -260,7 +214,7 @@ static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     } else {
         in_copy = npyg__xalloc(ctx, (size_t)csize);
         if (!in_copy) return npyg__nomem(ctx, at);
-        long long got = src_read(s, in_copy, (size_t)csize);
+        long long got = npyg__src_read(s, in_copy, (size_t)csize);
         if (got < 0 || (uint64_t)got < csize) {
             npyg__xfree(ctx, in_copy, (size_t)csize);
             return got < 0 ? io_error(ctx, s->pos) : truncated(ctx, ra, (uint64_t)got);
@@ -333,21 +287,10 @@ int npyg_ra_validate_fd(npyg_ctx *ctx, int fd)
 {
     if (!ctx) return NPYG_EINVAL;
     begin(ctx);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-        return npyg__fail(ctx, NPYG_ENOTREG, 0, "not a regular file or pipe");
-    ra_src s = {.fd = fd};
-    if (S_ISREG(st.st_mode)) {
-        off_t here = lseek(fd, 0, SEEK_CUR);
-        if (here >= 0 && here <= st.st_size) {
-            s.positional = true;
-            s.start = (uint64_t)here;
-            s.size_known = true;
-            s.size = (uint64_t)(st.st_size - here);
-        }
-    }
-    return run(ctx, &s);
+    ra_src s;
+    uint8_t head[4096];
+    int rc = npyg__fd_source(ctx, fd, &s, head, sizeof head);
+    return rc ? rc : run(ctx, &s);
 }
 
 int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
