@@ -53,6 +53,14 @@ static void sb_json_shape(strbuf *b, uint32_t nd, const uint64_t *dims)
     sb_puts(b, "]");
 }
 
+/* dims as Python writes a tuple: "()", "(3,)", "(2, 3)". */
+static void sb_tuple(strbuf *b, uint32_t nd, const uint64_t *dims)
+{
+    sb_puts(b, "(");
+    for (uint32_t k = 0; k < nd; k++) sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)dims[k]);
+    sb_puts(b, nd == 1 ? ",)" : ")");
+}
+
 /* descr as JSON: a typestr, or a list of [name, descr] / [name, descr,
    shape], a titled name being [title, name]; pads are left out. */
 static void sb_json_descr(strbuf *b, const npyg_dtype *d)
@@ -151,11 +159,9 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
     sb_text0(b, label);
     sb_puts(b, ": ok ");
     sb_text(b, shown, slen); /* a field name is repr()'d with non-ASCII kept raw */
-    sb_puts(b, " shape=(");
-    for (uint32_t k = 0; k < in->ndim; k++)
-        sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)in->shape[k]);
-    sb_printf(b, "%s) order=%s v%d.%d", in->ndim == 1 ? "," : "", in->fortran_order ? "F" : "C",
-              in->version_major, in->version_minor);
+    sb_puts(b, " shape=");
+    sb_tuple(b, in->ndim, in->shape);
+    sb_printf(b, " order=%s v%d.%d", in->fortran_order ? "F" : "C", in->version_major, in->version_minor);
     if (sha) sb_printf(b, " sha256=%s", sha);
     sb_puts(b, "\n");
     human_warnings(b, label, in->warnings, npyg_warning_string);
@@ -294,10 +300,8 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
             sb_puts(b, ": ok ");
             sb_text0(b, obj->type);
             if (dataset) {
-                sb_puts(b, " shape=(");
-                for (uint32_t k = 0; k < obj->ndim; k++)
-                    sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)obj->shape[k]);
-                sb_puts(b, obj->ndim == 1 ? ",)" : ")");
+                sb_puts(b, " shape=");
+                sb_tuple(b, obj->ndim, obj->shape);
             }
             sb_puts(b, "\n");
         }
@@ -453,9 +457,9 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
     }
     if (o->quiet) return;
     sb_text0(b, path);
-    sb_printf(b, ": ok ra %s dims=(", type);
-    for (uint32_t k = 0; k < ra->ndims; k++) sb_printf(b, "%s%llu", k ? ", " : "", (unsigned long long)ra->dims[k]);
-    sb_printf(b, "%s) endian=%s data=%llu", ra->ndims == 1 ? "," : "", endian, (unsigned long long)ra->data_bytes);
+    sb_printf(b, ": ok ra %s dims=", type);
+    sb_tuple(b, ra->ndims, ra->dims);
+    sb_printf(b, " endian=%s data=%llu", endian, (unsigned long long)ra->data_bytes);
     if (ra->compressed) sb_printf(b, " lz4=%llu", (unsigned long long)ra->size);
     sb_printf(b, " metadata=%llu", (unsigned long long)ra->metadata_bytes);
     if (sha) sb_printf(b, " sha256=%s", sha);
