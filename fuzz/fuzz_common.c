@@ -1,9 +1,16 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include "fuzz_common.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 void npyg_fuzz_fail(const char *fmt, ...)
 {
@@ -443,4 +450,72 @@ void fuzz_same_info(const fuzz_result *a, const fuzz_result *b, bool payload, co
         FUZZ_CHECK((x->warnings & mask) == (y->warnings & mask), "%s: header warnings %#x vs %#x", what,
                    x->warnings, y->warnings);
     }
+}
+
+void fuzz_reader_init(fuzz_reader *r, const uint8_t *p, size_t len, const fuzz_config *cfg, fuzz_chunk_fn chunk)
+{
+    *r = (fuzz_reader){.p = p, .len = len, .rng = cfg->seed, .chunk = chunk, .fail = cfg->read_error};
+    if (r->fail) r->fail_at = len ? (size_t)(cfg->seed % (len + 1u)) : 0;
+}
+
+long long fuzz_read_cb(void *user, void *buf, size_t len)
+{
+    fuzz_reader *r = user;
+    FUZZ_CHECK(buf != NULL && len > 0, "read callback asked for %zu bytes", len);
+    if (r->fail && !r->failed && r->pos >= r->fail_at) {
+        r->failed = true;
+        return -1;
+    }
+    size_t n = r->chunk(fuzz_rand(&r->rng), len);
+    if (n > len) n = len;
+    if (n > r->len - r->pos) n = r->len - r->pos;
+    memcpy(buf, r->p + r->pos, n);
+    r->pos += n;
+    return (long long)n;
+}
+
+void fuzz_sink_reset(fuzz_sink *s, const fuzz_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    s->hash = FUZZ_HASH_INIT;
+    s->fails = cfg->sink_fails;
+    s->stop = cfg->sink_stop;
+}
+
+int fuzz_sink_cb(void *user, const void *data, size_t len)
+{
+    fuzz_sink *s = user;
+    FUZZ_CHECK(data != NULL && len > 0 && len <= 64u * 1024u, "sink given %zu bytes", len);
+    FUZZ_CHECK(!s->refused, "sink called again after it refused");
+    s->calls++;
+    s->hash = fuzz_hash(s->hash, data, len);
+    s->bytes += len;
+    if (s->fails && s->bytes >= s->stop) {
+        s->refused = true;
+        return 1;
+    }
+    return 0;
+}
+
+int fuzz_memfd(const uint8_t *p, size_t len, size_t skip)
+{
+#if defined(__linux__)
+    static const uint8_t junk[3] = {'x', 'y', 'z'}; /* cfg.extra is at most 3 */
+    if (skip > sizeof junk) return -1;
+    int fd = memfd_create("npyg-fuzz", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    bool ok = !skip || write(fd, junk, skip) == (ssize_t)skip;
+    for (size_t off = 0; ok && off < len;) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w <= 0) ok = false;
+        else off += (size_t)w;
+    }
+    if (ok && lseek(fd, (off_t)skip, SEEK_SET) == (off_t)skip) return fd;
+    close(fd);
+#else
+    (void)p;
+    (void)len;
+    (void)skip;
+#endif
+    return -1;
 }

@@ -121,4 +121,36 @@ uint64_t fuzz_hash(uint64_t h, const void *p, size_t n);
 /* A small deterministic generator for chunk sizes. */
 uint32_t fuzz_rand(uint32_t *state);
 
+/* A read callback over the input: each call hands out the size the
+   harness's chunk policy draws (clamped to what was asked and what is
+   left), and, when the trailer asks for a read error, fails once from a
+   position derived from the seed. */
+typedef size_t (*fuzz_chunk_fn)(uint32_t x, size_t asked);
+typedef struct fuzz_reader {
+    const uint8_t *p;
+    size_t len, pos;
+    uint32_t rng;
+    fuzz_chunk_fn chunk;
+    bool fail;          /* fail once, at fail_at */
+    size_t fail_at;
+    bool failed;
+} fuzz_reader;
+void fuzz_reader_init(fuzz_reader *r, const uint8_t *p, size_t len, const fuzz_config *cfg, fuzz_chunk_fn chunk);
+long long fuzz_read_cb(void *user, void *buf, size_t len);
+
+/* A payload sink that hashes what it is given and, when the trailer asks,
+   refuses once sink_stop bytes have passed. */
+typedef struct fuzz_sink {
+    uint64_t hash, bytes, stop;
+    bool fails, refused;
+    size_t calls;
+} fuzz_sink;
+void fuzz_sink_reset(fuzz_sink *s, const fuzz_config *cfg);
+int fuzz_sink_cb(void *user, const void *data, size_t len);
+
+/* An in-memory file holding skip bytes of junk, then p; the descriptor
+   is left at offset skip, so a reader starts mid-file. -1 when it cannot
+   be made (or off Linux). */
+int fuzz_memfd(const uint8_t *p, size_t len, size_t skip);
+
 #endif

@@ -6,81 +6,29 @@
  * given. The paths must agree: same result code, same description, and the
  * sink must see exactly the payload bytes of the file, in order.
  */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* memfd_create */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* lseek, close */
 #endif
 #include "fuzz_common.h"
 
 #include <string.h>
 #if defined(__linux__)
-#include <sys/mman.h>
 #include <unistd.h>
 #endif
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t len, pos;
-    uint32_t rng;
-    bool fail;          /* fail once, at fail_at */
-    size_t fail_at;
-    bool failed;
-} reader;
-
-static long long read_cb(void *user, void *buf, size_t len)
+/* Chunk sizes: byte by byte, small, medium, or all it asked for. */
+static size_t chunk(uint32_t x, size_t asked)
 {
-    reader *r = user;
-    FUZZ_CHECK(buf != NULL && len > 0, "read callback asked for %zu bytes", len);
-    if (r->fail && !r->failed && r->pos >= r->fail_at) {
-        r->failed = true;
-        return -1;
-    }
-    size_t avail = r->len - r->pos;
-    uint32_t x = fuzz_rand(&r->rng);
-    size_t n;
     switch (x & 3u) {
-    case 0: n = 1; break;                          /* byte by byte */
-    case 1: n = 1 + (x >> 8) % 16u; break;         /* small */
-    case 2: n = 1 + (x >> 8) % 4096u; break;       /* medium */
-    default: n = len; break;                       /* all it asked for */
+    case 0: return 1;
+    case 1: return 1 + (x >> 8) % 16u;
+    case 2: return 1 + (x >> 8) % 4096u;
+    default: return asked;
     }
-    if (n > len) n = len;
-    if (n > avail) n = avail;
-    memcpy(buf, r->p + r->pos, n);
-    r->pos += n;
-    return (long long)n;
-}
-
-typedef struct sink_state {
-    uint64_t hash, bytes, stop;
-    bool fails, refused;
-    size_t calls;
-} sink_state;
-
-static int sink_cb(void *user, const void *data, size_t len)
-{
-    sink_state *s = user;
-    FUZZ_CHECK(data != NULL && len > 0 && len <= 64u * 1024u, "sink given %zu bytes", len);
-    FUZZ_CHECK(!s->refused, "sink called again after it refused");
-    s->calls++;
-    s->hash = fuzz_hash(s->hash, data, len);
-    s->bytes += len;
-    if (s->fails && s->bytes >= s->stop) {
-        s->refused = true;
-        return 1;
-    }
-    return 0;
-}
-
-static void sink_reset(sink_state *s, const fuzz_config *cfg)
-{
-    memset(s, 0, sizeof *s);
-    s->hash = FUZZ_HASH_INIT;
-    s->fails = cfg->sink_fails;
-    s->stop = cfg->sink_stop;
 }
 
 /* The sink must have seen exactly the payload, or have stopped the call. */
-static void check_sink(const sink_state *s, const fuzz_result *r, const uint8_t *file, size_t len,
+static void check_sink(const fuzz_sink *s, const fuzz_result *r, const uint8_t *file, size_t len,
                        const char *what)
 {
     if (s->refused) {
@@ -132,9 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
     if (!ctx) return 0;
 
-    sink_state ss;
-    sink_reset(&ss, &cfg);
-    npyg_set_payload_sink(ctx, cfg.sink ? sink_cb : NULL, &ss);
+    fuzz_sink ss;
+    fuzz_sink_reset(&ss, &cfg);
+    npyg_set_payload_sink(ctx, cfg.sink ? fuzz_sink_cb : NULL, &ss);
 
     /* 1. the buffer */
     fuzz_result rb;
@@ -170,12 +118,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* 3. the read callback */
-    reader rd = {file, len, 0, cfg.seed, cfg.read_error, 0, false};
-    if (rd.fail) rd.fail_at = len ? (size_t)(cfg.seed % (len + 1u)) : 0;
-    sink_reset(&ss, &cfg);
+    fuzz_reader rd;
+    fuzz_reader_init(&rd, file, len, &cfg, chunk);
+    fuzz_sink_reset(&ss, &cfg);
     fuzz_result rs;
     failed_before = fa.failed;
-    rc = npyg_validate_read(ctx, read_cb, &rd);
+    rc = npyg_validate_read(ctx, fuzz_read_cb, &rd);
     fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rs);
     FUZZ_CHECK(rd.pos <= len, "read past the end");
     bool inject_s = fa.failed && !failed_before;
@@ -189,29 +137,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #if defined(__linux__)
     /* 4. a descriptor on an in-memory file, read from a non-zero position */
     if (cfg.use_fd) {
-        int fd = memfd_create("npyg-fuzz", MFD_CLOEXEC);
+        size_t skip = cfg.extra; /* the descriptor starts mid-file */
+        int fd = fuzz_memfd(file, len, skip);
         if (fd >= 0) {
-            size_t skip = cfg.extra; /* the descriptor starts mid-file */
-            bool ok = true;
-            static const uint8_t junk[3] = {'x', 'y', 'z'};
-            if (skip && write(fd, junk, skip) != (ssize_t)skip) ok = false;
-            for (size_t off = 0; ok && off < len;) {
-                ssize_t w = write(fd, file + off, len - off);
-                if (w <= 0) ok = false;
-                else off += (size_t)w;
-            }
-            if (ok && lseek(fd, (off_t)skip, SEEK_SET) == (off_t)skip) {
-                sink_reset(&ss, &cfg);
-                fuzz_result rf;
-                failed_before = fa.failed;
-                rc = npyg_validate_fd(ctx, fd);
-                fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rf);
-                bool inject_f = fa.failed && !failed_before;
-                if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
-                if (cfg.sink) check_sink(&ss, &rf, file, len, "validate_fd");
-                if (!inject && !inject_f && ss.refused == sink_refused) agree(&rb, &rf, "validate_fd");
-                FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) <= (off_t)(skip + len), "descriptor moved past the end");
-            }
+            fuzz_sink_reset(&ss, &cfg);
+            fuzz_result rf;
+            failed_before = fa.failed;
+            rc = npyg_validate_fd(ctx, fd);
+            fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rf);
+            bool inject_f = fa.failed && !failed_before;
+            if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
+            if (cfg.sink) check_sink(&ss, &rf, file, len, "validate_fd");
+            if (!inject && !inject_f && ss.refused == sink_refused) agree(&rb, &rf, "validate_fd");
+            FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) <= (off_t)(skip + len), "descriptor moved past the end");
             close(fd);
         }
     }

@@ -18,30 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t len, pos;
-    uint32_t rng;
-    bool fail;
-    size_t fail_at;
-    bool failed;
-} reader;
-
-static long long read_cb(void *user, void *buf, size_t len)
+/* Chunk sizes: byte by byte, small, or all it asked for (twice as often). */
+static size_t chunk(uint32_t x, size_t asked)
 {
-    reader *r = user;
-    FUZZ_CHECK(buf != NULL && len > 0, "read callback asked for %zu bytes", len);
-    if (r->fail && !r->failed && r->pos >= r->fail_at) {
-        r->failed = true;
-        return -1;
-    }
-    uint32_t x = fuzz_rand(&r->rng);
-    size_t n = (x & 3u) == 0 ? 1 : (x & 3u) == 1 ? 1 + (x >> 8) % 16u : len;
-    if (n > len) n = len;
-    if (n > r->len - r->pos) n = r->len - r->pos;
-    memcpy(buf, r->p + r->pos, n);
-    r->pos += n;
-    return (long long)n;
+    return (x & 3u) == 0 ? 1 : (x & 3u) == 1 ? 1 + (x >> 8) % 16u : asked;
 }
 
 static void pickle_limits(uint32_t raw, npyg_pickle_limits *l)
@@ -147,12 +127,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     npyg_pickle_report_free(ctx, rb);
 
     /* 2. the read callback */
-    reader rd = {file, len, 0, cfg.seed, cfg.read_error, 0, false};
-    if (rd.fail) rd.fail_at = len ? (size_t)(cfg.seed % (len + 1u)) : 0;
+    fuzz_reader rd;
+    fuzz_reader_init(&rd, file, len, &cfg, chunk);
     npyg_pickle_report *rs = NULL;
     failed_before = fa.failed;
-    rc = bare ? npyg_pickle_scan_read(ctx, read_cb, &rd, &pl, &rs)
-              : npyg_pickle_scan_npy_read(ctx, read_cb, &rd, &pl, &rs);
+    rc = bare ? npyg_pickle_scan_read(ctx, fuzz_read_cb, &rd, &pl, &rs)
+              : npyg_pickle_scan_npy_read(ctx, fuzz_read_cb, &rd, &pl, &rs);
     check_report(ctx, rc, rs, &pl, len);
     FUZZ_CHECK(rd.pos <= len, "read past the end");
     bool inject_s = fa.failed && !failed_before;

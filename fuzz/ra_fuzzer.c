@@ -9,69 +9,18 @@
  * reported as such; everything stays within npyg_ra_worst_case_alloc and
  * nothing outlives npyg_ctx_free.
  */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* memfd_create */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* lseek, close */
 #endif
 #include "fuzz_common.h"
 
 #include <string.h>
 #if defined(__linux__)
-#include <sys/mman.h>
 #include <unistd.h>
 #endif
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t len, pos;
-    uint32_t rng;
-    bool fail;
-    size_t fail_at;
-    bool failed;
-} reader;
-
-static long long read_cb(void *user, void *buf, size_t len)
-{
-    reader *r = user;
-    FUZZ_CHECK(buf != NULL && len > 0, "read callback asked for %zu bytes", len);
-    if (r->fail && !r->failed && r->pos >= r->fail_at) {
-        r->failed = true;
-        return -1;
-    }
-    uint32_t x = fuzz_rand(&r->rng);
-    size_t n = (x & 1u) ? len : 1 + (x >> 8) % 64u;
-    if (n > len) n = len;
-    if (n > r->len - r->pos) n = r->len - r->pos;
-    memcpy(buf, r->p + r->pos, n);
-    r->pos += n;
-    return (long long)n;
-}
-
-typedef struct sink_state {
-    uint64_t hash, bytes, stop;
-    bool fails, refused;
-} sink_state;
-
-static int sink_cb(void *user, const void *data, size_t len)
-{
-    sink_state *s = user;
-    FUZZ_CHECK(data != NULL && len > 0 && len <= 64u * 1024u, "sink given %zu bytes", len);
-    FUZZ_CHECK(!s->refused, "sink called again after it refused");
-    s->hash = fuzz_hash(s->hash, data, len);
-    s->bytes += len;
-    if (s->fails && s->bytes >= s->stop) {
-        s->refused = true;
-        return 1;
-    }
-    return 0;
-}
-
-static void sink_reset(sink_state *s, const fuzz_config *cfg)
-{
-    memset(s, 0, sizeof *s);
-    s->hash = FUZZ_HASH_INIT;
-    s->fails = cfg->sink_fails;
-    s->stop = cfg->sink_stop;
-}
+/* Chunk sizes: all it asked for, or up to 64 bytes. */
+static size_t chunk(uint32_t x, size_t asked) { return (x & 1u) ? asked : 1 + (x >> 8) % 64u; }
 
 typedef struct ra_result {
     int rc;
@@ -82,7 +31,7 @@ typedef struct ra_result {
 } ra_result;
 
 static void check(const npyg_ctx *ctx, int rc, const uint8_t *file, size_t len, const fuzz_config *cfg,
-                  const sink_state *ss, ra_result *out, const char *what)
+                  const fuzz_sink *ss, ra_result *out, const char *what)
 {
     memset(out, 0, sizeof *out);
     out->rc = rc;
@@ -173,11 +122,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                (unsigned long long)fa.bound);
     npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
     if (!ctx) return 0;
-    sink_state ss;
-    npyg_set_payload_sink(ctx, cfg.sink ? sink_cb : NULL, &ss);
+    fuzz_sink ss;
+    npyg_set_payload_sink(ctx, cfg.sink ? fuzz_sink_cb : NULL, &ss);
 
     /* 1. the buffer */
-    sink_reset(&ss, &cfg);
+    fuzz_sink_reset(&ss, &cfg);
     bool before = fa.failed;
     int rc = npyg_ra_validate_buffer(ctx, file, len);
     bool inject = fa.failed && !before;
@@ -187,11 +136,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool refused_b = ss.refused;
 
     /* 2. the read callback */
-    reader rd = {file, len, 0, cfg.seed, cfg.read_error, 0, false};
-    if (rd.fail) rd.fail_at = len ? (size_t)(cfg.seed % (len + 1u)) : 0;
-    sink_reset(&ss, &cfg);
+    fuzz_reader rd;
+    fuzz_reader_init(&rd, file, len, &cfg, chunk);
+    fuzz_sink_reset(&ss, &cfg);
     before = fa.failed;
-    rc = npyg_ra_validate_read(ctx, read_cb, &rd);
+    rc = npyg_ra_validate_read(ctx, fuzz_read_cb, &rd);
     bool inject_s = fa.failed && !before;
     if (inject_s) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_read says %s", npyg_error_name(rc));
     if (rd.failed) FUZZ_CHECK(rc == NPYG_EIO, "the read callback failed, but validate_read says %s", npyg_error_name(rc));
@@ -203,27 +152,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #if defined(__linux__)
     /* 3. a descriptor on an in-memory file, from a non-zero position */
     if (cfg.use_fd) {
-        int fd = memfd_create("npyg-ra-fuzz", MFD_CLOEXEC);
+        size_t skip = cfg.extra; /* the descriptor starts mid-file */
+        int fd = fuzz_memfd(file, len, skip);
         if (fd >= 0) {
-            size_t skip = cfg.extra;
-            static const uint8_t junk[3] = {'r', 'a', 'w'};
-            bool ok = !skip || write(fd, junk, skip) == (ssize_t)skip;
-            for (size_t off = 0; ok && off < len;) {
-                ssize_t w = write(fd, file + off, len - off);
-                if (w <= 0) ok = false;
-                else off += (size_t)w;
-            }
-            if (ok && lseek(fd, (off_t)skip, SEEK_SET) == (off_t)skip) {
-                sink_reset(&ss, &cfg);
-                before = fa.failed;
-                rc = npyg_ra_validate_fd(ctx, fd);
-                bool inject_f = fa.failed && !before;
-                if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
-                ra_result rf;
-                check(ctx, rc, file, len, &cfg, &ss, &rf, "ra_validate_fd");
-                FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)skip, "validate_fd moved the descriptor");
-                if (!inject && !inject_f && ss.refused == refused_b) agree(&rb, &rf, "ra_validate_fd");
-            }
+            fuzz_sink_reset(&ss, &cfg);
+            before = fa.failed;
+            rc = npyg_ra_validate_fd(ctx, fd);
+            bool inject_f = fa.failed && !before;
+            if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
+            ra_result rf;
+            check(ctx, rc, file, len, &cfg, &ss, &rf, "ra_validate_fd");
+            FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)skip, "validate_fd moved the descriptor");
+            if (!inject && !inject_f && ss.refused == refused_b) agree(&rb, &rf, "ra_validate_fd");
             close(fd);
         }
     }
