@@ -1598,12 +1598,83 @@ def cases_align():
     add('align/growth-spaces@v1', GOOD + ' ' * 20, version=V1)
 
 
+def cases_parity():
+    """Inputs on which an earlier npyguard disagreed with numpy (issue 18)."""
+    tail = "'fortran_order': False, 'shape': (3,), }"
+    # unhashable values are built even when a later key wins
+    for k, v in (('set-of-list', '{[1]}'), ('dict-list-key', '{[]: 1}'),
+                 ('set-of-tuple-with-list', '{(1, [2])}'),
+                 ('set-of-set-call', '{set()}'), ('dict-dict-key', '{{}: 1}')):
+        addv('dict/duplicate-unhashable-' + k,
+             "{'descr': %s, 'descr': '<f8', %s" % (v, tail), (V1, V3))
+    add('descr-struct/set-call-descr', hdr('set()'))
+    add('descr-struct/set-call-spaced', hdr('set ( )'))
+    add('descr-struct/set-call-arg', hdr("set([])"))
+    add('shape/set-call', hdr(shape='set()'))
+    # subarray item counts and zero-size bases
+    for k, d in (('empty-struct-items-2pow32', "[('a', [], (65536, 65536))]"),
+                 ('empty-struct-items-int-max', "[('a', [], (2147483647,))]"),
+                 ('empty-struct-items-2pow31', "[('a', [], (2147483648,))]"),
+                 ('S0-items-2pow32', "[('a', '|S0', (65536, 65536))]"),
+                 ('zero-sub-base-tuple', "[('a', ('<f8', (0,)), (2,))]"),
+                 ('zero-sub-base-pad', "[('', ('<f8', (0,)), (2,))]"),
+                 ('zero-sub-base-int', "[('a', ('<f8', (0,)), 3)]"),
+                 ('zero-sub-base-empty-tuple', "[('a', ('<f8', (0,)), ())]"),
+                 ('zero-struct-sub-base', "[('a', ([('b', '<i4')], (0,)), (2,))]"),
+                 ('dims-33-in-field', "[('a', '<f8', (%s))]" % ('1, ' * 33)),
+                 ('dims-64-in-field', "[('a', '<f8', (%s))]" % ('1, ' * 64)),
+                 ('field-type-3-tuple', "[('a', ('<f8', (1,), 5))]"),
+                 ('field-type-3-tuple-list', "[('a', ('<f8', (2,), [1]))]"),
+                 ('field-type-4-tuple', "[('a', ('<f8', (2,), 1, 2))]"),
+                 # the second item: a dtype if it reads as one, else a shape
+                 ('field-type-list-shape', "[('a', ('<f8', [2]))]"),
+                 ('field-type-none-8', "[('a', ('<M8', None))]"),
+                 ('field-type-none-4', "[('a', ('<i4', None))]"),
+                 ('field-shape-none-8', "[('a', '<f8', None)]"),
+                 ('field-shape-none-V0', "[('a', '|V0', None)]"),
+                 ('field-type-empty-str', "[('a', ('<i4', ''))]"),
+                 ('field-type-S0-view-f8', "[('a', ('|S0', '<f8'))]"),
+                 ('field-type-empty-list', "[('a', ('<i4', []))]"),
+                 ('field-type-struct-none', "[('a', ([('b', '<M8')], None))]"),
+                 ('zero-dim-after-big', "[('a', '<f8', (65536, 65536, 0))]"),
+                 ('zero-dim-before-big', "[('a', '<f8', (0, 65536, 65536))]")):
+        add('descr-subarray/' + k, hdr(d))
+    add('object/in-pad-subarray', hdr("[('', '|O', (2,)), ('b', '<f8')]"))
+    add('object/in-pad-nested', hdr("[('', ([('x', '|O')], (1,))), ('b', '<f8')]"))
+    add('object/pad-name-not-void', hdr("[('', '|O'), ('b', '<f8')]"))
+    for k, t in (('lt-M08', '<M08'), ('lt-m08', '<m08'), ('lt-M-tab-8', '<M\\t8'),
+                 ('eq-M-nl-8', '=M\\n8'), ('M-space-8', 'M 8'), ('lt-M-plus-8', '<M+8'),
+                 ('pipe-m-space-8', '|m 8'), ('lt-M-minus-8', '<M-8'),
+                 ('lt-M-space-8-unit', '<M 8[s]'), ('lt-M008', '<M008'),
+                 ('gt-m-vt-8', '>m\\x0b8'), ('lt-M8-space', '<M8 ')):
+        add('descr-datetime/size-spelling-' + k, hdr("'%s'" % t))
+    # CR, form feed and continuation lines in v1/v2 (numpy's token filter)
+    body = "{'descr': '<f8', 'fortran_order': False, 'shape': (3%s,), }"
+    for k, h in (('cr-leading-L', '\r' + body % 'L'),
+                 ('cr-leading', '\r' + body % ''),
+                 ('cr-continuation-L', body % ' \\\rL'),
+                 ('comment-cr-dict', "#\r{'descr': '<f8', 'fortran_order': False,\n"
+                                     "'shape': (3,), }"),
+                 ('cr-inside-dict', "{'descr': '<f8',\r'fortran_order': False, 'shape': (3,), }"),
+                 ('cr-after-dict', body % '' + '\r'),
+                 ('newline-ff-dict', '\n\f' + body % ''),
+                 ('comment-ff-dict', '#c\n\f' + body % ''),
+                 ('crlf-ff-dict', '\r\n\f' + body % ''),
+                 ('ff-first-line', '\f' + body % ''),
+                 ('ff-continuation', '\f \\\n' + body % ''),
+                 ('blank-indented-continuation', '\n \\\n' + body % ''),
+                 ('blank-tab-continuation', '\n\t\\\n' + body % ''),
+                 ('continuation-indented-dict', '\n \\\n ' + body % '')):
+        addv('literal/lines-' + k, h)
+
+
 def all_cases():
     for fn in (cases_magic, cases_version, cases_length, cases_encoding,
                cases_literal, cases_pylong, cases_dict, cases_keys,
                cases_shape, cases_fortran, cases_typestr, cases_datetime,
                cases_struct, cases_subarray, cases_title, cases_pad,
-               cases_object, cases_payload, cases_limit, cases_align):
+               cases_object, cases_payload, cases_limit, cases_align,
+               cases_parity):
         fn()
     return sorted(CASES, key=lambda c: c.name)
 

@@ -518,6 +518,25 @@ def gen_valid_structs():
         add_valid_array(name + "-v3", arr, "numpy-written %s; np.save chooses format 3.0 "
                         "(utf-8 header)" % desc, None, _key=key)
 
+    # names repr() writes raw in latin1, or escapes: np.save keeps format 1.0
+    for name, spec, desc in [
+            ("struct-latin1-name-le-1d-C", [("a\u00e9b", "<f8")],
+             "a latin1 field name: the v1 header holds it as one byte"),
+            ("struct-escaped-names-le-1d-C",
+             [("\u202e", "<f8"), ("\u200b", "<f8"), ("\u3000", "<f8"), ("\ufeff", "<f8"),
+              ("\ud7ff", "<f8"), ("\u0378", "<f8"), ("\x85", "|u1"), ("\xa0", "|u1"),
+              ("\xad", "|u1"), ("\U000e0001", "|u1")],
+             "field names that repr() escapes (format, space, unassigned, C1 controls)")]:
+        key = "struct|" + name
+        arr = struct_array(np.dtype(spec), (3,), "C", key)
+        assert numpy_bytes(arr)[6] == 1, name
+        add_valid_array(name + "-v1", arr, "numpy-written %s" % desc, None, _key=key)
+    key = "struct|struct-escaped-names-utf8-le-1d-C"
+    arr = struct_array(np.dtype([("\u6574\u202e", "<i4"), ("\u00e9\u3000", "<i4")]), (3,), "C", key)
+    add_valid_array("struct-escaped-names-utf8-le-1d-C-v3", arr,
+                    "numpy-written names mixing printable CJK (raw UTF-8) and escaped characters; "
+                    "np.save chooses format 3.0", None, _key=key)
+
     # a header over 65535 bytes: np.save chooses format 2.0 (many short fields)
     nf = 2300
     spec = [("n%05dxxxxxxxxxx" % i, "|u1") for i in range(nf)]
@@ -738,6 +757,28 @@ def gen_compat():
                            f8(6)),
       "33 dims, Fortran order, 6 items: over numpy 1.x's limit of 32", _expect="reject")
 
+    # --- where an earlier npyguard differed from numpy (issue 18)
+    c("object-in-pad-v1", craft((1, 0), H("[('', '|O', (2,)), ('b', '<f8')]"), f8(6)),
+      "an object subarray in a '' pad: numpy drops the pad before building the dtype, so "
+      "no object and no pickle")
+    c("datetime-size-08-v1", craft((1, 0), H("'<M08'"), P2),
+      "'<M08': numpy's integer parse of the size reads a generic datetime64")
+    c("field-type-3-tuple-v1", craft((1, 0), H("[('a', ('<f8', (1,), 5))]"), P2),
+      "a field type (type, shape, extra): numpy ignores the third item")
+    c("continuation-after-blank-v1", craft((1, 0), "\n \\\n" + H(), P2),
+      "a blank line, then an indented backslash continuation: numpy's token filter drops "
+      "the indent (the same text fails as v3)")
+    c("descr-set-call-v1", craft((1, 0), H("set()"), b""),
+      "descr set(): literal_eval's empty set, which numpy builds as an empty struct")
+    c("cr-leading-v1", craft((1, 0), "\r" + H(), P2),
+      "a CR before the dict: numpy's tokenize and CPython read the line differently")
+    c("descr-tuple-empty-dict-v1", craft((1, 0), H("[('a', ([], {}))]"), b""),
+      "a field type ([], {}): numpy reads {} as a struct without fields, the view form")
+    c("field-type-none-v1", craft((1, 0), H("[('a', ('<M8', None))]"), f8(2)),
+      "a field type ('<M8', None): numpy reads None as float64, the view form")
+    c("zero-sub-base-int-v1", craft((1, 0), H("[('a', ('<f8', (0,)), 3)]"), f8(2)[:6]),
+      "a zero-item subarray as an unsized base: numpy makes the int 3 its itemsize")
+
 
 # ---------------------------------------------------------------------------
 # invalid/: one defect each; numpy must reject every one
@@ -751,6 +792,25 @@ def gen_invalid():
 
     def bad(name, data, code, desc, **kw):
         add("invalid", name, data, desc, npyguard_error=code, **kw)
+
+    # --- where an earlier npyguard accepted what numpy refuses (issue 18)
+    bad("dup-key-unhashable-v1", craft((1, 0), "{'descr': {[1]}, 'descr': '<f8', "
+                                       "'fortran_order': False, 'shape': (2,), }", P2),
+        "NPYG_ENOTLITERAL", "a discarded duplicate value {[1]}: literal_eval builds the set and "
+        "fails (unhashable type)")
+    bad("subarray-items-over-int-v1", craft((1, 0), H("[('a', [], (65536, 65536))]"), b""),
+        "NPYG_EOVERFLOW", "a subarray of an empty struct with 2**32 items: numpy keeps the count "
+        "in a C int")
+    bad("zero-sub-base-tuple-v1", craft((1, 0), H("[('a', ('<f8', (0,)), (2,))]"), b""),
+        "NPYG_EDESCR", "a zero-item subarray as the base of another: numpy's 'invalid itemsize in "
+        "generic type tuple'")
+    bad("cr-leading-pylong-v1", craft((1, 0), "\r" + H(shape="(2L,)"), P2),
+        "NPYG_EUNSUPPORTED", "a CR before the dict hides the line from numpy's 'L' filter, so the "
+        "'L' stays and the header fails")
+    bad("formfeed-indent-v1", craft((1, 0), "\n\f" + H(), P2), "NPYG_ESYNTAX",
+        "a form feed opening the dict's line: numpy's token filter makes it an indent")
+    bad("subarray-dims33-v1", craft((1, 0), H("[('a', '<f8', (" + "1, " * 33 + "))]"), P2),
+        "NPYG_EDESCR", "a field subarray with 33 dims: numpy 1.x's limit is 32")
 
     # --- magic
     for name, prefix, desc in [

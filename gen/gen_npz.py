@@ -187,7 +187,7 @@ def build_zip(members, comment=b"", prefix=b"", suffix=b"", zip64_eocd=False, eo
             c_extra = struct.pack("<HH", 1, len(z64)) + z64
         c_extra = m.get("cd_extra", c_extra)
         cname = m.get("cd_name", name)
-        cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031E, m.get("version", 20), flags,
+        cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031E, m.get("cd_version", m.get("version", 20)), flags,
                          method, 0, DOS_DATE_1980, crc, m.get("cd_csize32", c_cs),
                          m.get("cd_usize32", c_us), len(cname), len(c_extra), 0,
                          m.get("cd_disk", 0), 0, 0o600 << 16, c_off)
@@ -466,6 +466,40 @@ def gen_crafted():
     case("crafted", "member-bad-header.npz",
          build_zip([dict(name=b"x.npy", data=xb.replace(b"'descr'", b"'descx'"))]),
          "a member whose .npy header has a wrong key", error="NPYG_EKEYS", member="x.npy")
+
+    # ---- where zipfile reads a field or a name differently than npyguard did (issue 18)
+    case("crafted", "version-needed-63.npz", build_zip([dict(good[0], cd_version=63), good[1]]),
+         "'version needed to extract' 6.3 in the directory, the highest zipfile opens")
+    case("crafted", "version-needed-64.npz", build_zip([dict(good[0], cd_version=64), good[1]]),
+         "'version needed to extract' 6.4 in the directory (2.0 in the local header): zipfile "
+         "raises NotImplementedError", error="NPYG_EZIP_VERSION")
+    case("crafted", "version-needed-local-only.npz", build_zip([dict(good[0], version=64, cd_version=20)]),
+         "'version needed to extract' 6.4 in the local header only, which zipfile never reads")
+    case("crafted", "version-needed-high-byte.npz", build_zip([dict(good[0], cd_version=0xFF14)]),
+         "'version needed' 0xFF14: zipfile reads the low byte (2.0) and ignores the high one")
+    case("crafted", "comment-eocd-signature-tail.npz", build_zip(good, comment=b"hello PK\x05\x06abc"),
+         "a comment holding PK\\5\\6 in its last 21 bytes: zipfile takes that signature and fails",
+         error="NPYG_EZIP_EOCD")
+    case("crafted", "comment-eocd-signature-early.npz",
+         build_zip(good, comment=b"PK\x05\x06" + b"z" * 30),
+         "a comment starting with PK\\5\\6 and 30 more bytes: zipfile reads a bogus end record",
+         error="NPYG_EZIP_EOCD")
+    case("crafted", "duplicate-name-utf8-cp437.npz",
+         build_zip([m_npy("\u00e9.npy".encode(), x, flags=0x800), m_npy(b"\x82.npy", y)]),
+         "'\u00e9.npy' flagged UTF-8 and b'\\x82.npy' in cp437: one name to zipfile and numpy, the "
+         "last shadows the first", error="NPYG_EZIP_DUPNAME", strict_error="NPYG_EZIP_NAME")
+    case("crafted", "duplicate-key-utf8-cp437.npz",
+         build_zip([m_npy("\u00e9".encode(), x, flags=0x800), m_npy(b"\x82.npy", y)]),
+         "'\u00e9' flagged UTF-8 and b'\\x82.npy' in cp437: one key to numpy", error="NPYG_EZIP_DUPNAME",
+         strict_error="NPYG_EZIP_NAME")
+    case("crafted", "key-is-other-name.npz",
+         build_zip([m_npy("a.npy.npy", x), m_npy("a.npy", y)]),
+         "members a.npy.npy (key 'a.npy') and a.npy: numpy looks 'a.npy' up as a whole name "
+         "first and never reads a.npy.npy", error="NPYG_EZIP_DUPNAME")
+    case("crafted", "utf8-cp437-different.npz",
+         build_zip([m_npy("\u00e9.npy".encode(), x, flags=0x800), m_npy(b"\x83.npy", y)]),
+         "'\u00e9.npy' flagged UTF-8 and b'\\x83.npy' (\u00e2) in cp437: two keys",
+         strict_error="NPYG_EZIP_NAME")
 
     # ---- bombs
     hdr = npy_header("|u1", (0xFFFFFF00,))

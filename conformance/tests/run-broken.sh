@@ -37,10 +37,10 @@ expect_line "$tmp/text" "differs: shape: expected [7], got [8]"
 expect_line "$tmp/text" 'FAIL unsafe/obj-toplevel-v1.npy: bad-output: exit status 1 with "ok": true'
 expect_line "$tmp/text" "FAIL invalid/magic-92.npy: accepted an invalid file"
 expect_line "$tmp/text" "FAIL unsafe/obj-os-system-v1.npy: accepted an unsafe (pickle) file"
-expect_line "$tmp/text" "invalid   153 cases:    0 passed,  153 failed"
+expect_line "$tmp/text" "invalid   159 cases:    0 passed,  159 failed"
 expect_line "$tmp/text" "unsafe     10 cases:    0 passed,   10 failed"
-expect_line "$tmp/text" "valid     438 cases:  434 passed,    4 failed"
-expect_line "$tmp/text" "total     680 cases:  513 passed,  167 failed"
+expect_line "$tmp/text" "valid     441 cases:  437 passed,    4 failed"
+expect_line "$tmp/text" "total     698 cases:  525 passed,  173 failed"
 expect_line "$tmp/text" "never reported, so not checked: fortran_order, payload_sha256, itemsize"
 expect_line "$tmp/text" "result: FAIL"
 [ $((end - start)) -lt 60 ] || fail "the run took $((end - start)) s: the hang was not cut short"
@@ -98,11 +98,11 @@ fi
 # 3. adopting a skip list makes the run pass; the list names each case once
 "$runner" --adapter "sh $adapter" -j 2 --timeout 1 --write-skips "$tmp/adapter.skip" > /dev/null 2>&1
 expect_rc 1 $? "--write-skips run"
-[ "$(grep -c -v '^#' "$tmp/adapter.skip")" = 167 ] || fail "skip file does not list 167 cases"
+[ "$(grep -c -v '^#' "$tmp/adapter.skip")" = 173 ] || fail "skip file does not list 173 cases"
 expect_line "$tmp/adapter.skip" "invalid/version-4.0.npy  crash: "
 "$runner" --adapter "sh $adapter" -j 2 --timeout 1 --skip "$tmp/adapter.skip" > "$tmp/skipped" 2>&1
 expect_rc 0 $? "run with the adopted skip file"
-expect_line "$tmp/skipped" "total     680 cases:  513 passed,    0 failed,  167 skipped"
+expect_line "$tmp/skipped" "total     698 cases:  525 passed,    0 failed,  173 skipped"
 
 # 4. ratchet: a skipped case that passes is an error, unless allowed
 { cat "$tmp/adapter.skip"; echo "valid/f8-le-2d-C-v1.npy  pretend this one is broken"; } > "$tmp/stale.skip"

@@ -128,6 +128,7 @@ typedef enum npyg_status {
     NPYG_EZIP_CRC = 77,         /* CRC-32 of the member does not match */
     NPYG_EZIP_NOTNPY = 78,      /* member is not .npy (strict; a warning otherwise) */
     NPYG_EZIP_COMMENT = 79,     /* archive comment (strict) */
+    NPYG_EZIP_VERSION = 80,     /* a member needs a zip version above 6.3 to extract */
 
     /* npyg_zip_limits; each has its own code */
     NPYG_ELIMIT_INFLATE = 82,   /* deflated members inflate past the archive's budget */

@@ -294,6 +294,18 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
         if (lenient) *b->warnings |= NPYG_W_NONCANON;
         if (kind == 'a')
             return dfail(b, NPYG_EUNSUPPORTED, v, "the 'a' type code ('%s') was removed in numpy 2", v->s);
+        if ((kind == 'M' || kind == 'm') && !neg && size == 8) {
+            /* '<M08', '<m 8': numpy's integer parse of the size, not its
+               datetime parser, reads these, as generic units. */
+            npyg_dtype *d;
+            int drc = new_dtype(b, kind == 'M' ? NPYG_KIND_DATETIME : NPYG_KIND_TIMEDELTA, v, &d);
+            if (drc) return drc;
+            d->itemsize = 8;
+            d->unit = NPYG_UNIT_GENERIC;
+            *b->warnings |= NPYG_W_NONCANON;
+            *out = d;
+            return finish_simple(b, d, order, v);
+        }
         if (kind == 'S' || kind == 'U' || kind == 'V') {
             if (neg && size != 0) return dfail(b, NPYG_EDESCR, v, "negative size in '%s'", v->s);
             uint64_t bytes = kind == 'U' ? (size > UINT64_MAX / 4 ? UINT64_MAX : size * 4) : size;
@@ -317,29 +329,69 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
 static int build(builder *b, const npyg__value *v, uint32_t depth, bool in_field, npyg_dtype **out);
 static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape, uint32_t depth, npyg_dtype **out);
 
+/* Lists of ints and tuples of ints are shapes to numpy; any other list or
+   tuple it first tries to read as a dtype. */
+static bool is_int_seq(const npyg__value *v)
+{
+    if (v->type != V_LIST && v->type != V_TUPLE) return false;
+    if (v->type == V_LIST && v->count == 0) return false; /* [] is the empty struct */
+    for (const npyg__value *x = v->child; x; x = x->next)
+        if (x->type != V_INT && x->type != V_BOOL) return false;
+    return true;
+}
+
+/* The second item of numpy's (type, x): a dtype when x reads as one (the
+   view form; None reads as float64, {} as an empty struct), else a size or
+   shape. */
+static int build_second(builder *b, npyg_dtype *base, const npyg__value *second, const npyg__value *at,
+                        uint32_t depth, npyg_dtype **out)
+{
+    bool seq = second->type == V_LIST || second->type == V_TUPLE;
+    if ((second->type == V_STR && second->len == 0) || second->type == V_BYTES)
+        /* b'<f8' is a dtype to numpy, '' and b'' an empty shape */
+        return dfail(b, NPYG_EUNSUPPORTED, second, "%s", "a bytes or empty string item in a type tuple is not supported");
+    if (second->type == V_DICT && second->count) {
+        /* A dict dtype spec ({'names': ..., 'formats': ...}) is a view to
+           numpy; any other dict (metadata) fails as a shape. */
+        for (const npyg__value *k = second->child; k; k = k->next->next)
+            if (k->type == V_STR && (!strcmp(k->s, "names") || !strcmp(k->s, "formats")))
+                return dfail(b, NPYG_EUNSUPPORTED, second, "%s", "a dict dtype spec in a type tuple is not supported");
+        return dfail(b, NPYG_EDESCR, second, "%s", "invalid shape in fixed-type tuple");
+    }
+    if (second->type == V_STR || second->type == V_NONE || second->type == V_DICT || (seq && !is_int_seq(second))) {
+        uint64_t size = second->type == V_DICT ? 0 : 8; /* {} reads as a struct without fields */
+        if (second->type != V_NONE && second->type != V_DICT) {
+            npyg_dtype *view = NULL;
+            int rc = build(b, second, depth + 1, true, &view);
+            if (rc) return rc;
+            size = view->itemsize;
+        }
+        bool unsized = base->kind != NPYG_KIND_STRUCT && base->itemsize == 0; /* takes the view's size */
+        if (!unsized && size != base->itemsize)
+            return dfail(b, NPYG_EDESCR, at, "%s", "mismatch in size of old and new data-descriptor");
+        return dfail(b, NPYG_EUNSUPPORTED, at, "%s", "the (base, view) dtype form is not supported");
+    }
+    return build_subarray(b, base, second, depth, out);
+}
+
 /* (type, shape) inside a field; at the top level numpy folds a subarray
    into the array, which only fits the shape with exactly one element, and
    its other tuple forms are refused here (DIVERGENCES.md). */
 static int build_tuple(builder *b, const npyg__value *v, uint32_t depth, bool in_field, npyg_dtype **out)
 {
-    if (v->count != 2)
+    /* numpy reads the first two items and ignores any more; at the top
+       level that form is refused with the other tuple forms. */
+    if (v->count < 2 || (v->count > 2 && !in_field))
         return dfail(b, !in_field && v->count > 2 ? NPYG_EUNSUPPORTED : NPYG_EDESCR, v, "%s",
                      "a subarray type must be (type, shape)");
+    if (v->count > 2) *b->warnings |= NPYG_W_NONCANON;
     const npyg__value *second = v->child->next;
     npyg_dtype *base = NULL;
     int rc = build(b, v->child, depth + 1, true, &base);
     if (rc) return rc;
-    if (second->type == V_STR || second->type == V_LIST) {
-        npyg_dtype *view = NULL;
-        rc = build(b, second, depth + 1, true, &view);
-        if (rc) return rc;
-        if (view->itemsize != base->itemsize)
-            return dfail(b, NPYG_EDESCR, v, "%s", "mismatch in size of old and new data-descriptor");
-        return dfail(b, NPYG_EUNSUPPORTED, v, "%s", "the (base, view) dtype form is not supported");
-    }
     /* At the top level, whether numpy can use it depends on the shape, so
        npyg__parse_header_text decides once the shape is known. */
-    return build_subarray(b, base, second, depth, out);
+    return build_second(b, base, second, v, depth, out);
 }
 
 /* A subarray shape: an int or a tuple of ints (numpy's field shape). */
@@ -348,10 +400,11 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
 {
     uint32_t nd;
     const npyg__value *dims;
-    bool unsized = (base->kind == NPYG_KIND_BYTES || base->kind == NPYG_KIND_STR || base->kind == NPYG_KIND_VOID) &&
-                   base->itemsize == 0;
-    if (unsized && shape->type == V_INT) /* numpy: ('S0', 5) means S5 */
-        return dfail(b, NPYG_EUNSUPPORTED, shape, "%s", "the (flexible type, size) form is not supported");
+    /* numpy takes every zero-size type without fields as unsized, a
+       zero-item subarray too, and reads the second item as its size. */
+    bool unsized = base->kind != NPYG_KIND_STRUCT && base->itemsize == 0;
+    if (unsized && (shape->type == V_INT || shape->type == V_BOOL)) /* numpy: ('S0', 5) means S5 */
+        return dfail(b, NPYG_EUNSUPPORTED, shape, "%s", "the (unsized type, size) form is not supported");
     if (unsized)
         return dfail(b, NPYG_EDESCR, shape, "%s", "invalid itemsize in generic type tuple");
     if (shape->type == V_LIST)
@@ -383,9 +436,11 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
         return dfail(b, NPYG_ELIMIT_DEPTH, shape, "nested deeper than max_depth (%s)", "subarray");
     if (nd > b->ctx->limits.max_dims)
         return dfail(b, NPYG_ELIMIT_DIMS, shape, "%s", "subarray has more dimensions than max_dims");
+    if (nd > 32) /* numpy 1.x's NPY_MAXDIMS; numpy 2 allows 64 */
+        return dfail(b, NPYG_EDESCR, shape, "%s", "subarray with more than 32 dimensions");
     uint64_t *sh = npyg__arena_alloc(&b->ctx->arena, sizeof *sh * nd);
     if (!sh) return npyg__nomem(b->ctx, b->ctx->base + shape->offset);
-    uint64_t total = base->itemsize;
+    uint64_t total = base->itemsize, items = 1;
     const npyg__value *x = dims;
     for (uint32_t k = 0; k < nd; k++, x = x->next) {
         if (x->negative && x->u != 0)
@@ -393,9 +448,20 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
         if (x->big || x->u > INT32_MAX)
             return dfail(b, NPYG_EOVERFLOW, x, "%s", "subarray dimension does not fit into a C int");
         sh[k] = x->u;
-        if (!npyg__mul_u64(total, x->u, &total) || total > ITEMSIZE_MAX)
-            return dfail(b, NPYG_EOVERFLOW, x, "%s", "subarray size in bytes does not fit into a C int");
     }
+    /* numpy holds the item count in a C int as well as the byte size, so
+       a zero-size base does not lift the bound. */
+    bool wrapped = false; /* numpy's product stops at a zero, unless it overflowed intp first */
+    for (uint32_t k = 0; k < nd && items; k++)
+        if (sh[k] == 0) items = 0;
+        else if (!npyg__mul_u64(items, sh[k], &items) || items > (uint64_t)INT64_MAX) {
+            wrapped = true;
+            break;
+        }
+    if (wrapped || items > INT32_MAX)
+        return dfail(b, NPYG_EOVERFLOW, shape, "%s", "subarray item count does not fit into a C int");
+    if (!npyg__mul_u64(total, items, &total) || total > ITEMSIZE_MAX)
+        return dfail(b, NPYG_EOVERFLOW, shape, "%s", "subarray size in bytes does not fit into a C int");
     npyg_dtype *d;
     int drc = new_dtype(b, NPYG_KIND_SUBARRAY, shape, &d);
     if (drc) return drc;
@@ -480,14 +546,19 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         if (nv->type != V_STR || (title && title->type != V_STR))
             return dfail(b, NPYG_EDESCR, nv, "%s", "field names must be strings");
         npyg_dtype *t = NULL;
+        bool had_object = b->has_object;
+        uint64_t object_at = b->object_at;
         int rc = build(b, tv, depth + 1, true, &t);
         if (rc) return rc;
         if (sv) {
-            rc = build_subarray(b, t, sv, depth + 1, &t);
+            rc = build_second(b, t, sv, f, depth + 1, &t);
             if (rc) return rc;
         }
         if (nv->len == 0 && !title && is_pad_type(t)) {
-            /* numpy drops '' void and subarray fields but keeps their bytes */
+            /* numpy drops '' void and subarray fields before it builds the
+               dtype, keeping only their bytes: an object in one is gone. */
+            b->has_object = had_object;
+            b->object_at = object_at;
         } else {
             labels[nlabels] = (label){nv, nlabels, false};
             nlabels++;

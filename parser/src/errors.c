@@ -71,6 +71,7 @@ static const err_entry errors[] = {
     {NPYG_EZIP_CRC, "NPYG_EZIP_CRC", "zip", "CRC-32 mismatch"},
     {NPYG_EZIP_NOTNPY, "NPYG_EZIP_NOTNPY", "zip", "member is not a .npy file"},
     {NPYG_EZIP_COMMENT, "NPYG_EZIP_COMMENT", "zip", "archive has a comment"},
+    {NPYG_EZIP_VERSION, "NPYG_EZIP_VERSION", "zip", "member needs a zip version above 6.3"},
     {NPYG_ELIMIT_INFLATE, "NPYG_ELIMIT_INFLATE", "limit", "deflated members inflate to more than the archive's budget"},
     {NPYG_ELIMIT_STDIN, "NPYG_ELIMIT_STDIN", "limit", "archive on a stream is larger than the zip limits admit"},
     {NPYG_ELIMIT_MEMBERS, "NPYG_ELIMIT_MEMBERS", "limit", "more members than max_members"},

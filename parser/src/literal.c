@@ -24,6 +24,8 @@ typedef struct lexer {
     int depth;          /* open brackets */
     const npyg__lit_opts *opts;
     unsigned *warnings;
+    size_t value_end;   /* where the top-level value ends */
+    size_t value_start; /* and where it starts */
 } lexer;
 
 /* How a number was written: ast.literal_eval allows a sign on a constant
@@ -593,6 +595,24 @@ static int parse_paren(lexer *lx, npyg__value **out, int *form)
     return parse_items(lx, t, tail, ')');
 }
 
+/* What Python can hash: lists, dicts and sets cannot be set elements or
+   dict keys, nor can a tuple holding one. literal_eval builds every set
+   and dict, so this fails even where a later duplicate key wins. */
+static bool hashable(const npyg__value *v)
+{
+    if (v->type == V_LIST || v->type == V_DICT || v->type == V_SET) return false;
+    if (v->type == V_TUPLE)
+        for (const npyg__value *x = v->child; x; x = x->next)
+            if (!hashable(x)) return false;
+    return true;
+}
+
+static int need_hashable(lexer *lx, const npyg__value *v)
+{
+    if (hashable(v)) return 0;
+    return fail(lx, NPYG_ENOTLITERAL, v->offset, "%s", "unhashable value as a set element or dict key");
+}
+
 static int parse_brace(lexer *lx, npyg__value **out)
 {
     size_t start = lx->i;
@@ -611,6 +631,7 @@ static int parse_brace(lexer *lx, npyg__value **out)
     if (rc) return rc;
     rc = skip_blank(lx);
     if (rc) return rc;
+    if ((rc = need_hashable(lx, key))) return rc;
     if (peek(lx, 0) != ':') { /* a set display */
         d->type = V_SET;
         append(d, &tail, key);
@@ -618,7 +639,11 @@ static int parse_brace(lexer *lx, npyg__value **out)
         rc = after_item(lx, '}', &done);
         if (rc) return rc;
         if (done) return 0;
-        return parse_items(lx, d, tail, '}');
+        rc = parse_items(lx, d, tail, '}');
+        if (rc) return rc;
+        for (const npyg__value *x = d->child; x; x = x->next)
+            if ((rc = need_hashable(lx, x))) return rc;
+        return 0;
     }
     for (;;) {
         if (peek(lx, 0) != ':') return syntax(lx, lx->i, "expected ':' after a dict key");
@@ -641,6 +666,7 @@ static int parse_brace(lexer *lx, npyg__value **out)
             return fail(lx, NPYG_ENOTLITERAL, lx->i, "%s", "unpacking is not a literal");
         rc = parse_expr(lx, &key, &form);
         if (rc) return rc;
+        if ((rc = need_hashable(lx, key))) return rc;
         rc = skip_blank(lx);
         if (rc) return rc;
     }
@@ -664,7 +690,18 @@ static int parse_word(lexer *lx, npyg__value **out)
     if (len == 4 && !memcmp(w, "True", 4)) rc = new_value(lx, V_BOOL, start, &v);
     else if (len == 5 && !memcmp(w, "False", 5)) rc = new_value(lx, V_BOOL, start, &v);
     else if (len == 4 && !memcmp(w, "None", 4)) rc = new_value(lx, V_NONE, start, &v);
-    else return fail(lx, NPYG_ENOTLITERAL, start, "%s", "a name is not a literal");
+    else if (len == 3 && !memcmp(w, "set", 3)) {
+        /* literal_eval's one call: set() with no arguments, the empty set. */
+        lx->i = j;
+        if ((rc = skip_blank(lx))) return rc;
+        if (peek(lx, 0) != '(') return fail(lx, NPYG_ENOTLITERAL, start, "%s", "a name is not a literal");
+        if ((rc = open_bracket(lx))) return rc;
+        if (peek(lx, 0) != ')')
+            return fail(lx, NPYG_ENOTLITERAL, start, "%s", "a call other than set() is not a literal");
+        if ((rc = new_value(lx, V_SET, start, &v))) return rc;
+        *out = v;
+        return close_bracket(lx);
+    } else return fail(lx, NPYG_ENOTLITERAL, start, "%s", "a name is not a literal");
     if (rc) return rc;
     if (len == 4 && w[0] == 'T') v->u = 1;
     lx->i = j;
@@ -760,23 +797,29 @@ static int parse_expr(lexer *lx, npyg__value **out, int *form)
 
 /* ---------------- top level ---------------- */
 
-/* Lines before the value: blank or comment lines, no indentation. */
+/* Lines before the value: blank or comment lines, no indentation.
+   v1/v2 headers first go through numpy's tokenize/untokenize pass, which
+   rewrites what precedes a token on its line as one space per character
+   (a form feed included) and drops the blanks before a backslash
+   continuation; the result is then read by CPython as v3 text is. */
 static int skip_leading_lines(lexer *lx)
 {
+    bool filtered = lx->opts->latin1;
     /* literal_eval strips spaces and tabs at the very start; for v1/v2,
-       numpy's token filter has already rewritten the first line's
-       indentation, form feeds included. */
-    while (peek(lx, 0) == ' ' || peek(lx, 0) == '\t' || (lx->opts->latin1 && peek(lx, 0) == '\f')) lx->i++;
+       numpy's token filter has already turned the first line's form feeds
+       into spaces. */
+    while (peek(lx, 0) == ' ' || peek(lx, 0) == '\t' || (filtered && peek(lx, 0) == '\f')) lx->i++;
     int col = 0;
     for (;;) {
         int c = peek(lx, 0);
         if (c == ' ' || c == '\t') { col++; lx->i++; }
-        else if (c == '\f') { col = 0; lx->i++; }
+        else if (c == '\f') { col = filtered ? col + 1 : 0; lx->i++; }
         else if (c == '#') skip_comment(lx);
         else if (is_newline(c)) { eat_newline(lx); col = 0; }
         else if (c == '\\') {
             int rc = continuation(lx);
             if (rc) return rc;
+            if (filtered) col = 0;
         } else if (c < 0) return syntax(lx, lx->i, "header is empty");
         else if (col > 0) return syntax(lx, lx->i, "unexpected indent");
         else return 0;
@@ -812,38 +855,63 @@ static int check_trailing(lexer *lx)
     }
 }
 
+static int parse_value(lexer *lx, npyg__value **out);
+
 int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
                         const npyg__lit_opts *opts, npyg__value **out,
                         unsigned *warnings)
 {
-    lexer lx = {ctx, (const unsigned char *)text, len, 0, 0, opts, warnings};
-    int rc = skip_leading_lines(&lx);
+    lexer lx = {ctx, (const unsigned char *)text, len, 0, 0, opts, warnings, SIZE_MAX, SIZE_MAX};
+    int rc = parse_value(&lx, out);
+    if (!opts->latin1 || (rc && rc != NPYG_ESYNTAX && rc != NPYG_ENOTLITERAL && rc != NPYG_EPY2LONG)) return rc;
+    /* numpy's v1/v2 token filter reads lines as Python's tokenize does,
+       where a CR alone ends no line; CPython's compiler, which reads the
+       result, takes it as a line break. Before the value (a line that
+       tokenize sees as one comment or blank line, brackets and 'L's
+       included) and after a backslash (a continuation to one, not to the
+       other) the readings differ, so npyguard declines those forms. */
+    for (size_t cr = 0; cr < len && cr < lx.value_end; cr++) {
+        if (text[cr] != '\r' || (cr + 1 < len && text[cr + 1] == '\n')) continue;
+        if (cr >= lx.value_start && (cr == 0 || text[cr - 1] != '\\')) continue;
+        if (rc && ctx->err.offset < ctx->base + cr) return rc;
+        memset(&ctx->err, 0, sizeof ctx->err);
+        return npyg__fail(ctx, NPYG_EUNSUPPORTED, ctx->base + cr, "%s",
+                          "a CR without LF before the value or after a backslash in a version 1.0/2.0 header");
+    }
+    return rc;
+}
+
+static int parse_value(lexer *lx, npyg__value **out)
+{
+    int rc = skip_leading_lines(lx);
     if (rc) return rc;
+    lx->value_start = lx->i;
     npyg__value *v = NULL;
     int form = 0;
-    size_t start = lx.i;
-    rc = parse_expr(&lx, &v, &form);
+    size_t start = lx->i;
+    rc = parse_expr(lx, &v, &form);
     if (rc) return rc;
-    if (peek(&lx, 0) == ',') { /* a bare tuple: 1, 2 */
+    if (peek(lx, 0) == ',') { /* a bare tuple: 1, 2 */
         npyg__value *t;
-        int vrc = new_value(&lx, V_TUPLE, start, &t);
+        int vrc = new_value(lx, V_TUPLE, start, &t);
         if (vrc) return vrc;
         npyg__value *tail = NULL;
         append(t, &tail, v);
-        while (peek(&lx, 0) == ',') {
-            lx.i++;
-            rc = skip_blank(&lx);
+        while (peek(lx, 0) == ',') {
+            lx->i++;
+            rc = skip_blank(lx);
             if (rc) return rc;
-            int c = peek(&lx, 0);
+            int c = peek(lx, 0);
             if (c < 0 || is_newline(c) || c == '#') break;
             npyg__value *item = NULL;
-            rc = parse_expr(&lx, &item, &form);
+            rc = parse_expr(lx, &item, &form);
             if (rc) return rc;
             append(t, &tail, item);
         }
         v = t;
     }
-    rc = check_trailing(&lx);
+    lx->value_end = lx->i;
+    rc = check_trailing(lx);
     if (rc) return rc;
     *out = v;
     return 0;

@@ -12,6 +12,7 @@
  * same string constants, so every offset is a sizeof, never a count.
  */
 #include "internal.h"
+#include "unicode_printable.h"
 
 #include <string.h>
 
@@ -30,6 +31,32 @@ static const char K_FORTRAN[] = "fortran_order";
 static const char K_SHAPE[] = "shape";
 
 #define MAX_TYPESTR 32
+
+/* Whether repr() writes the code point as it is (str.isprintable()); the
+   table holds the ranges above U+007F it escapes. */
+static bool printable(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof npyg__nonprintable / sizeof npyg__nonprintable[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp < npyg__nonprintable[mid][0]) hi = mid;
+        else if (cp > npyg__nonprintable[mid][1]) lo = mid + 1;
+        else return false;
+    }
+    return true;
+}
+
+/* One UTF-8 sequence (already checked valid) at s[*k], *k moved past it. */
+static uint32_t utf8_cp(const char *s, size_t n, size_t *k)
+{
+    unsigned char c = (unsigned char)s[*k];
+    size_t cl = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (*k + cl > n) cl = n - *k;
+    uint32_t cp = c & (0xFF >> (cl + 1));
+    for (size_t j = 1; j < cl; j++) cp = (cp << 6) | ((unsigned char)s[*k + j] & 0x3F);
+    *k += cl;
+    return cp;
+}
 
 /* ---------------- recognising ---------------- */
 
@@ -92,9 +119,9 @@ static void append(npyg__value *parent, npyg__value **tail, npyg__value *item)
 }
 
 /* A str that repr() writes without escapes: single quotes around printable
-   ASCII other than quotes and backslash (and, in a version 3.0 header, any
-   non-ASCII byte, which the general parser also copies unchanged), at
-   least min and at most max bytes. Anything else (escapes, latin-1 text,
+   ASCII other than quotes and backslash (and, in a version 3.0 header, the
+   non-ASCII characters repr() leaves as they are, which the general parser
+   also copies unchanged), at least min and at most max bytes. Anything else (escapes, latin-1 text,
    prefixes, adjacent literals) is the general parser's. */
 static int str(cursor *c, size_t min, size_t max, npyg__value **out)
 {
@@ -102,12 +129,14 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     *out = NULL;
     if (!at_char(c, '\'')) return MISS;
     size_t b = at + 1, e = b;
-    for (; e < c->n && c->s[e] != '\''; e++) {
+    while (e < c->n && c->s[e] != '\'') {
         unsigned char ch = (unsigned char)c->s[e];
         if (ch < 0x20 || ch == 0x7f || (ch > 0x7f && !c->utf8) || ch == '\\' || ch == '"' || e - b >= max)
             return MISS;
+        if (ch < 0x80) e++;
+        else if (!printable(utf8_cp(c->s, c->n, &e))) return MISS;
     }
-    if (e >= c->n || e - b < min) return MISS;
+    if (e >= c->n || e - b < min || e - b > max) return MISS;
     c->i = e + 1;
     if (!c->ctx) return 0;
     char *copy = npyg__arena_alloc(&c->ctx->arena, e - b + 1);
@@ -293,6 +322,8 @@ typedef struct sbuf {
     const char *cmp;
     size_t size, len;
     bool diff;
+    bool latin1; /* as a v1/v2 header holds text: one byte per code point */
+    bool unfit;  /* a character latin1 cannot hold: numpy would have written 3.0 */
 } sbuf;
 
 static void put(sbuf *b, const char *s, size_t n)
@@ -317,9 +348,8 @@ static void put_u64(sbuf *b, uint64_t v)
     while (n) put(b, &tmp[--n], 1);
 }
 
-/* Python's repr() of a str. Non-ASCII characters are taken as printable
-   except the C1 controls, U+00A0, U+00AD and the line/paragraph separators,
-   which covers every name numpy writes in practice. */
+/* Python's repr() of a str (names are stored as UTF-8), then encoded as
+   numpy encodes the header: latin1 for v1/v2, UTF-8 for v3. */
 static void put_repr(sbuf *b, const char *s, size_t n)
 {
     bool sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
@@ -341,18 +371,21 @@ static void put_repr(sbuf *b, const char *s, size_t n)
             k++;
             continue;
         }
-        size_t cl = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-        if (k + cl > n) cl = n - k;
-        uint32_t cp = c & (0xFF >> (cl + 1));
-        for (size_t j = 1; j < cl; j++) cp = (cp << 6) | ((unsigned char)s[k + j] & 0x3F);
-        if (cp <= 0xA0 || cp == 0xAD) {
-            char esc[4] = {'\\', 'x', hex[(cp >> 4) & 15], hex[cp & 15]};
-            put(b, esc, 4);
-        } else if (cp == 0x2028 || cp == 0x2029) {
-            char esc[6] = {'\\', 'u', '2', '0', '2', (char)('0' + (cp & 15))};
-            put(b, esc, 6);
-        } else put(b, s + k, cl);
-        k += cl;
+        size_t at = k;
+        uint32_t cp = utf8_cp(s, n, &k);
+        if (!printable(cp)) {
+            char esc[10] = {'\\', cp <= 0xFF ? 'x' : cp <= 0xFFFF ? 'u' : 'U'};
+            size_t digits = cp <= 0xFF ? 2 : cp <= 0xFFFF ? 4 : 8;
+            for (size_t d = 0; d < digits; d++) esc[2 + d] = hex[(cp >> (4 * (digits - 1 - d))) & 15];
+            put(b, esc, 2 + digits);
+        } else if (!b->latin1) {
+            put(b, s + at, k - at);
+        } else if (cp <= 0xFF) {
+            char one = (char)cp;
+            put(b, &one, 1);
+        } else {
+            b->unfit = true;
+        }
     }
     put(b, &q, 1);
 }
@@ -487,9 +520,9 @@ static void put_dict(sbuf *b, const npyg_info *info)
 
 bool npyg__header_is_canonical(const npyg_info *info, const char *text, size_t len)
 {
-    sbuf b = {.cmp = text, .size = len};
+    sbuf b = {.cmp = text, .size = len, .latin1 = info->version_major < 3};
     put_dict(&b, info);
-    if (b.diff || b.len >= len) return false;
+    if (b.diff || b.unfit || b.len >= len) return false;
     for (size_t k = b.len; k + 1 < len; k++)
         if (text[k] != ' ') return false;
     return text[len - 1] == '\n';

@@ -51,6 +51,9 @@
 /* Deflate option bits 1-2, data descriptor 3, UTF-8 names 11. */
 #define FLAGS_HANDLED 0x080Eu
 
+/* The highest "version needed to extract" zipfile opens (6.3). */
+#define ZIP_VERSION_MAX 63u
+
 #define U32_MARK 0xFFFFFFFFu
 #define U16_MARK 0xFFFFu
 
@@ -251,6 +254,41 @@ static int check_name(npyg_zip *z, npyg_zip_entry *e, uint64_t at)
     return 0;
 }
 
+/* Code page 437, bytes 0x80-0xFF: how zipfile decodes a name without the
+   UTF-8 flag. */
+static const uint16_t cp437_high[128] = {
+    0x00C7, 0x00FC, 0x00E9, 0x00E2, 0x00E4, 0x00E0, 0x00E5, 0x00E7,
+    0x00EA, 0x00EB, 0x00E8, 0x00EF, 0x00EE, 0x00EC, 0x00C4, 0x00C5,
+    0x00C9, 0x00E6, 0x00C6, 0x00F4, 0x00F6, 0x00F2, 0x00FB, 0x00F9,
+    0x00FF, 0x00D6, 0x00DC, 0x00A2, 0x00A3, 0x00A5, 0x20A7, 0x0192,
+    0x00E1, 0x00ED, 0x00F3, 0x00FA, 0x00F1, 0x00D1, 0x00AA, 0x00BA,
+    0x00BF, 0x2310, 0x00AC, 0x00BD, 0x00BC, 0x00A1, 0x00AB, 0x00BB,
+    0x2591, 0x2592, 0x2593, 0x2502, 0x2524, 0x2561, 0x2562, 0x2556,
+    0x2555, 0x2563, 0x2551, 0x2557, 0x255D, 0x255C, 0x255B, 0x2510,
+    0x2514, 0x2534, 0x252C, 0x251C, 0x2500, 0x253C, 0x255E, 0x255F,
+    0x255A, 0x2554, 0x2569, 0x2566, 0x2560, 0x2550, 0x256C, 0x2567,
+    0x2568, 0x2564, 0x2565, 0x2559, 0x2558, 0x2552, 0x2553, 0x256B,
+    0x256A, 0x2518, 0x250C, 0x2588, 0x2584, 0x258C, 0x2590, 0x2580,
+    0x03B1, 0x00DF, 0x0393, 0x03C0, 0x03A3, 0x03C3, 0x00B5, 0x03C4,
+    0x03A6, 0x0398, 0x03A9, 0x03B4, 0x221E, 0x03C6, 0x03B5, 0x2229,
+    0x2261, 0x00B1, 0x2265, 0x2264, 0x2320, 0x2321, 0x00F7, 0x2248,
+    0x00B0, 0x2219, 0x00B7, 0x221A, 0x207F, 0x00B2, 0x25A0, 0x00A0,
+};
+
+/* The next code point of a name as zipfile decodes it (UTF-8 with flag
+   bit 11, already checked valid; cp437 without). */
+static uint32_t name_cp(const npyg_zip_entry *e, size_t *k)
+{
+    const uint8_t *s = (const uint8_t *)e->name;
+    uint8_t c = s[(*k)++];
+    if (c < 0x80) return c;
+    if (!(e->flags & FLAG_UTF8)) return cp437_high[c - 0x80];
+    size_t n = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+    uint32_t cp = c & (0x3Fu >> n);
+    while (n-- && *k < e->name_len) cp = (cp << 6) | (s[(*k)++] & 0x3Fu);
+    return cp;
+}
+
 static bool ends_npy(const npyg_zip_entry *e)
 {
     return e->name_len >= 4 && memcmp(e->name + e->name_len - 4, ".npy", 4) == 0;
@@ -259,13 +297,17 @@ static bool ends_npy(const npyg_zip_entry *e)
 /* numpy's key: the name without one '.npy' suffix. */
 static size_t key_len(const npyg_zip_entry *e) { return ends_npy(e) ? e->name_len - 4 : e->name_len; }
 
+/* Keys compare as the strings zipfile and numpy see: 'é' flagged UTF-8
+   and 'é' in cp437 are one key. */
 static int cmp_key(const void *a, const void *b)
 {
     const npyg_zip_entry *x = *(const npyg_zip_entry *const *)a, *y = *(const npyg_zip_entry *const *)b;
-    size_t lx = key_len(x), ly = key_len(y);
-    int c = memcmp(x->name, y->name, lx < ly ? lx : ly);
-    if (c) return c;
-    return lx < ly ? -1 : lx > ly;
+    size_t lx = key_len(x), ly = key_len(y), i = 0, j = 0;
+    while (i < lx && j < ly) {
+        uint32_t cx = name_cp(x, &i), cy = name_cp(y, &j);
+        if (cx != cy) return cx < cy ? -1 : 1;
+    }
+    return (i < lx) - (j < ly);
 }
 
 static int cmp_offset(const void *a, const void *b)
@@ -291,16 +333,24 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
     uint64_t tail_at = z->size - tail;
     int rc = rd(z, tail_at, z->scratch, tail);
     if (rc) return rc;
-    /* The last signature, as zipfile picks it; its comment must then reach
-       exactly the end of the archive. */
-    size_t p = tail - EOCD_LEN + 1;
-    bool found = false;
-    while (p-- > 0) {
-        if (le32(z->scratch + p) == SIG_EOCD) { found = true; break; }
+    /* zipfile first tries a record without comment in the last 22 bytes;
+       failing that it takes the last signature anywhere, even one too
+       close to the end to be a record (and then fails). Its comment must
+       then reach exactly the end of the archive. */
+    size_t p = tail - EOCD_LEN;
+    bool found = le32(z->scratch + p) == SIG_EOCD && le16(z->scratch + tail - 2) == 0;
+    if (!found) {
+        p = tail - 4 + 1;
+        while (p-- > 0) {
+            if (le32(z->scratch + p) == SIG_EOCD) { found = true; break; }
+        }
     }
     if (!found)
         return zfail(ctx, NPYG_EZIP_EOCD, z->size, "no end-of-central-directory record in the last %zu bytes",
-                          tail);
+                     tail);
+    if (p > tail - EOCD_LEN)
+        return zfail(ctx, NPYG_EZIP_EOCD, tail_at + p,
+                     "an end-record signature %zu bytes before the end, too close to be a record", tail - p);
     const uint8_t *r = z->scratch + p;
     uint64_t eocd = tail_at + p;
     uint16_t comment = le16(r + 20);
@@ -397,6 +447,10 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         if (le32(h) != SIG_CENTRAL)
             return zfail(ctx, NPYG_EZIP_CDIR, pos, "no central directory entry where entry %u should be", i);
         uint16_t nl = le16(h + 28), xl = le16(h + 30), cl = le16(h + 32);
+        if (h[6] > ZIP_VERSION_MAX) /* zipfile reads only the low byte */
+            return zfail(ctx, NPYG_EZIP_VERSION, pos + 6,
+                         "entry %u needs zip version %u.%u to extract; zipfile stops at 6.3", i, h[6] / 10u,
+                         h[6] % 10u);
         if ((uint64_t)CDIR_LEN + nl + xl + cl > d->cd_end - pos)
             return zfail(ctx, NPYG_EZIP_CDIR, pos, "central directory entry %u runs past the directory", i);
         if (nl > z->lim.max_name_bytes)
@@ -573,14 +627,43 @@ static int check_layout(npyg_zip *z, const npyg_zip_entry **order, const dir_loc
     return 0;
 }
 
+/* A key against a whole name, both as zipfile decodes them. */
+static int cmp_key_name(const npyg_zip_entry *x, const npyg_zip_entry *y)
+{
+    size_t lx = key_len(x), ly = y->name_len, i = 0, j = 0;
+    while (i < lx && j < ly) {
+        uint32_t cx = name_cp(x, &i), cy = name_cp(y, &j);
+        if (cx != cy) return cx < cy ? -1 : 1;
+    }
+    return (i < lx) - (j < ly);
+}
+
 static int check_names_unique(npyg_zip *z, const npyg_zip_entry **order)
 {
     for (uint32_t k = 0; k < z->count; k++) order[k] = &z->entries[k];
     qsort(order, z->count, sizeof *order, cmp_key);
+    /* numpy looks a key up as a whole name first: the key of 'a.npy.npy'
+       is 'a.npy', which finds the member 'a.npy' instead. */
+    for (uint32_t k = 0; k < z->count; k++) {
+        const npyg_zip_entry *y = &z->entries[k];
+        size_t lo = 0, hi = z->count;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            int c = cmp_key_name(order[mid], y);
+            if (c == 0) {
+                if (order[mid] == y) break; /* a name without '.npy' is its own key */
+                return zfail(z->ctx, NPYG_EZIP_DUPNAME, order[mid]->header_offset,
+                             "the key of '%s' is the name of '%s': numpy reads only the latter",
+                             order[mid]->name, y->name);
+            }
+            if (c < 0) lo = mid + 1;
+            else hi = mid;
+        }
+    }
     for (uint32_t k = 1; k < z->count; k++)
         if (cmp_key(&order[k - 1], &order[k]) == 0) {
             const npyg_zip_entry *a = order[k - 1], *b = order[k];
-            if (a->name_len == b->name_len)
+            if (a->name_len == b->name_len && memcmp(a->name, b->name, a->name_len) == 0)
                 return zfail(z->ctx, NPYG_EZIP_DUPNAME, b->header_offset, "two members named '%s'", b->name);
             return zfail(z->ctx, NPYG_EZIP_DUPNAME, b->header_offset,
                               "'%s' and '%s' are the same key to numpy", a->name, b->name);

@@ -154,6 +154,38 @@ static void corpus(npyg_ctx *ctx, const char *dir)
     closedir(d);
 }
 
+/* In a version 3.0 header the recogniser copies a name only where repr()
+   leaves every character as it is (str.isprintable(), as Python 3.11
+   reports it); a name numpy would have escaped is the general parser's,
+   so the strict check, not the fast path, judges it. */
+static void repr_rules(npyg_ctx *ctx)
+{
+    static const struct {
+        const char *utf8, *what;
+        bool taken;
+    } names[] = {
+        {"a\xc3\xa9" "b", "U+00E9, printable", true},
+        {"\xe6\x95\xb4", "U+6574, printable", true},
+        {"\xf0\x9f\x98\x80", "U+1F600, printable", true},
+        {"\xe2\x80\x8b", "U+200B, repr() writes \\u200b", false},
+        {"\xc2\x85", "U+0085, repr() writes \\x85", false},
+        {"\xc2\xa0", "U+00A0, repr() writes \\xa0", false},
+        {"\xef\xbb\xbf", "U+FEFF, repr() writes \\ufeff", false},
+        {"\xf3\xa0\x80\x81", "U+E0001, repr() writes \\U000e0001", false},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char text[128];
+        int n = snprintf(text, sizeof text, "{'descr': [('%s', '<f8')], 'fortran_order': False, 'shape': (3,), }\n",
+                         names[k].utf8);
+        bool took = compare(ctx, text, (size_t)n, true, names[k].what);
+        TU_CHECK(took == names[k].taken, "%s: the recogniser %s the name", names[k].what,
+                 took ? "took" : "passed on");
+        /* version 1.0/2.0 text is latin1: any non-ASCII name is the general parser's */
+        TU_CHECK(!compare(ctx, text, (size_t)n, false, names[k].what), "%s: taken in a version 1.0 header",
+                 names[k].what);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -169,6 +201,7 @@ int main(int argc, char **argv)
     if (!ctx) return tu_finish();
     cases(ctx, argv[1]);
     corpus(ctx, argv[2]);
+    repr_rules(ctx);
     npyg_ctx_free(ctx);
     printf("writer form: %zu headers matched (%zu structured), %zu one-byte mutants matched\n",
            matched, matched_struct, mutants_matched);
