@@ -16,6 +16,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@
 #define MAT_HEADER_LEN 128u
 #define MAT_TEXT_LEN 116u
 #define MAT73_USERBLOCK 512u
+
+#define READ_ERROR "read error, or the input ended before its size"
 
 static const unsigned char hdf5_sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
@@ -36,10 +39,13 @@ const char *npyg_probe_warning_string(unsigned bit)
     }
 }
 
+/* Every read of the probe is of bytes the input's size says are there,
+   so a short read is an input that changed while it was read: an I/O
+   error, never a reason to recognise it as something else. */
 static bool read_exact(npyg_pread_fn rd, void *user, void *buf, size_t len, uint64_t off, bool *ioerr)
 {
     long long n = rd(user, buf, len, off);
-    if (n < 0) *ioerr = true;
+    if (n != (long long)len) *ioerr = true;
     return n == (long long)len;
 }
 
@@ -70,7 +76,7 @@ static uint32_t get32(const unsigned char *p, bool be)
 
 /* A v4 matrix header in the byte order its type field's M digit names
    (0 little-endian, 1 big-endian: the other orders are VAX and Cray). */
-static bool is_mat4(npyg_pread_fn rd, void *user, uint64_t size, const unsigned char *h, size_t n)
+static bool is_mat4(npyg_pread_fn rd, void *user, uint64_t size, const unsigned char *h, size_t n, bool *ioerr)
 {
     if (n < 20) return false;
     for (int be = 0; be < 2; be++) {
@@ -81,8 +87,8 @@ static bool is_mat4(npyg_pread_fn rd, void *user, uint64_t size, const unsigned 
         if (rows > INT32_MAX || cols > INT32_MAX || imagf > 1) continue;
         if (namlen < 2 || namlen > 4096 || 20u + namlen > size) continue;
         unsigned char last = 1;
-        bool io = false;
-        if (!read_exact(rd, user, &last, 1, 20u + namlen - 1u, &io) || last != 0) continue;
+        if (!read_exact(rd, user, &last, 1, 20u + namlen - 1u, ioerr)) return false;
+        if (last != 0) continue;
         return true;
     }
     return false;
@@ -128,7 +134,7 @@ static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
 
     bool text73 = memcmp(h, "MATLAB 7.3 MAT-file", 19) == 0;
     bool hdf5_512 = size >= MAT73_USERBLOCK + 8 && hdf5_sig_at(rd, user, MAT73_USERBLOCK, ioerr);
-    if (*ioerr) return npyg__fail(ctx, NPYG_EIO, MAT73_USERBLOCK, "read error");
+    if (*ioerr) return npyg__fail(ctx, NPYG_EIO, MAT73_USERBLOCK, READ_ERROR);
     if (info->version == 0x0100) {
         if (hdf5_512 || text73)
             return npyg__fail(ctx, NPYG_EMAT_HEADER, 124,
@@ -155,7 +161,7 @@ static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
         info->warnings |= NPYG_PW_MAT_TEXT;
     unsigned char rest[MAT73_USERBLOCK - MAT_HEADER_LEN];
     if (!read_exact(rd, user, rest, sizeof rest, MAT_HEADER_LEN, ioerr))
-        return npyg__fail(ctx, NPYG_EIO, MAT_HEADER_LEN, "read error");
+        return npyg__fail(ctx, NPYG_EIO, MAT_HEADER_LEN, READ_ERROR);
     for (size_t i = 0; i < sizeof rest; i++)
         if (rest[i]) {
             info->warnings |= NPYG_PW_USERBLOCK;
@@ -175,7 +181,7 @@ int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_
     unsigned char h[MAT_HEADER_LEN] = {0};
     size_t want = size < sizeof h ? (size_t)size : sizeof h;
     long long got = want ? rd(user, h, want, 0) : 0;
-    if (got < 0) return npyg__fail(ctx, NPYG_EIO, 0, "read error");
+    if (got != (long long)want) return npyg__fail(ctx, NPYG_EIO, 0, READ_ERROR);
     size_t n = (size_t)got;
     bool ioerr = false;
     /* The leading-magic formats are the sniffer's to decide (format.c);
@@ -187,11 +193,11 @@ int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_
         return probe_mat(ctx, rd, user, size, h, n, info, &ioerr);
     } else if (find_hdf5(rd, user, size, &info->hdf5_offset, &ioerr)) {
         info->format = NPYG_FORMAT_HDF5;
-    } else if (!ioerr && is_mat4(rd, user, size, h, n)) {
+    } else if (!ioerr && is_mat4(rd, user, size, h, n, &ioerr)) {
         info->format = NPYG_FORMAT_MAT4;
         return npyg__fail(ctx, NPYG_EMAT_V4, 0, "MAT v4 file: only MAT v7.3 (HDF5) is supported");
     }
-    if (ioerr) return npyg__fail(ctx, NPYG_EIO, 0, "read error");
+    if (ioerr) return npyg__fail(ctx, NPYG_EIO, 0, READ_ERROR);
     return 0;
 }
 
@@ -226,6 +232,7 @@ static long long fd_pread(void *user, void *buf, size_t len, uint64_t off)
     size_t done = 0;
     while (done < len) {
         ssize_t r = pread(s->fd, (char *)buf + done, len - done, (off_t)(s->base + off + done));
+        if (r < 0 && errno == EINTR) continue;
         if (r < 0) return -1;
         if (r == 0) break;
         done += (size_t)r;

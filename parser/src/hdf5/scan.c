@@ -182,6 +182,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     int64_t deadline = now_ms() + (int64_t)hl.child_wall_seconds * 1000;
     size_t have = 0;
     bool protocol = false, timeout = false;
+    int read_errno = 0; /* our own read of the pipe failed: not the file's doing */
     for (;;) {
         int64_t left = deadline - now_ms();
         if (left <= 0) {
@@ -198,6 +199,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
         if (pr == 0) continue;
         ssize_t got = read(pfd[0], buf + have, BUF_SIZE - have - 1);
         if (got < 0 && errno == EINTR) continue;
+        if (got < 0) read_errno = errno;
         if (got <= 0) break;
         have += (size_t)got;
         buf[have] = '\0';
@@ -219,13 +221,15 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
         }
     }
     close(pfd[0]);
-    if (timeout || protocol) kill(pid, SIGKILL);
+    if (timeout || protocol || read_errno) kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     npyg__xfree(ctx, buf, BUF_SIZE);
 
     int rc;
-    if (timeout)
+    if (read_errno)
+        rc = override(ctx, NPYG_EIO, "cannot read the HDF5 child's records (errno %d)", read_errno);
+    else if (timeout)
         rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library ran longer than %u s on this file",
                       hl.child_wall_seconds);
     else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
