@@ -54,6 +54,24 @@ for run in "$dir"/libfuzzer-*/; do
                 t, w, wall, runs / 1e6, wall ? runs / wall / 1e3 : 0, cov, ft, n }'
 done
 
+# The slowest input of each merged corpus, timed by the replay drivers of a
+# build without sanitizers (REPLAY_BUILD, default build/release): a slow
+# unit, an input of 10 KB or less taking over 10 ms, is a finding.
+replay=${REPLAY_BUILD:-$root/build/release}/fuzz
+if [ -d "$replay" ]; then
+    echo
+    echo "| harness | corpus inputs | slowest input (best of 3) | its size | slow units (≤ 10 KB, > 10 ms) |"
+    echo "|---|---|---|---|---|"
+    for c in "$dir"/corpus/*/; do
+        t=$(basename "$c")
+        [ -x "$replay/${t}_replay" ] || continue
+        "$replay/${t}_replay" -t 30 -s 1 "$c" 2>/dev/null | awk -v t="$t" -v k="$(ls "$c" | wc -l)" '
+            /^slowest:/ { ms = $2; b = $4 }
+            /^slow units/ { n = $NF }
+            END { printf "| %s | %d | %s ms | %s bytes | %s |\n", t, k, ms, b, n }'
+    done
+fi
+
 # Source coverage of each harness's corpus alone, through its replay driver.
 [ -d "$cov/fuzz" ] || exit 0
 major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)

@@ -6,11 +6,15 @@
  * order, with a per-input timeout. A crash, abort or timeout names the
  * input. ctest uses this to replay corpus/ and corpus/fuzz-regressions/.
  *
- *   npy_file_fuzzer_replay [-t SECONDS] [-T] PATH...
+ *   npy_file_fuzzer_replay [-t SECONDS] [-T] [-s N] PATH...
  *     -t  per-input timeout (default 10; 0 disables)
  *     -T  also run each file with an all-zero configuration trailer
  *         appended, so that a plain .npy file is seen whole under the
  *         default profile and limits
+ *     -s  time each input (the best of three runs, so that a busy machine
+ *         does not make a fast input look slow), print the N slowest, and
+ *         count the slow units: inputs of 10 KB or less that take over
+ *         10 ms. Meant for a build without sanitizers.
  *
  * AFL++ (built with afl-clang-fast): under afl-fuzz, afl-showmap,
  * afl-cmin or afl-tmin, persistent mode on shared-memory test cases (the
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef __AFL_FUZZ_TESTCASE_LEN
@@ -91,7 +96,24 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int run_file(const char *path, bool trailer, unsigned timeout)
+#define SLOW_UNIT_BYTES 10240
+#define SLOW_UNIT_SECONDS 0.010
+
+typedef struct timing {
+    double seconds; /* best of three */
+    size_t bytes;
+    char *path;
+} timing;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Runs one input; when timed is non-NULL, three times, keeping the best. */
+static int run_file(const char *path, bool trailer, unsigned timeout, timing *timed)
 {
     FILE *f = fopen(path, "rb");
     if (!f) { perror(path); return 1; }
@@ -117,29 +139,43 @@ static int run_file(const char *path, bool trailer, unsigned timeout)
         if (pass) memset(in + len, 0, NPYG_FUZZ_TRAILER);
         snprintf(current, sizeof current, "%s%s", path, pass ? " (with a zero trailer)" : "");
         if (timeout) alarm(timeout);
-        LLVMFuzzerTestOneInput(in, n);
+        for (int run = 0; run < (timed ? 3 : 1); run++) {
+            double t0 = now_s();
+            LLVMFuzzerTestOneInput(in, n);
+            double dt = now_s() - t0;
+            if (timed && (run == 0 || dt < timed->seconds)) timed->seconds = dt;
+        }
         if (timeout) alarm(0);
+        if (timed) timed->bytes = len;
         free(in);
     }
     free(buf);
     return 0;
 }
 
+static int slower_first(const void *a, const void *b)
+{
+    double x = ((const timing *)a)->seconds, y = ((const timing *)b)->seconds;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 static int replay(int argc, char **argv)
 {
     unsigned timeout = 10;
     bool trailer = false;
+    long slowest = -1; /* -s N: how many of the slowest inputs to print */
     int opt;
-    while ((opt = getopt(argc, argv, "t:T")) != -1) {
+    while ((opt = getopt(argc, argv, "t:Ts:")) != -1) {
         if (opt == 't') timeout = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 'T') trailer = true;
+        else if (opt == 's') slowest = strtol(optarg, NULL, 10);
         else {
-            fprintf(stderr, "usage: %s [-t SECONDS] [-T] PATH...\n", argv[0]);
+            fprintf(stderr, "usage: %s [-t SECONDS] [-T] [-s N] PATH...\n", argv[0]);
             return 2;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "usage: %s [-t SECONDS] [-T] PATH...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-t SECONDS] [-T] [-s N] PATH...\n", argv[0]);
         return 2;
     }
     signal(SIGALRM, on_signal);
@@ -160,9 +196,24 @@ static int replay(int argc, char **argv)
         }
     }
     if (found.n > 1) qsort(found.v, found.n, sizeof *found.v, by_name);
+    timing *times = slowest >= 0 ? calloc(found.n ? found.n : 1, sizeof *times) : NULL;
+    if (slowest >= 0 && !times) { perror("calloc"); exit(2); }
     for (size_t k = 0; k < found.n; k++) {
-        errors += run_file(found.v[k], trailer, timeout);
-        free(found.v[k]);
+        errors += run_file(found.v[k], trailer, timeout, times ? &times[k] : NULL);
+        if (times) times[k].path = found.v[k];
+        else free(found.v[k]);
+    }
+    if (times) {
+        qsort(times, found.n, sizeof *times, slower_first);
+        size_t slow = 0;
+        for (size_t k = 0; k < found.n; k++)
+            if (times[k].bytes <= SLOW_UNIT_BYTES && times[k].seconds > SLOW_UNIT_SECONDS) slow++;
+        for (size_t k = 0; k < found.n && k < (size_t)slowest; k++)
+            printf("slowest: %.3f ms %zu bytes %s\n", times[k].seconds * 1e3, times[k].bytes, times[k].path);
+        printf("slow units (%d bytes or less, over %.0f ms, best of 3): %zu\n", SLOW_UNIT_BYTES,
+               SLOW_UNIT_SECONDS * 1e3, slow);
+        for (size_t k = 0; k < found.n; k++) free(times[k].path);
+        free(times);
     }
     free(found.v);
     fprintf(stderr, "%s: %zu inputs replayed%s, %d unreadable\n", argv[0], found.n,
