@@ -82,7 +82,35 @@ typedef struct input {
     bool regular; /* random access: pread, sizes known */
     bool at_start; /* opened here: the position is 0, no lseek to learn it */
     replay rp;    /* a stream's first bytes, handed back to its reader */
+    const unsigned char *data; /* the whole file, when one read took it all */
+    size_t len;
 } input;
+
+/* A file this small is read whole with one pread and validated from
+   memory: one system call instead of the probe's and the validator's
+   own (fstat, lseek and a pread each). Larger files are read where they
+   lie, so memory stays bounded by the limits, not by the file. */
+#define WHOLE_FILE_BYTES ((size_t)64 << 10)
+
+/* The whole of a regular file of size bytes opened here, or NULL when it
+   is larger than WHOLE_FILE_BYTES or a read comes up short or fails (the
+   descriptor path then reads it again and reports what it finds). */
+static unsigned char *read_whole(int fd, uint64_t size)
+{
+    if (size > WHOLE_FILE_BYTES) return NULL;
+    unsigned char *p = malloc(size ? (size_t)size : 1);
+    if (!p) die_oom();
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = pread(fd, p + got, (size_t)size - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (got == size) return p;
+    free(p);
+    return NULL;
+}
 
 /* The first bytes, without losing them: pread for a regular file, else
    read into the replay buffer. */
@@ -112,7 +140,9 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     hash_state h;
     hash_begin(o, ctx, &h);
-    int rc = in->regular ? npyg_validate_fd(ctx, in->fd) : npyg_validate_read(ctx, replay_read, &in->rp);
+    int rc = in->data      ? npyg_validate_buffer(ctx, in->data, in->len)
+             : in->regular ? npyg_validate_fd(ctx, in->fd)
+                           : npyg_validate_read(ctx, replay_read, &in->rp);
     char sha[65] = {0};
     const char *shown = hash_end(&h, rc, sha);
     /* An object array: say what its pickle would import. A stream cannot
@@ -125,7 +155,8 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         npyg_options po = {o->profile, &o->limits, NULL, 0};
         pc = npyg_ctx_new(&po);
         if (pc) {
-            npyg_pickle_scan_npy_fd(pc, in->fd, NULL, &r);
+            if (in->data) npyg_pickle_scan_npy_buffer(pc, in->data, in->len, NULL, &r);
+            else npyg_pickle_scan_npy_fd(pc, in->fd, NULL, &r);
             pk.report = r;
             pk.scan_error = *npyg_last_error(pc);
         }
@@ -181,7 +212,9 @@ static int validate_ra(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     hash_state h;
     hash_begin(o, ctx, &h);
-    int rc = in->regular ? npyg_ra_validate_fd(ctx, in->fd) : npyg_ra_validate_read(ctx, replay_read, &in->rp);
+    int rc = in->data      ? npyg_ra_validate_buffer(ctx, in->data, in->len)
+             : in->regular ? npyg_ra_validate_fd(ctx, in->fd)
+                           : npyg_ra_validate_read(ctx, replay_read, &in->rp);
     char sha[65] = {0};
     const char *shown = hash_end(&h, rc, sha);
     report_ra(o, b, in->path, ctx, rc, shown);
@@ -222,7 +255,7 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         /* A file can be probed further: HDF5 behind a user block, and the
            MAT header, which npyguard checks itself before libhdf5 runs. */
         npyg_probe_info pi;
-        int prc = npyg_probe_fd(ctx, in->fd, &pi);
+        int prc = in->data ? npyg_probe_buffer(ctx, in->data, in->len, &pi) : npyg_probe_fd(ctx, in->fd, &pi);
         if (prc) {
             report_npy(o, b, in->path, ctx, prc, NULL, NULL);
             return status_of(prc);
@@ -263,7 +296,7 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
    input may be a pipe). What is not a regular file is named and refused
    before it is opened; fstat checks again what was opened. Returns -1
    after reporting. */
-static int open_input(const options *o, strbuf *b, const char *path)
+static int open_input(const options *o, strbuf *b, const char *path, uint64_t *size)
 {
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -282,6 +315,7 @@ static int open_input(const options *o, strbuf *b, const char *path)
     } else if (!S_ISREG(st.st_mode)) {
         report_refused(o, b, path, (unsigned)st.st_mode);
     } else {
+        *size = (uint64_t)st.st_size;
         return fd;
     }
     close(fd);
@@ -292,7 +326,8 @@ void validate_one(const options *o, npyg_ctx *ctx, job *j)
 {
     strbuf b = {0};
     bool is_stdin = strcmp(j->path, "-") == 0;
-    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, j->path)};
+    uint64_t size = 0;
+    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, j->path, &size)};
     if (in.fd < 0) {
         j->status = 2;
         j->out = b.p;
@@ -304,8 +339,12 @@ void validate_one(const options *o, npyg_ctx *ctx, job *j)
     } else {
         in.regular = in.at_start = true; /* open_input refuses anything else */
     }
+    unsigned char *whole = is_stdin ? NULL : read_whole(in.fd, size);
+    in.data = whole;
+    in.len = (size_t)size;
     in.rp.fd = in.fd;
     j->status = dispatch(o, ctx, &b, &in);
+    free(whole);
     if (!is_stdin) close(in.fd);
     j->out = b.p;
 }
