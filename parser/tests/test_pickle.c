@@ -307,14 +307,6 @@ static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members
     close(fd);
 }
 
-static json_t *load(const char *path)
-{
-    json_error_t je;
-    json_t *j = json_load_file(path, JSON_ALLOW_NUL, &je);
-    if (!j) fprintf(stderr, "%s: %s\n", path, je.text);
-    return j;
-}
-
 /* Each limit stops the scan with its own code, and the report holds what
    came before. Expected: the limit's definition in npyguard.h. */
 static void limits(npyg_ctx *ctx)
@@ -416,8 +408,7 @@ int main(int argc, char **argv)
     char path[4096], dir[1024];
     int files = 0;
     /* 1. corpus/manifest.json: the unsafe .npy files */
-    snprintf(path, sizeof path, "%s/manifest.json", corpus);
-    json_t *m = load(path);
+    json_t *m = tu_load_manifest(corpus);
     const char *key;
     json_t *e;
     json_object_foreach(json_object_get(m, "files"), key, e) {
@@ -427,8 +418,8 @@ int main(int argc, char **argv)
     }
     json_decref(m);
     /* 2. corpus/npz/manifest.json: object members */
-    snprintf(path, sizeof path, "%s/npz/manifest.json", corpus);
-    m = load(path);
+    snprintf(dir, sizeof dir, "%s/npz", corpus);
+    m = tu_load_manifest(dir);
     json_object_foreach(json_object_get(m, "files"), key, e) {
         char *text = json_dumps(e, JSON_COMPACT);
         bool has = text && strstr(text, "pickle_imports");
@@ -441,8 +432,7 @@ int main(int argc, char **argv)
     json_decref(m);
     /* 3. corpus/pickle/manifest.json: every protocol and opcode family */
     snprintf(dir, sizeof dir, "%s/pickle", corpus);
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    m = load(path);
+    m = tu_load_manifest(dir);
     json_object_foreach(json_object_get(m, "files"), key, e) {
         check_npy_entry(ctx, dir, key, e, true);
         files++;
