@@ -70,6 +70,32 @@ def write(path, data):
         f.write(data)
 
 
+def group_files(corpus, sub, groups, keep):
+    """(group, name, bytes) of each regular file in corpus/SUB/GROUP, groups
+    in order and names sorted, that keep(name, path) accepts."""
+    for group in groups:
+        d = os.path.join(corpus, sub, group)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if os.path.isfile(p) and keep(name, p):
+                with open(p, "rb") as f:
+                    yield group, name, f.read()
+
+
+def small(name, path):
+    return os.path.getsize(path) <= NPZ_SEED_MAX
+
+
+def not_hidden_or_prose(name, path):
+    return not name.startswith(".") and not name.endswith(".md")
+
+
+def is_npy(name, path):
+    return name.endswith(".npy")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: seeds.py OUTDIR")
@@ -79,52 +105,26 @@ def main():
         os.makedirs(os.path.join(out, t), exist_ok=True)
     descrs = set()
     count = 0
-    for group in GROUPS:
-        d = os.path.join(corpus, group)
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            p = os.path.join(d, name)
-            if not os.path.isfile(p) or name.startswith(".") or name.endswith(".md"):
-                continue
-            with open(p, "rb") as f:
-                data = f.read()
-            base = group + "-" + name
-            for t in ("npy_header_fuzzer", "npy_file_fuzzer"):
-                write(os.path.join(out, t, base), data + DEFAULT)
-                if group == "valid":
-                    write(os.path.join(out, t, base + ".strict"), data + STRICT)
-            dv = descr_of(data)
-            if dv is not None:
-                descrs.add(dv)
-            count += 1
-    narchives = 0
-    for group in GROUPS:
-        d = os.path.join(corpus, "npz", group)
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            p = os.path.join(d, name)
-            if not os.path.isfile(p) or os.path.getsize(p) > NPZ_SEED_MAX:
-                continue
-            with open(p, "rb") as f:
-                write(os.path.join(out, "npz_fuzzer", group + "-" + name), f.read() + DEFAULT)
-            narchives += 1
-    nra = 0
-    for group in RA_GROUPS:
-        d = os.path.join(corpus, "ra", group)
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            p = os.path.join(d, name)
-            if not os.path.isfile(p) or os.path.getsize(p) > NPZ_SEED_MAX:
-                continue
-            with open(p, "rb") as f:
-                data = f.read()
-            write(os.path.join(out, "ra_fuzzer", group + "-" + name), data + DEFAULT)
+    for group, name, data in group_files(corpus, "", GROUPS, not_hidden_or_prose):
+        base = group + "-" + name
+        for t in ("npy_header_fuzzer", "npy_file_fuzzer"):
+            write(os.path.join(out, t, base), data + DEFAULT)
             if group == "valid":
-                write(os.path.join(out, "ra_fuzzer", group + "-" + name + ".sink"), data + SINK)
-            nra += 1
+                write(os.path.join(out, t, base + ".strict"), data + STRICT)
+        dv = descr_of(data)
+        if dv is not None:
+            descrs.add(dv)
+        count += 1
+    narchives = 0
+    for group, name, data in group_files(corpus, "npz", GROUPS, small):
+        write(os.path.join(out, "npz_fuzzer", group + "-" + name), data + DEFAULT)
+        narchives += 1
+    nra = 0
+    for group, name, data in group_files(corpus, "ra", RA_GROUPS, small):
+        write(os.path.join(out, "ra_fuzzer", group + "-" + name), data + DEFAULT)
+        if group == "valid":
+            write(os.path.join(out, "ra_fuzzer", group + "-" + name + ".sink"), data + SINK)
+        nra += 1
     # mat_fuzzer: the first 4 KiB of every HDF5 / MAT file (the probe reads
     # the MAT header, the user block and the signature at 512, 1024, 2048)
     nmat = 0
@@ -139,19 +139,12 @@ def main():
             write(os.path.join(out, "mat_fuzzer", rel), data + DEFAULT)
             nmat += 1
     npickles = 0
-    for group in PICKLE_DIRS:
-        d = os.path.join(corpus, group)
-        for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
-            p = os.path.join(d, name)
-            if not name.endswith(".npy"):
-                continue
-            with open(p, "rb") as f:
-                data = f.read()
-            pre = 10 if data[6:7] == b"\x01" else 12
-            off = pre + int.from_bytes(data[8:pre], "little")
-            write(os.path.join(out, "pickle_fuzzer", group + "-" + name), data + DEFAULT)
-            write(os.path.join(out, "pickle_fuzzer", group + "-" + name + ".pkl"), data[off:] + BARE)
-            npickles += 1
+    for group, name, data in group_files(corpus, "", PICKLE_DIRS, is_npy):
+        pre = 10 if data[6:7] == b"\x01" else 12
+        off = pre + int.from_bytes(data[8:pre], "little")
+        write(os.path.join(out, "pickle_fuzzer", group + "-" + name), data + DEFAULT)
+        write(os.path.join(out, "pickle_fuzzer", group + "-" + name + ".pkl"), data[off:] + BARE)
+        npickles += 1
     for k, dv in enumerate(sorted(descrs | set(EXTRA_DESCRS))):
         write(os.path.join(out, "npy_descr_fuzzer", "descr-%04d" % k), dv + DEFAULT)
     print("seeds: %d corpus files, %d descr fragments, %d archives, %d .ra files, %d HDF5/MAT files, "

@@ -8,27 +8,13 @@ Usage: test_cli.py NPYVALIDATE CORPUS_DIR
 import hashlib
 import json
 import os
-import stat
 import subprocess
-import sys
 import tempfile
 
-NPYV, CORPUS = sys.argv[1], sys.argv[2]
-MANIFEST = json.load(open(os.path.join(CORPUS, "manifest.json")))["files"]
-passed = failed = 0
+import cli_helpers
+from cli_helpers import CORPUS, NPYV, check, json_lines, manifest, run, run_json
 
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what, file=sys.stderr)
-
-
-def run(*args, stdin=None, timeout=60):
-    return subprocess.run([NPYV, *args], input=stdin, capture_output=True, timeout=timeout)
+MANIFEST = manifest()["files"]
 
 
 def path(name):
@@ -83,10 +69,9 @@ def test_human_output():
 def test_json_matches_manifest():
     names = valid
     r = run("--json", "--hash", *[path(n) for n in names])
-    lines = r.stdout.decode().split("\n")[:-1]  # JSON Lines end at \n only: names may hold U+0085
+    lines = json_lines(r.stdout)
     check(len(lines) == len(names), "one JSON line per file (%d for %d)" % (len(lines), len(names)))
-    for n, line in zip(names, lines):
-        o = json.loads(line)
+    for n, o in zip(names, lines):
         e = MANIFEST[n]
         check(o["path"] == path(n), "JSON in input order: %s" % n)
         check(o["ok"] is True, "JSON ok for %s" % n)
@@ -98,14 +83,14 @@ def test_json_matches_manifest():
         if not e.get("platform_dependent"):
             check(o["descr_repr"] == e["descr_repr"], "descr_repr of %s: %s" % (n, o["descr_repr"]))
     bad = invalid[0]
-    o = json.loads(run("--json", path(bad)).stdout)
+    o = run_json(path(bad))
     check(o["ok"] is False and o["error"]["name"] == MANIFEST[bad]["npyguard_error"], "JSON error of %s" % bad)
     check(isinstance(o["error"]["offset"], int) and o["error"]["code"] > 0, "JSON error fields")
 
 
 def test_unsafe_is_refused():
     for n in group("unsafe"):
-        o = json.loads(run("--json", path(n)).stdout)
+        o = run_json(path(n))
         check(not o["ok"] and o["error"]["name"] == "NPYG_EOBJECT" and o["error"]["class"] == "unsafe",
               "object array refused: %s" % n)
 
@@ -115,13 +100,13 @@ def test_parallel_output_keeps_input_order():
     one = run("-j", "1", "--json", *names).stdout
     two = run("-j", "2", "--json", *names).stdout
     check(one == two, "-j 2 output identical to -j 1")
-    paths = [json.loads(l)["path"] for l in two.decode().split("\n")[:-1]]
+    paths = [o["path"] for o in json_lines(two)]
     check(paths == names, "output in input order")
 
 
 def test_recursive_and_files_from():
     r = run("-r", "--json", os.path.join(CORPUS, "valid"))
-    got = sorted(json.loads(l)["path"] for l in r.stdout.decode().split("\n")[:-1])
+    got = sorted(o["path"] for o in json_lines(r.stdout))
     want = sorted(path(n) for n in group("valid"))
     check(got == want, "-r finds every *.npy (%d of %d)" % (len(got), len(want)))
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
@@ -134,7 +119,7 @@ def test_recursive_and_files_from():
 def test_stdin_pipe_and_hash():
     name = "valid/f8-le-1d-C-v1.npy"
     data = open(path(name), "rb").read()
-    o = json.loads(run("--json", "--hash", "-", stdin=data).stdout)
+    o = run_json("--hash", "-", stdin=data)
     check(o["ok"] and o["payload_sha256"] == MANIFEST[name]["payload_sha256"], "stdin with --hash")
 
 
@@ -192,7 +177,7 @@ def test_progress_line_only_on_a_terminal():
         shown = b"/2 files" in err
         check(shown and err.endswith(b"\r\033[K"), "%s: progress shown and erased: %r" % (jobs, err))
         check(b"\n" not in err and b"\r\n" not in err, "%s: the progress line stays one line: %r" % (jobs, err))
-    r = subprocess.run([NPYV, "-j1", "-", path(name)], input=data, capture_output=True)
+    r = run("-j1", "-", path(name), stdin=data)
     check(r.returncode == 0 and r.stderr == b"", "no progress line into a pipe: %r" % r.stderr)
 
 
@@ -208,8 +193,7 @@ def test_strict_and_limits():
     r = run("--json", "--max-header-bytes", "64", path(name))
     o = json.loads(r.stdout)
     check(r.returncode == 1 and o["error"]["name"] == "NPYG_ELIMIT_HEADER", "--max-header-bytes")
-    r = run("--json", "--max-payload=8", path(name))
-    check(json.loads(r.stdout)["error"]["name"] == "NPYG_ELIMIT_PAYLOAD", "--max-payload")
+    check(run_json("--max-payload=8", path(name))["error"]["name"] == "NPYG_ELIMIT_PAYLOAD", "--max-payload")
 
 
 def test_quiet_prints_only_problems():
@@ -245,7 +229,7 @@ def test_option_spellings():
 def test_npz_member_warnings():
     """Members numpy hands back as raw bytes, or under a name without .npy,
     are accepted with a warning per member (corpus/npz/manifest.json)."""
-    npz = json.load(open(os.path.join(CORPUS, "npz", "manifest.json")))["files"]
+    npz = manifest("npz")["files"]
     for name in ("compat/non-npy-member.npz", "compat/npy-name-not-npy.npz"):
         f = os.path.join(CORPUS, "npz", name)
         r = run(f)
@@ -267,7 +251,7 @@ def test_help_and_version():
     check(r.returncode == 0 and r.stdout.startswith(b"npyvalidate "), "--version")
 
 
-RA = json.load(open(os.path.join(CORPUS, "ra", "manifest.json")))["files"]
+RA = manifest("ra")["files"]
 
 
 def ra_int(v):
@@ -324,20 +308,17 @@ def test_ra_human_line_and_content_recognition():
     check(r.returncode == 1 and r.stdout.decode() == bad + ":24: ra: elbyte 3 is not a width of float elements\n",
           "human .ra error: %r" % r.stdout)
     lz = os.path.join(CORPUS, "ra", "limit", "lz4-16mib.ra")
-    check(json.loads(run("--json", lz).stdout)["error"]["name"] == "NPYG_ELIMIT_ALLOC", "16 MiB LZ4 over --max-alloc")
-    o = json.loads(run("--json", "--max-alloc", str(64 << 20), lz).stdout)
+    check(run_json(lz)["error"]["name"] == "NPYG_ELIMIT_ALLOC", "16 MiB LZ4 over --max-alloc")
+    o = run_json("--max-alloc", str(64 << 20), lz)
     check(o["ok"] and o["data_bytes"] == 16 << 20, "16 MiB LZ4 decoded once --max-alloc allows it")
 
 
 def test_ra_recursive():
     d = os.path.join(CORPUS, "ra", "valid")
     r = run("-r", "--json", d)
-    got = sorted(json.loads(l)["path"] for l in r.stdout.decode().splitlines())
+    got = sorted(o["path"] for o in json_lines(r.stdout))
     want = sorted(os.path.join(CORPUS, "ra", n) for n, e in RA.items() if e["group"] == "valid")
     check(got == want and r.returncode == 0, "-r finds every *.ra (%d of %d)" % (len(got), len(want)))
 
 
-for t in [v for k, v in sorted(globals().items()) if k.startswith("test_")]:
-    t()
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+cli_helpers.main(globals())

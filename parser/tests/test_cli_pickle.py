@@ -5,28 +5,13 @@ manifests (pickletools' view: corpus/manifest.json, corpus/pickle/).
 
 Usage: test_cli_pickle.py NPYVALIDATE CORPUS_DIR
 """
-import json
 import os
-import subprocess
-import sys
 import tempfile
 
-NPYV, CORPUS = sys.argv[1], sys.argv[2]
-passed = failed = 0
+import cli_helpers
+from cli_helpers import CORPUS, check, manifest, run, run_json
+
 PREFIX = ": unsafe: object dtype: the payload is a pickle that imports "
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what, file=sys.stderr)
-
-
-def run(*args):
-    return subprocess.run([NPYV, *args], capture_output=True, timeout=120)
 
 
 def text_imports(line):
@@ -38,11 +23,11 @@ def text_imports(line):
 
 def entries():
     """(path, expected imports in order or None, sorted imports, called, complete)"""
-    man = json.load(open(os.path.join(CORPUS, "manifest.json")))["files"]
+    man = manifest()["files"]
     for name, e in sorted(man.items()):
         if "pickle_imports" in e and not any(i.startswith("<") for i in e["pickle_imports"]):
             yield os.path.join(CORPUS, name), None, e["pickle_imports"], None, True
-    man = json.load(open(os.path.join(CORPUS, "pickle", "manifest.json")))["files"]
+    man = manifest("pickle")["files"]
     for name, e in sorted(man.items()):
         if e["npyguard_scan"] != "NPYG_OK" and not e["pickle_imports"]:
             continue
@@ -51,6 +36,11 @@ def entries():
             continue  # cut names are escaped-equal only; the library test covers them
         yield (os.path.join(CORPUS, "pickle", name), order, sorted(order), e["pickle_called"],
                e["npyguard_scan"] == "NPYG_OK")
+
+
+def import_name(i):
+    """An import of the JSON report as pickletools names it."""
+    return "%s.%s" % (i["module"], i["name"]) if "ext_code" not in i else "ext:%d" % i["ext_code"]
 
 
 def test_text_and_json():
@@ -68,21 +58,18 @@ def test_text_and_json():
         else:
             check(sorted(got) == imports, "%s: text %s, pickletools %s" % (path, got, imports))
         check(("(the scan stopped" in line) != complete, "%s: completeness note: %r" % (path, line))
-        r = run("--json", path)
-        j = json.loads(r.stdout)
+        j = run_json(path)
         p = j.get("pickle")
         check(j["error"]["name"] == "NPYG_EOBJECT" and p is not None, "%s: json %r" % (path, j))
         if not p:
             continue
-        names = sorted("%s.%s" % (i["module"], i["name"]) if "ext_code" not in i else "ext:%d" % i["ext_code"]
-                       for i in p["imports"])
+        names = sorted(import_name(i) for i in p["imports"])
         names = ["?." + x.split(".", 1)[1] if x.startswith(".") else x for x in names]
         check(sorted(text_imports(line.rstrip("\n"))) == sorted(
             "?." + x[2:] if x.startswith("?.") else x for x in names) or names == imports,
             "%s: json imports %s" % (path, names))
         if called is not None:
-            got_called = sorted("%s.%s" % (i["module"], i["name"]) if "ext_code" not in i else "ext:%d" % i["ext_code"]
-                                for i in p["imports"] if i["called"])
+            got_called = sorted(import_name(i) for i in p["imports"] if i["called"])
             check(got_called == called, "%s: json called %s, pickletools %s" % (path, got_called, called))
         check(p["complete"] == complete, "%s: complete %s" % (path, p["complete"]))
     check(n >= 60, "only %d files" % n)
@@ -90,8 +77,7 @@ def test_text_and_json():
 
 def test_npz_members():
     path = os.path.join(CORPUS, "pickle", "object-members.npz")
-    man = json.load(open(os.path.join(CORPUS, "pickle", "manifest.json")))
-    want = man["archives"]["object-members.npz"]["members"]
+    want = manifest("pickle")["archives"]["object-members.npz"]["members"]
     r = run(path)
     lines = r.stdout.decode().splitlines()
     check(len(lines) == len(want), "one line per member: %r" % lines)
@@ -99,7 +85,7 @@ def test_npz_members():
         member = line[len(path) + 1:].split(":", 1)[0]
         check(member in want and PREFIX in line and sorted(text_imports(line)) == want[member],
               "member line %r, pickletools %s" % (line, want.get(member)))
-    j = json.loads(run("--json", path).stdout)
+    j = run_json(path)
     for m in j["members"]:
         got = sorted("%s.%s" % (i["module"], i["name"]) for i in m["pickle"]["imports"])
         check(got == want[m["name"]], "json member %s: %s" % (m["name"], got))
@@ -125,13 +111,5 @@ def test_hostile_names_are_escaped():
             check(b"\\x1b[2Jx" in out or b"\\u001b[2Jx" in out, "%s: escaped name missing: %r" % (args, out))
 
 
-def main():
-    test_text_and_json()
-    test_npz_members()
-    test_hostile_names_are_escaped()
-    print("test_cli_pickle: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    cli_helpers.main(globals())

@@ -12,28 +12,13 @@ import io
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
-import zlib
 
-NPYV, CORPUS = os.fsencode(sys.argv[1]), sys.argv[2]
+import cli_helpers
+from cli_helpers import CORPUS, check, manifest, run, run_json
+
 VALID = os.path.join(CORPUS, "valid", "f8-le-1d-C-v1.npy")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what, file=sys.stderr)
-
-
-def run(*args, stdin=None, timeout=60):
-    return subprocess.run([NPYV, *args], input=stdin, capture_output=True, timeout=timeout)
 
 
 def test_option_values_are_digits_only():
@@ -307,8 +292,7 @@ def test_inflation_is_bounded_per_archive():
         # settable from the command line.
         r = run(one)
         check(r.returncode == 0, "one member of zeros passes: %d %r" % (r.returncode, r.stdout))
-        r = run("--json", "--ratio-grace", str(1 << 20), one)
-        o = json.loads(r.stdout)
+        o = run_json("--ratio-grace", str(1 << 20), one)
         check(o["members"][0].get("error", {}).get("name") == "NPYG_ELIMIT_RATIO", "--ratio-grace: %r" % o)
     finally:
         shutil.rmtree(d)
@@ -319,8 +303,8 @@ def test_archive_on_standard_input():
     in $TMPDIR, bounded by the zip limits, then validated as that file; a
     .npy on a pipe is still streamed (no temporary file)."""
     npz_dir = os.path.join(CORPUS, "npz")
-    manifest = json.load(open(os.path.join(npz_dir, "manifest.json")))["files"]
-    names = sorted(n for n, e in manifest.items() if n.endswith(".npz") and "bomb" not in n)[:40]
+    files = manifest("npz")["files"]
+    names = sorted(n for n, e in files.items() if n.endswith(".npz") and "bomb" not in n)[:40]
     check(len(names) >= 20, "archives to pipe: %d" % len(names))
     tmp = tempfile.mkdtemp()
     env = dict(os.environ, TMPDIR=tmp)
@@ -329,7 +313,7 @@ def test_archive_on_standard_input():
             p = os.path.join(npz_dir, n)
             data = open(p, "rb").read()
             a = run("--json", p)
-            b = subprocess.run([NPYV, "--json", "-"], input=data, capture_output=True, timeout=60, env=env)
+            b = run("--json", "-", stdin=data, env=env)
             oa, ob = json.loads(a.stdout), json.loads(b.stdout)
             oa.pop("path"), ob.pop("path")
             check(a.returncode == b.returncode and oa == ob, "%s: same verdict on a pipe as a file: %r / %r"
@@ -338,33 +322,24 @@ def test_archive_on_standard_input():
         # Past the largest archive the limits admit: the limit's code, exit 1.
         big = zip_with_names([(b"a.npy", False)], data=npy("'|u1'", "(400000,)", bytes(400000)))
         args = ["--max-uncompressed", "1000", "--max-members", "1", "--max-name-bytes", "16"]
-        r = subprocess.run([NPYV, "--json", *args, "-"], input=big, capture_output=True, timeout=60, env=env)
+        r = run("--json", *args, "-", stdin=big, env=env)
         o = json.loads(r.stdout)
         check(r.returncode == 1 and o["error"]["name"] == "NPYG_ELIMIT_STDIN" and o["error"]["class"] == "limit",
               "a stream past the bound: %d %r" % (r.returncode, o))
         small = zip_with_names([(b"a.npy", False)])
-        r = subprocess.run([NPYV, *args, "-"], input=small, capture_output=True, timeout=60, env=env)
+        r = run(*args, "-", stdin=small, env=env)
         check(r.returncode == 0 and r.stdout.startswith(b"-:a.npy: ok "), "a small archive under the same limits: %r"
               % r.stdout)
         # No temporary directory: an archive cannot be spooled (I/O error),
         # a .npy is streamed as before, however large.
         env["TMPDIR"] = os.path.join(tmp, "missing")
-        r = subprocess.run([NPYV, "-"], input=small, capture_output=True, timeout=60, env=env)
+        r = run("-", stdin=small, env=env)
         check(r.returncode == 2 and b"temporary file" in r.stdout, "no TMPDIR: %r" % r.stdout)
-        r = subprocess.run([NPYV, *args, "-"], input=npy("'|u1'", "(400000,)", bytes(400000)), capture_output=True,
-                           timeout=60, env=env)
+        r = run(*args, "-", stdin=npy("'|u1'", "(400000,)", bytes(400000)), env=env)
         check(r.returncode == 0, ".npy on a pipe streams: %d %r" % (r.returncode, r.stdout))
     finally:
         shutil.rmtree(tmp)
 
 
-def main():
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            fn()
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    cli_helpers.main(globals())

@@ -168,14 +168,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (tu_divs_load(&divergences, argv[2])) return 2;
-    char mpath[4096];
-    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
-    json_error_t jerr;
-    json_t *m = json_load_file(mpath, 0, &jerr);
-    if (!m) {
-        fprintf(stderr, "%s:%d: %s\n", mpath, jerr.line, jerr.text);
-        return 2;
-    }
+    json_t *m = tu_load_manifest(argv[1]);
+    if (!m) return 2;
     json_t *files = json_object_get(m, "files");
     json_t *prefix_cases = json_object_get(m, "prefix_cases");
     const char *name;

@@ -136,14 +136,8 @@ int main(int argc, char **argv)
         printf("SKIP: built without libhdf5\n");
         return 77;
     }
-    char mpath[4096];
-    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
-    json_error_t jerr;
-    json_t *m = json_load_file(mpath, 0, &jerr);
-    if (!m) {
-        fprintf(stderr, "%s: %s\n", mpath, jerr.text);
-        return 2;
-    }
+    json_t *m = tu_load_manifest(argv[1]);
+    if (!m) return 2;
     const char *rel;
     json_t *e;
     int files = 0;

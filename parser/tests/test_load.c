@@ -75,12 +75,10 @@ static void load_one(npyg_ctx *ctx, const char *path, const unsigned char *buf, 
 
 static void check_npy(const char *dir, const char *name, const json_t *e)
 {
-    tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
     const char *err = json_string_value(json_object_get(e, "npyguard_error"));
     const char *sha = json_string_value(json_object_get(e, "payload_sha256"));
     npyg_ctx *ctx = npyg_ctx_new(NULL);
@@ -106,53 +104,56 @@ static void check_npy(const char *dir, const char *name, const json_t *e)
     free(buf);
 }
 
+typedef struct archive {
+    npyg_ctx *ctx;
+    const json_t *members; /* the manifest's, to compare payloads; NULL not to */
+} archive;
+
+/* One member through open_member / read_member. */
+static int load_member(npyg_zip *z, size_t i, void *user)
+{
+    const archive *a = user;
+    const npyg_zip_entry *ent = npyg_zip_member(z, i);
+    int rc = npyg_zip_open_member(z, i);
+    void *dst = NULL;
+    size_t n = 0;
+    if (!rc) {
+        const npyg_info *info = npyg_get_info(a->ctx);
+        n = info ? (size_t)info->payload_bytes : (size_t)ent->uncompressed_size;
+        dst = malloc(n ? n : 1);
+        rc = npyg_zip_read_member(z, dst, n);
+    }
+    if (!rc && a->members) {
+        const json_t *jm = NULL;
+        for (size_t k = 0; k < json_array_size(a->members); k++) {
+            const json_t *c = json_array_get(a->members, k);
+            if (!strcmp(json_string_value(json_object_get(c, "name")), ent->name)) jm = c;
+        }
+        const char *want = jm ? json_string_value(json_object_get(jm, "payload_sha256")) : NULL;
+        if (want && npyg_get_info(a->ctx)) {
+            char sha[65];
+            sha256_hex(dst, n, sha);
+            TU_CHECK(!strcmp(sha, want), "member %s: sha256 %s, numpy's %s", ent->name, sha, want);
+        }
+    }
+    free(dst);
+    return rc;
+}
+
 /* Every member of one archive through open_member / read_member. */
 static int load_archive(npyg_ctx *ctx, const unsigned char *buf, size_t len, const json_t *e, char *failed,
                         size_t failed_size)
 {
-    npyg_zip *z = NULL;
-    int rc = npyg_zip_open_buffer(ctx, buf, len, NULL, &z);
-    failed[0] = '\0';
-    const json_t *ms = e ? json_object_get(e, "members") : NULL;
-    for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
-        const npyg_zip_entry *ent = npyg_zip_member(z, i);
-        rc = npyg_zip_open_member(z, i);
-        void *dst = NULL;
-        size_t n = 0;
-        if (!rc) {
-            const npyg_info *info = npyg_get_info(ctx);
-            n = info ? (size_t)info->payload_bytes : (size_t)ent->uncompressed_size;
-            dst = malloc(n ? n : 1);
-            rc = npyg_zip_read_member(z, dst, n);
-        }
-        if (!rc && ms) {
-            const json_t *jm = NULL;
-            for (size_t k = 0; k < json_array_size(ms); k++) {
-                const json_t *c = json_array_get(ms, k);
-                if (!strcmp(json_string_value(json_object_get(c, "name")), ent->name)) jm = c;
-            }
-            const char *want = jm ? json_string_value(json_object_get(jm, "payload_sha256")) : NULL;
-            if (want && npyg_get_info(ctx)) {
-                char sha[65];
-                sha256_hex(dst, n, sha);
-                TU_CHECK(!strcmp(sha, want), "member %s: sha256 %s, numpy's %s", ent->name, sha, want);
-            }
-        }
-        if (rc) snprintf(failed, failed_size, "%s", ent->name);
-        free(dst);
-    }
-    npyg_zip_close(z);
-    return rc;
+    archive a = {ctx, e ? json_object_get(e, "members") : NULL};
+    return tu_zip_walk(ctx, buf, len, NULL, load_member, &a, failed, failed_size);
 }
 
 static void check_npz(const char *dir, const char *name, const json_t *e)
 {
-    tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
     const char *err = json_string_value(json_object_get(e, "npyguard_error"));
     const char *member = json_string_value(json_object_get(e, "npyguard_error_member"));
     npyg_ctx *ctx = npyg_ctx_new(NULL);
@@ -165,11 +166,10 @@ static void check_npz(const char *dir, const char *name, const json_t *e)
     free(buf);
 }
 
-static void for_each(const char *manifest, const char *dir, void (*fn)(const char *, const char *, const json_t *))
+static void for_each(const char *dir, void (*fn)(const char *, const char *, const json_t *))
 {
-    json_error_t jerr;
-    json_t *root = json_load_file(manifest, JSON_ALLOW_NUL, &jerr);
-    if (!root) { fprintf(stderr, "%s: %s\n", manifest, jerr.text); tu_failed++; return; }
+    json_t *root = tu_load_manifest(dir);
+    if (!root) { tu_failed++; return; }
     const char *key;
     json_t *v;
     size_t n = 0;
@@ -177,55 +177,49 @@ static void for_each(const char *manifest, const char *dir, void (*fn)(const cha
         fn(dir, key, v);
         n++;
     }
-    TU_AT_LEAST(n, json_object_size(json_object_get(root, "files")), manifest);
-    printf("%s: %zu files\n", manifest, n);
+    TU_AT_LEAST(n, json_object_size(json_object_get(root, "files")), dir);
+    printf("%s/manifest.json: %zu files\n", dir, n);
     json_decref(root);
 }
 
 /* ---------------- allocation failures, one at a time ---------------- */
-static void torture(const char *dir, const char *name, bool archive)
-{
-    tu_current = name;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+typedef struct one_case {
+    const char *path;
+    const unsigned char *buf;
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
-    for (long n = 0;; n++) {
-        tu_alloc cnt;
-        tu_alloc_init(&cnt, UINT64_MAX);
-        cnt.fail_at = n;
-        npyg_alloc al = tu_allocator(&cnt);
-        npyg_options opt = {.alloc = &al};
-        npyg_ctx *ctx = npyg_ctx_new(&opt);
-        int first = 0;
-        if (ctx) {
-            char failed[1024];
-            if (archive) first = load_archive(ctx, buf, len, NULL, failed, sizeof failed);
-            else {
-                result r;
-                for (int in = IN_BUFFER; in <= IN_READ && !first; in++) {
-                    load_one(ctx, path, buf, len, (enum input)in, NULL, &r);
-                    first = r.code;
-                }
-            }
-            if (first) TU_CHECK(first == NPYG_ENOMEM, "allocation %ld refused: got %s", n, npyg_error_name(first));
-            if (archive) {
-                npyg_limits lim;
-                npyg_limits_default(&lim);
-                uint64_t wc = npyg_zip_worst_case_alloc(&lim, NULL);
-                TU_CHECK(cnt.peak <= wc, "peak %llu over the bound %llu", (unsigned long long)cnt.peak,
-                         (unsigned long long)wc);
-            }
-            npyg_ctx_free(ctx);
-        }
-        TU_CHECK(cnt.now == 0, "allocation %ld refused: %llu bytes leaked", n, (unsigned long long)cnt.now);
-        if (ctx && !first) {
-            printf("torture %s: every one of %ld allocations failed in turn\n", name, n);
-            break;
-        }
-        if (n > 10000) { TU_CHECK(0, "no end"); break; }
-    }
+} one_case;
+
+/* Each input in turn, until one fails. */
+static int load_inputs(npyg_ctx *ctx, tu_alloc *cnt, void *user)
+{
+    (void)cnt;
+    const one_case *c = user;
+    result r = {0};
+    for (int in = IN_BUFFER; in <= IN_READ && !r.code; in++)
+        load_one(ctx, c->path, c->buf, c->len, (enum input)in, NULL, &r);
+    return r.code;
+}
+
+static int load_archive_bounded(npyg_ctx *ctx, tu_alloc *cnt, void *user)
+{
+    const one_case *c = user;
+    char failed[1024];
+    int first = load_archive(ctx, c->buf, c->len, NULL, failed, sizeof failed);
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    uint64_t wc = npyg_zip_worst_case_alloc(&lim, NULL);
+    TU_CHECK(cnt->peak <= wc, "peak %llu over the bound %llu", (unsigned long long)cnt->peak, (unsigned long long)wc);
+    return first;
+}
+
+static void torture(const char *dir, const char *name, bool is_archive)
+{
+    char path[4096];
+    size_t len;
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
+    one_case c = {path, buf, len};
+    tu_torture(name, is_archive ? load_archive_bounded : load_inputs, &c);
     free(buf);
 }
 
@@ -233,12 +227,10 @@ static void torture(const char *dir, const char *name, bool archive)
    caller's payload buffer is the caller's. */
 static void bound(const char *dir, const char *name)
 {
-    tu_current = name;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
     npyg_limits lim;
     npyg_limits_default(&lim);
     tu_alloc cnt;
@@ -318,12 +310,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
         return 2;
     }
-    char m[4096], d[4096];
-    snprintf(m, sizeof m, "%s/manifest.json", argv[1]);
-    for_each(m, argv[1], check_npy);
-    snprintf(m, sizeof m, "%s/npz/manifest.json", argv[1]);
+    char d[4096];
+    for_each(argv[1], check_npy);
     snprintf(d, sizeof d, "%s/npz", argv[1]);
-    for_each(m, d, check_npz);
+    for_each(d, check_npz);
     torture(argv[1], "valid/f8-le-2d-F-v1.npy", false);
     torture(argv[1], "valid/struct-deep-subarray-le-1d-C-v1.npy", false);
     torture(d, "valid/savez-compressed-several.npz", true);

@@ -202,33 +202,26 @@ static void check_archive(const char *dir, const char *name, const json_t *e, co
 }
 
 /* ---------------- allocation failures, one at a time ---------------- */
+typedef struct archive {
+    const unsigned char *buf;
+    size_t len;
+} archive;
+
+static int validate_archive(npyg_ctx *ctx, tu_alloc *cnt, void *user)
+{
+    (void)cnt;
+    const archive *a = user;
+    return tu_zip_walk(ctx, a->buf, a->len, NULL, NULL, NULL, NULL, 0);
+}
+
 static void torture(const char *dir, const char *name)
 {
     char path[4096];
     size_t len;
     unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return;
-    for (long n = 0;; n++) {
-        tu_alloc cnt;
-        npyg_alloc al;
-        npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
-        int first = 0;
-        if (ctx) {
-            npyg_zip *z = NULL;
-            first = npyg_zip_open_buffer(ctx, buf, len, NULL, &z);
-            for (size_t i = 0; !first && i < npyg_zip_count(z); i++) first = npyg_zip_validate_member(z, i);
-            if (first) TU_CHECK(first == NPYG_ENOMEM, "allocation %ld refused: got %s (%s)", n, npyg_error_name(first),
-                             npyg_last_error(ctx)->message);
-            npyg_zip_close(z);
-            npyg_ctx_free(ctx);
-        }
-        TU_CHECK(cnt.now == 0, "allocation %ld refused: %llu bytes leaked", n, (unsigned long long)cnt.now);
-        if (ctx && !first) {
-            printf("torture %s: every one of %ld allocations failed in turn\n", name, n);
-            break;
-        }
-        if (n > 10000) { TU_CHECK(0, "no end"); break; }
-    }
+    archive a = {buf, len};
+    tu_torture(name, validate_archive, &a);
     free(buf);
 }
 
@@ -240,14 +233,7 @@ static int first_error(const char *dir, const char *name, const npyg_zip_limits 
     unsigned char *buf = tu_read_case(dir, name, path, &len);
     if (!buf) return -1;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    npyg_zip *z = NULL;
-    int rc = npyg_zip_open_buffer(ctx, buf, len, zl, &z);
-    if (member) member[0] = '\0';
-    for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
-        rc = npyg_zip_validate_member(z, i);
-        if (rc && member) snprintf(member, msize, "%s", npyg_zip_member(z, i)->name);
-    }
-    npyg_zip_close(z);
+    int rc = tu_zip_walk(ctx, buf, len, zl, NULL, NULL, member, msize);
     npyg_ctx_free(ctx);
     free(buf);
     return rc;
@@ -400,14 +386,8 @@ int main(int argc, char **argv)
     }
     if (bomb) stream_bomb(argv[1]);
     if (!corpus) return tu_finish();
-    char mpath[4096];
-    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
-    json_error_t jerr;
-    json_t *m = json_load_file(mpath, JSON_ALLOW_NUL, &jerr);
-    if (!m) {
-        fprintf(stderr, "%s:%d: %s\n", mpath, jerr.line, jerr.text);
-        return 2;
-    }
+    json_t *m = tu_load_manifest(argv[1]);
+    if (!m) return 2;
     const json_t *prefix_cases = json_object_get(m, "prefix_cases");
     const char *name;
     json_t *e;

@@ -119,10 +119,15 @@ static int scan_three_ways(npyg_ctx *ctx, const char *path, const unsigned char 
     return rc;
 }
 
-/* What the bound promises, every allocation failure, every read failure. */
-static void torture(const unsigned char *data, size_t len)
+/* One scan read in chunks (from seed) under limits l, NULL for the
+   defaults, on a counting allocator: what it allocates beyond the
+   context's own stays within npyg_pickle_worst_case_alloc(l), and freeing
+   the report, then the context, gives everything back. Returns the
+   scan's code; *calls the allocations asked for, the context's included. */
+static int scan_within_bound(const unsigned char *data, size_t len, const npyg_pickle_limits *l, unsigned seed,
+                             long *calls)
 {
-    uint64_t bound = npyg_pickle_worst_case_alloc(NULL);
+    uint64_t bound = npyg_pickle_worst_case_alloc(l);
     tu_alloc ta;
     tu_alloc_init(&ta, UINT64_MAX);
     npyg_alloc al = tu_allocator(&ta);
@@ -131,22 +136,34 @@ static void torture(const unsigned char *data, size_t len)
     uint64_t base = ta.now;
     ta.peak = ta.now;
     npyg_pickle_report *r = NULL;
-    tu_chunks ch = {data, len, 0, 99, 64};
-    int want = npyg_pickle_scan_npy_read(ctx, tu_chunked_read, &ch, NULL, &r);
+    tu_chunks ch = {data, len, 0, seed, 64};
+    int rc = npyg_pickle_scan_npy_read(ctx, tu_chunked_read, &ch, l, &r);
     TU_CHECK(ta.peak - base <= bound, "scan allocated %llu, bound %llu", (unsigned long long)(ta.peak - base),
              (unsigned long long)bound);
     npyg_pickle_report_free(ctx, r);
     TU_CHECK(ta.now == base, "%llu bytes left after the report is freed", (unsigned long long)(ta.now - base));
-    long calls = ta.calls;
+    *calls = ta.calls;
     npyg_ctx_free(ctx);
+    TU_CHECK(ta.now == 0, "%llu bytes left after the context is freed", (unsigned long long)ta.now);
+    return rc;
+}
+
+/* What the bound promises, every allocation failure, every read failure. */
+static void torture(const unsigned char *data, size_t len)
+{
+    long calls;
+    int want = scan_within_bound(data, len, NULL, 99, &calls);
 
     /* Fail each allocation of the scan in turn. */
+    tu_alloc ta;
+    npyg_alloc al = tu_allocator(&ta);
+    npyg_options o = {NPYG_PROFILE_NUMPY, NULL, &al, 0};
     for (long k = 0; k <= calls + 1; k++) {
         tu_alloc_init(&ta, UINT64_MAX);
-        ctx = npyg_ctx_new(&o);
+        npyg_ctx *ctx = npyg_ctx_new(&o);
         ta.fail_at = ta.calls + k - 0;
-        ch = (tu_chunks){data, len, 0, 99, 64};
-        r = NULL;
+        tu_chunks ch = {data, len, 0, 99, 64};
+        npyg_pickle_report *r = NULL;
         int rc = npyg_pickle_scan_npy_read(ctx, tu_chunked_read, &ch, NULL, &r);
         bool failed = ta.calls > ta.fail_at;
         if (failed) {
@@ -307,14 +324,6 @@ static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members
     close(fd);
 }
 
-static json_t *load(const char *path)
-{
-    json_error_t je;
-    json_t *j = json_load_file(path, JSON_ALLOW_NUL, &je);
-    if (!j) fprintf(stderr, "%s: %s\n", path, je.text);
-    return j;
-}
-
 /* Each limit stops the scan with its own code, and the report holds what
    came before. Expected: the limit's definition in npyguard.h. */
 static void limits(npyg_ctx *ctx)
@@ -343,22 +352,8 @@ static void limits(npyg_ctx *ctx)
         if (i == 5) TU_CHECK(r && r->nimports == 2, "imports before the limit");
         npyg_pickle_report_free(ctx, r);
         /* The bound holds under small limits too (arrays never outgrow them). */
-        tu_alloc ta;
-        tu_alloc_init(&ta, UINT64_MAX);
-        npyg_alloc al = tu_allocator(&ta);
-        npyg_options o = {NPYG_PROFILE_NUMPY, NULL, &al, 0};
-        npyg_ctx *c2 = npyg_ctx_new(&o);
-        uint64_t base = ta.now;
-        ta.peak = ta.now;
-        r = NULL;
-        tu_chunks ch = {data, len, 0, 5, 64};
-        npyg_pickle_scan_npy_read(c2, tu_chunked_read, &ch, &cases[i].l, &r);
-        uint64_t bound = npyg_pickle_worst_case_alloc(&cases[i].l);
-        TU_CHECK(ta.peak - base <= bound, "peak %llu over bound %llu", (unsigned long long)(ta.peak - base),
-                 (unsigned long long)bound);
-        npyg_pickle_report_free(c2, r);
-        npyg_ctx_free(c2);
-        TU_CHECK(ta.now == 0, "leak");
+        long calls;
+        scan_within_bound(data, len, &cases[i].l, 5, &calls);
     }
     npyg_pickle_limits bad;
     npyg_pickle_limits_default(&bad);
@@ -416,8 +411,7 @@ int main(int argc, char **argv)
     char path[4096], dir[1024];
     int files = 0;
     /* 1. corpus/manifest.json: the unsafe .npy files */
-    snprintf(path, sizeof path, "%s/manifest.json", corpus);
-    json_t *m = load(path);
+    json_t *m = tu_load_manifest(corpus);
     const char *key;
     json_t *e;
     json_object_foreach(json_object_get(m, "files"), key, e) {
@@ -427,8 +421,8 @@ int main(int argc, char **argv)
     }
     json_decref(m);
     /* 2. corpus/npz/manifest.json: object members */
-    snprintf(path, sizeof path, "%s/npz/manifest.json", corpus);
-    m = load(path);
+    snprintf(dir, sizeof dir, "%s/npz", corpus);
+    m = tu_load_manifest(dir);
     json_object_foreach(json_object_get(m, "files"), key, e) {
         char *text = json_dumps(e, JSON_COMPACT);
         bool has = text && strstr(text, "pickle_imports");
@@ -441,8 +435,7 @@ int main(int argc, char **argv)
     json_decref(m);
     /* 3. corpus/pickle/manifest.json: every protocol and opcode family */
     snprintf(dir, sizeof dir, "%s/pickle", corpus);
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    m = load(path);
+    m = tu_load_manifest(dir);
     json_object_foreach(json_object_get(m, "files"), key, e) {
         check_npy_entry(ctx, dir, key, e, true);
         files++;

@@ -46,6 +46,20 @@ typedef struct run {
     unsigned refused;
 } run;
 
+/* One validation through one input; ch feeds the callback input. */
+static int validate_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, const char *path, enum input how,
+                          tu_chunks *ch)
+{
+    if (how == IN_BUFFER) return npyg_ra_validate_buffer(ctx, buf, len);
+    if (how == IN_FD) {
+        int fd = open(path, O_RDONLY);
+        int rc = npyg_ra_validate_fd(ctx, fd);
+        close(fd);
+        return rc;
+    }
+    return npyg_ra_validate_read(ctx, tu_chunked_read, ch);
+}
+
 /* One validation under limits lim, on an allocator capped at the bound. */
 static void validate(const unsigned char *buf, size_t len, const char *path, enum input how,
                      const npyg_limits *lim, run *out)
@@ -62,16 +76,8 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
     npyg_set_payload_sink(ctx, sha_sink, md);
-    if (how == IN_BUFFER) {
-        out->rc = npyg_ra_validate_buffer(ctx, buf, len);
-    } else if (how == IN_FD) {
-        int fd = open(path, O_RDONLY);
-        out->rc = npyg_ra_validate_fd(ctx, fd);
-        close(fd);
-    } else {
-        tu_chunks ch = {buf, len, 0, 11, 4096};
-        out->rc = npyg_ra_validate_read(ctx, tu_chunked_read, &ch);
-    }
+    tu_chunks ch = {buf, len, 0, 11, 4096};
+    out->rc = validate_input(ctx, buf, len, path, how, &ch);
     TU_CHECK(out->rc == 0 || npyg_last_error(ctx)->code == out->rc, "%s: last error %d, returned %d",
              input_names[how], npyg_last_error(ctx)->code, out->rc);
     const npyg_ra_info *in = npyg_ra_get_info(ctx);
@@ -218,42 +224,32 @@ static void check_file(const char *dir, const char *name, const json_t *e)
 }
 
 /* ---------------- allocation failures, one at a time ---------------- */
+typedef struct one_input {
+    const unsigned char *buf;
+    size_t len;
+    const char *path;
+    enum input how;
+} one_input;
+
+static int validate_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
+{
+    (void)cnt;
+    const one_input *c = user;
+    tu_chunks ch = {c->buf, c->len, 0, 3, 64};
+    return validate_input(ctx, c->buf, c->len, c->path, c->how, &ch);
+}
+
 static void torture(const char *dir, const char *name)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read %s", path); return; }
+    unsigned char *buf = tu_read_case(dir, name, path, &len);
+    if (!buf) return;
     for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
         char label[256];
         snprintf(label, sizeof label, "%s (torture, %s)", name, input_names[how]);
-        tu_current = label;
-        for (long n = 0;; n++) {
-            tu_alloc cnt;
-            npyg_alloc al;
-            npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
-            int rc = 0;
-            if (ctx) {
-                int fd = -1;
-                tu_chunks ch = {buf, len, 0, 3, 64};
-                if (how == IN_BUFFER) rc = npyg_ra_validate_buffer(ctx, buf, len);
-                else if (how == IN_FD) {
-                    fd = open(path, O_RDONLY);
-                    rc = npyg_ra_validate_fd(ctx, fd);
-                    close(fd);
-                } else rc = npyg_ra_validate_read(ctx, tu_chunked_read, &ch);
-                if (rc) TU_CHECK(rc == NPYG_ENOMEM, "allocation %ld refused: got %s (%s)", n, npyg_error_name(rc),
-                                 npyg_last_error(ctx)->message);
-                npyg_ctx_free(ctx);
-            }
-            TU_CHECK(cnt.now == 0, "allocation %ld refused: %llu bytes leaked", n, (unsigned long long)cnt.now);
-            if (ctx && !rc) {
-                printf("torture %s: every one of %ld allocations failed in turn\n", label, n);
-                break;
-            }
-            if (n > 1000) { TU_CHECK(0, "no end"); break; }
-        }
+        one_input c = {buf, len, path, (enum input)how};
+        tu_torture(label, validate_one_input, &c);
     }
     free(buf);
 }
@@ -355,14 +351,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_ra CORPUS_RA_DIR\n");
         return 2;
     }
-    char mpath[4096];
-    snprintf(mpath, sizeof mpath, "%s/manifest.json", argv[1]);
-    json_error_t jerr;
-    json_t *m = json_load_file(mpath, 0, &jerr);
-    if (!m) {
-        fprintf(stderr, "%s:%d: %s\n", mpath, jerr.line, jerr.text);
-        return 2;
-    }
+    json_t *m = tu_load_manifest(argv[1]);
+    if (!m) return 2;
     const char *name;
     json_t *e;
     size_t n = 0;

@@ -19,20 +19,13 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 
-NPYV, CORPUS = sys.argv[1], os.path.abspath(sys.argv[2])
-passed = failed = 0
+import cli_helpers
+from cli_helpers import NPYV, check, run
 
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what, file=sys.stderr)
+# strace names the files it saw opened by absolute path.
+CORPUS = os.path.abspath(cli_helpers.CORPUS)
 
 
 def snapshot():
@@ -49,7 +42,7 @@ def snapshot():
 
 def test_files_unchanged():
     before = snapshot()
-    r = subprocess.run([NPYV, "-r", CORPUS, "--hash"], capture_output=True, timeout=600)
+    r = run("-r", CORPUS, "--hash", timeout=600)
     check(r.returncode in (0, 1), "npyvalidate -r --hash exits %d: %s" % (r.returncode, r.stderr[-500:]))
     check(r.stdout.count(b"\n") >= 600, "npyvalidate printed %d lines" % r.stdout.count(b"\n"))
     after = snapshot()
@@ -119,13 +112,5 @@ def test_sigpipe_is_quiet():
     check(err == b"", "wrote to stderr after the reader left: %r" % err[:500])
 
 
-def main():
-    test_files_unchanged()
-    test_opens_are_read_only()
-    test_sigpipe_is_quiet()
-    print("test_robustness: %d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    cli_helpers.main(globals())

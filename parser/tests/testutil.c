@@ -106,6 +106,53 @@ unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_
     return buf;
 }
 
+json_t *tu_load_manifest(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    json_error_t jerr;
+    json_t *m = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+    if (!m) fprintf(stderr, "%s:%d: %s\n", path, jerr.line, jerr.text);
+    return m;
+}
+
+void tu_torture(const char *label, int (*run)(npyg_ctx *ctx, tu_alloc *cnt, void *user), void *user)
+{
+    tu_current = label;
+    for (long n = 0;; n++) {
+        tu_alloc cnt;
+        npyg_alloc al;
+        npyg_ctx *ctx = tu_ctx_failing_at(&cnt, &al, n);
+        int first = 0;
+        if (ctx) {
+            first = run(ctx, &cnt, user);
+            if (first) TU_CHECK(first == NPYG_ENOMEM, "allocation %ld refused: got %s (%s)", n, npyg_error_name(first),
+                                npyg_last_error(ctx)->message);
+            npyg_ctx_free(ctx);
+        }
+        TU_CHECK(cnt.now == 0, "allocation %ld refused: %llu bytes leaked", n, (unsigned long long)cnt.now);
+        if (ctx && !first) {
+            printf("torture %s: every one of %ld allocations failed in turn\n", label, n);
+            break;
+        }
+        if (n > 10000) { TU_CHECK(0, "no end"); break; }
+    }
+}
+
+int tu_zip_walk(npyg_ctx *ctx, const unsigned char *buf, size_t len, const npyg_zip_limits *zl,
+                int (*member)(npyg_zip *z, size_t i, void *user), void *user, char *failed, size_t failed_size)
+{
+    npyg_zip *z = NULL;
+    int rc = npyg_zip_open_buffer(ctx, buf, len, zl, &z);
+    if (failed) failed[0] = '\0';
+    for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
+        rc = member ? member(z, i, user) : npyg_zip_validate_member(z, i);
+        if (rc && failed) snprintf(failed, failed_size, "%s", npyg_zip_member(z, i)->name);
+    }
+    npyg_zip_close(z);
+    return rc;
+}
+
 int tu_code_of(const char *name)
 {
     for (int c = 0; c < 256; c++)

@@ -63,6 +63,23 @@ unsigned char *tu_slurp(const char *path, size_t *len);
    tu_current; NULL (a failed check) if it cannot be read. */
 unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len);
 
+/* DIR/manifest.json, or NULL after printing why. */
+json_t *tu_load_manifest(const char *dir);
+
+/* Allocation failures, one at a time: run() gets a fresh default context
+   whose n-th allocation fails, for n = 0, 1, ... until a run meets no
+   failure. Every refusal must be NPYG_ENOMEM and nothing may leak. run
+   returns its first error; cnt is its counting allocator, for a bound.
+   label becomes tu_current. */
+void tu_torture(const char *label, int (*run)(npyg_ctx *ctx, tu_alloc *cnt, void *user), void *user);
+
+/* Opens the archive in buf (zl NULL for the default limits) and takes its
+   members in order through member (NULL: npyg_zip_validate_member) until
+   one fails. Returns the first error; failed, when not NULL, gets the
+   failing member's name, "" when none failed or the archive itself did. */
+int tu_zip_walk(npyg_ctx *ctx, const unsigned char *buf, size_t len, const npyg_zip_limits *zl,
+                int (*member)(npyg_zip *z, size_t i, void *user), void *user, char *failed, size_t failed_size);
+
 /* The code with this symbolic name ("NPYG_EKEYS"), or -1. */
 int tu_code_of(const char *name);
 

@@ -47,25 +47,28 @@ static bool wanted(const char *name)
     return false;
 }
 
+/* "npyvalidate: NAME: what went wrong" on stderr, the name escaped; the
+   exit status of an input that could not be listed. */
+static int list_error(const char *name, const char *what)
+{
+    fputs("npyvalidate: ", stderr);
+    fput_text(stderr, name);
+    fprintf(stderr, ": %s\n", what);
+    return 2;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Directory walk: sorted, symlinks not followed, depth bounded. */
 int walk(pathlist *l, const char *dir, int depth)
 {
     if (depth > MAX_RECURSION) {
-        fputs("npyvalidate: ", stderr);
-        fput_text(stderr, dir);
-        fprintf(stderr, ": directories nested deeper than %d\n", MAX_RECURSION);
-        return 2;
+        char what[64];
+        snprintf(what, sizeof what, "directories nested deeper than %d", MAX_RECURSION);
+        return list_error(dir, what);
     }
     DIR *d = opendir(dir);
-    if (!d) {
-        int err = errno;
-        fputs("npyvalidate: ", stderr);
-        fput_text(stderr, dir);
-        fprintf(stderr, ": %s\n", strerror(err));
-        return 2;
-    }
+    if (!d) return list_error(dir, strerror(errno));
     pathlist here = {0};
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -99,13 +102,7 @@ int walk(pathlist *l, const char *dir, int depth)
 int read_list(pathlist *l, const char *file)
 {
     FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
-    if (!f) {
-        int err = errno;
-        fputs("npyvalidate: ", stderr);
-        fput_text(stderr, file);
-        fprintf(stderr, ": %s\n", strerror(err));
-        return 2;
-    }
+    if (!f) return list_error(file, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;

@@ -43,6 +43,23 @@ static void human_warnings(strbuf *b, const char *label, unsigned bits, const ch
 
 static void sb_json_descr(strbuf *b, const npyg_dtype *d);
 
+/* , "key": 123 (a big value as a string, as sb_json_u64 writes it) */
+static void json_u64_field(strbuf *b, const char *key, uint64_t v)
+{
+    sb_printf(b, ", \"%s\": ", key);
+    sb_json_u64(b, v);
+}
+
+/* , "warnings": [...], and the payload's hash when one was asked for: the
+   tail of every valid array's object, .npy or .ra. */
+static void json_warnings_and_hash(strbuf *b, unsigned warnings, const char *sha)
+{
+    sb_puts(b, ", \"warnings\": [");
+    json_warnings(b, warnings, npyg_warning_name);
+    sb_puts(b, "]");
+    if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+}
+
 static void sb_json_shape(strbuf *b, uint32_t nd, const uint64_t *dims)
 {
     sb_puts(b, "[");
@@ -128,8 +145,10 @@ static const char *descr_text(const npyg_info *in, char *small, size_t size, cha
 }
 
 /* The fields of a valid array, as JSON members after an opening brace. */
-static void sb_json_info(strbuf *b, const npyg_info *in, const char *dtext, const char *sha)
+static void sb_json_info(strbuf *b, const npyg_info *in, const char *sha)
 {
+    char descr[256], *big;
+    const char *dtext = descr_text(in, descr, sizeof descr, &big);
     sb_printf(b, "\"version\": \"%d.%d\", \"header_len\": %u, \"data_offset\": %llu, \"descr\": ", in->version_major,
               in->version_minor, in->header_len, (unsigned long long)in->data_offset);
     sb_json_descr(b, in->dtype);
@@ -137,22 +156,20 @@ static void sb_json_info(strbuf *b, const npyg_info *in, const char *dtext, cons
     sb_json_str(b, dtext, strlen(dtext));
     sb_puts(b, ", \"shape\": ");
     sb_json_shape(b, in->ndim, in->shape);
-    sb_printf(b, ", \"fortran_order\": %s, \"itemsize\": %llu, \"count\": ", in->fortran_order ? "true" : "false",
+    sb_printf(b, ", \"fortran_order\": %s, \"itemsize\": %llu", in->fortran_order ? "true" : "false",
               (unsigned long long)in->dtype->itemsize);
-    sb_json_u64(b, in->count);
-    sb_puts(b, ", \"payload_bytes\": ");
-    sb_json_u64(b, in->payload_bytes);
-    sb_puts(b, ", \"trailing_bytes\": ");
-    sb_json_u64(b, in->trailing_bytes);
-    sb_puts(b, ", \"warnings\": [");
-    json_warnings(b, in->warnings, npyg_warning_name);
-    sb_puts(b, "]");
-    if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+    json_u64_field(b, "count", in->count);
+    json_u64_field(b, "payload_bytes", in->payload_bytes);
+    json_u64_field(b, "trailing_bytes", in->trailing_bytes);
+    json_warnings_and_hash(b, in->warnings, sha);
+    free(big);
 }
 
 /* "label: ok <f8 shape=(3,) order=C v1.0", then one line per warning. */
-static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const char *dtext, const char *sha)
+static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const char *sha)
 {
+    char descr[256], *big;
+    const char *dtext = descr_text(in, descr, sizeof descr, &big);
     const char *shown = dtext;
     size_t slen = strlen(dtext);
     if (slen >= 2 && dtext[0] == '\'') { shown = dtext + 1; slen -= 2; } /* '<f8' -> <f8 */
@@ -165,6 +182,7 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
     if (sha) sb_printf(b, " sha256=%s", sha);
     sb_puts(b, "\n");
     human_warnings(b, label, in->warnings, npyg_warning_string);
+    free(big);
 }
 
 /* "path:offset: class: message" */
@@ -173,6 +191,15 @@ static void human_error(strbuf *b, const char *label, const npyg_error *e)
     sb_text0(b, label);
     sb_printf(b, ":%llu: %s: ", (unsigned long long)e->offset, npyg_error_class(e->code));
     sb_text0(b, e->message); /* messages quote member names */
+    sb_puts(b, "\n");
+}
+
+/* ": class: message" after a label, for an error at no offset in the
+   file's bytes (nothing was read, or an HDF5 object, named by its path). */
+static void human_error_unplaced(strbuf *b, int code, const char *message)
+{
+    sb_printf(b, ": %s: ", npyg_error_class(code));
+    sb_text0(b, message);
     sb_puts(b, "\n");
 }
 
@@ -291,9 +318,7 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
         sb_puts(b, obj->code ? "}}" : "}");
     } else if (obj->code) {
         text_label(b, h->path, obj->path);
-        sb_printf(b, ": %s: ", npyg_error_class(obj->code));
-        sb_text0(b, obj->message);
-        sb_puts(b, "\n");
+        human_error_unplaced(b, obj->code, obj->message);
     } else {
         if (!h->o->quiet) {
             text_label(b, h->path, obj->path);
@@ -343,15 +368,9 @@ void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, i
        file libhdf5 cannot open): no object line says it */
     if (rc && !objs->any_code) {
         sb_text0(b, path);
-        sb_printf(b, ": %s: ", npyg_error_class(e->code));
-        sb_text0(b, e->message);
-        sb_puts(b, "\n");
+        human_error_unplaced(b, e->code, e->message);
     }
-    for (unsigned bit = 1; bit <= NPYG_PW_MAT_TEXT; bit <<= 1)
-        if (pi->warnings & bit) {
-            sb_text0(b, path);
-            sb_printf(b, ": warning: %s\n", npyg_probe_warning_string(bit));
-        }
+    human_warnings(b, path, pi->warnings, npyg_probe_warning_string);
 }
 
 int status_of(int code)
@@ -366,9 +385,7 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
     if (o->json) file_error(o, b, path, &e, false, NULL);
     else { /* no offset: none was read */
         sb_text0(b, path);
-        sb_printf(b, ": %s: ", npyg_error_class(e.code));
-        sb_text0(b, e.message);
-        sb_puts(b, "\n");
+        human_error_unplaced(b, e.code, e.message);
     }
 }
 
@@ -385,9 +402,7 @@ void report_refused(const options *o, strbuf *b, const char *path, unsigned mode
     if (o->json) file_error(o, b, path, &e, false, NULL);
     else {
         sb_text0(b, path);
-        sb_printf(b, ": %s: ", npyg_error_class(e.code));
-        sb_text0(b, e.message);
-        sb_puts(b, "\n");
+        human_error_unplaced(b, e.code, e.message);
     }
 }
 
@@ -399,17 +414,14 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
         return;
     }
     const npyg_info *in = npyg_get_info(ctx);
-    char descr[256], *big;
-    const char *dtext = descr_text(in, descr, sizeof descr, &big);
     if (o->json) {
         json_path(b, path);
         sb_puts(b, ", \"ok\": true, ");
-        sb_json_info(b, in, dtext, sha);
+        sb_json_info(b, in, sha);
         sb_puts(b, "}\n");
     } else if (!o->quiet) {
-        sb_human_ok(b, path, in, dtext, sha);
+        sb_human_ok(b, path, in, sha);
     }
-    free(big);
 }
 
 /* ---------------- RawArray ---------------- */
@@ -429,29 +441,19 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
     const char *endian = ra->big_endian ? "big" : "little";
     if (o->json) {
         json_path(b, path);
-        sb_printf(b, ", \"ok\": true, \"format\": \"ra\", \"type\": \"%s\", \"flags\": ", type);
-        sb_json_u64(b, ra->flags);
-        sb_puts(b, ", \"eltype\": ");
-        sb_json_u64(b, ra->eltype);
-        sb_puts(b, ", \"elbyte\": ");
-        sb_json_u64(b, ra->elbyte);
+        sb_printf(b, ", \"ok\": true, \"format\": \"ra\", \"type\": \"%s\"", type);
+        json_u64_field(b, "flags", ra->flags);
+        json_u64_field(b, "eltype", ra->eltype);
+        json_u64_field(b, "elbyte", ra->elbyte);
         sb_puts(b, ", \"dims\": ");
         sb_json_shape(b, ra->ndims, ra->dims);
-        sb_printf(b, ", \"endianness\": \"%s\", \"compressed\": %s, \"data_offset\": ", endian,
-                  ra->compressed ? "true" : "false");
-        sb_json_u64(b, ra->data_offset);
-        sb_puts(b, ", \"size\": ");
-        sb_json_u64(b, ra->size);
-        sb_puts(b, ", \"count\": ");
-        sb_json_u64(b, ra->count);
-        sb_puts(b, ", \"data_bytes\": ");
-        sb_json_u64(b, ra->data_bytes);
-        sb_puts(b, ", \"metadata_bytes\": ");
-        sb_json_u64(b, ra->metadata_bytes);
-        sb_puts(b, ", \"warnings\": [");
-        json_warnings(b, ra->warnings, npyg_warning_name);
-        sb_puts(b, "]");
-        if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
+        sb_printf(b, ", \"endianness\": \"%s\", \"compressed\": %s", endian, ra->compressed ? "true" : "false");
+        json_u64_field(b, "data_offset", ra->data_offset);
+        json_u64_field(b, "size", ra->size);
+        json_u64_field(b, "count", ra->count);
+        json_u64_field(b, "data_bytes", ra->data_bytes);
+        json_u64_field(b, "metadata_bytes", ra->metadata_bytes);
+        json_warnings_and_hash(b, ra->warnings, sha);
         sb_puts(b, "}\n");
         return;
     }
@@ -488,12 +490,11 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
     if (o->json) {
         sb_puts(b, "{");
         sb_json_name(b, "name", m->name, m->name_len);
-        sb_printf(b, ", \"ok\": %s, \"method\": %u, \"compressed_size\": ", rc ? "false" : "true", m->method);
-        sb_json_u64(b, m->compressed_size);
-        sb_puts(b, ", \"uncompressed_size\": ");
-        sb_json_u64(b, m->uncompressed_size);
-        sb_printf(b, ", \"crc32\": \"%08x\", \"header_offset\": ", m->crc32);
-        sb_json_u64(b, m->header_offset);
+        sb_printf(b, ", \"ok\": %s, \"method\": %u", rc ? "false" : "true", m->method);
+        json_u64_field(b, "compressed_size", m->compressed_size);
+        json_u64_field(b, "uncompressed_size", m->uncompressed_size);
+        sb_printf(b, ", \"crc32\": \"%08x\"", m->crc32);
+        json_u64_field(b, "header_offset", m->header_offset);
         sb_puts(b, ", \"zip_warnings\": [");
         json_warnings(b, m->warnings, npyg_zip_warning_name);
         sb_puts(b, "]");
@@ -502,11 +503,8 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
             sb_json_error(b, e);
             if (has_pickle(e, pk)) json_pickle(b, pk);
         } else if (in) {
-            char descr[256], *big;
-            const char *dtext = descr_text(in, descr, sizeof descr, &big);
             sb_puts(b, ", \"npy\": true, ");
-            sb_json_info(b, in, dtext, sha);
-            free(big);
+            sb_json_info(b, in, sha);
         } else {
             sb_puts(b, ", \"npy\": false");
         }
@@ -517,10 +515,7 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
         human_error(b, e->offset_space == NPYG_OFFSET_ARCHIVE ? path : label, e);
     } else if (!o->quiet) {
         if (in) {
-            char descr[256], *big;
-            const char *dtext = descr_text(in, descr, sizeof descr, &big);
-            sb_human_ok(b, label, in, dtext, sha);
-            free(big);
+            sb_human_ok(b, label, in, sha);
         } else {
             sb_text0(b, label);
             sb_printf(b, ": ok not .npy (%llu bytes; numpy returns them as bytes)\n",

@@ -315,6 +315,23 @@ static PyObject *raise_in(npyg_ctx *ctx, input *in, int rc)
     return raise_ctx(ctx, rc, cause);
 }
 
+/* Npy and Zip take the same (source, strict, limits) arguments and may be
+ * initialised once only, so both start here. */
+static int object_init(npyg_ctx **ctx, input *in, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"source", "strict", "limits", NULL};
+    PyObject *src, *limits = Py_None;
+    int strict = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pO", kwlist, &src, &strict, &limits)) return -1;
+    if (*ctx) {
+        PyErr_SetString(PyExc_RuntimeError, "already initialised");
+        return -1;
+    }
+    *ctx = new_ctx(strict, limits);
+    if (!*ctx) return -1;
+    return input_init(in, src) < 0 ? -1 : 0;
+}
+
 /* ---------------- Npy: one .npy input, opened ---------------- */
 
 typedef struct {
@@ -334,17 +351,7 @@ static void Npy_dealloc(NpyObject *self)
 
 static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"source", "strict", "limits", NULL};
-    PyObject *src, *limits = Py_None;
-    int strict = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pO", kwlist, &src, &strict, &limits)) return -1;
-    if (self->ctx) {
-        PyErr_SetString(PyExc_RuntimeError, "already initialised");
-        return -1;
-    }
-    self->ctx = new_ctx(strict, limits);
-    if (!self->ctx) return -1;
-    if (input_init(&self->in, src) < 0) return -1;
+    if (object_init(&self->ctx, &self->in, args, kw) < 0) return -1;
     int rc;
     input *in = &self->in;
     if (in->fd >= 0) {
@@ -450,17 +457,7 @@ static void Zip_dealloc(ZipObject *self)
 
 static int Zip_init(ZipObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"source", "strict", "limits", NULL};
-    PyObject *src, *limits = Py_None;
-    int strict = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pO", kwlist, &src, &strict, &limits)) return -1;
-    if (self->ctx) {
-        PyErr_SetString(PyExc_RuntimeError, "already initialised");
-        return -1;
-    }
-    self->ctx = new_ctx(strict, limits);
-    if (!self->ctx) return -1;
-    if (input_init(&self->in, src) < 0) return -1;
+    if (object_init(&self->ctx, &self->in, args, kw) < 0) return -1;
     if (self->in.file) {
         PyErr_SetString(PyExc_TypeError, "an archive needs a descriptor or a buffer");
         return -1;

@@ -282,6 +282,14 @@ static void last_h5_error(char *out)
     if (!out[0]) snprintf(out, 160, "unknown error");
 }
 
+/* An object libhdf5 failed on: "libhdf5 cannot WHAT: its own words". */
+static void h5_failed(walk *w, const char *kind, const char *path, const char *what)
+{
+    char e[160];
+    last_h5_error(e);
+    hazard(w, NPYG_EHDF5_OBJECT, kind, path, "libhdf5 cannot %s: %s", what, e);
+}
+
 /* ------------------------------------------------------- type names */
 
 static void type_name(hid_t t, char *out, size_t size)
@@ -435,9 +443,7 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     if (!visit(w, apath)) return 1;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "libhdf5 cannot open the attribute: %s", e);
+        h5_failed(w, "attribute", apath, "open the attribute");
         return 0;
     }
     hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
@@ -629,9 +635,7 @@ static void scan_attrs(walk *w, hid_t obj, const char *path, sattrs *s)
     attr_ctx ac = {w, path, s};
     hsize_t idx = 0;
     if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, &ac) < 0 && !w->over) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "attribute", path, "libhdf5 cannot list the attributes: %s", e);
+        h5_failed(w, "attribute", path, "list the attributes");
     }
 }
 
@@ -685,9 +689,7 @@ static void follow_refs(walk *w, hid_t d, hid_t t, hssize_t np, const char *path
         return;
     }
     if (H5Dread(d, region ? H5T_STD_REF_DSETREG : H5T_STD_REF_OBJ, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "dataset", path, "libhdf5 cannot read the references: %s", e);
+        h5_failed(w, "dataset", path, "read the references");
         free(buf);
         return;
     }
@@ -745,9 +747,7 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
     int ndim = -1;
     hid_t t = H5Dget_type(d), sp = H5Dget_space(d), dcpl = H5Dget_create_plist(d);
     if (t < 0 || sp < 0 || dcpl < 0) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "dataset", path, "libhdf5 cannot read the dataset's type, space or layout: %s", e);
+        h5_failed(w, "dataset", path, "read the dataset's type, space or layout");
         goto done;
     }
     type_name(t, tname, sizeof tname);
@@ -982,9 +982,7 @@ static herr_t link_cb(hid_t g, const char *name, const H5L_info_t *li, void *dat
     }
     H5O_info_t oi;
     if (H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "link", path, "libhdf5 cannot read the object: %s", e);
+        h5_failed(w, "link", path, "read the object");
         return 0;
     }
     uint32_t n = find_node(w, oi.addr);
@@ -1007,9 +1005,7 @@ static herr_t link_cb(hid_t g, const char *name, const H5L_info_t *li, void *dat
     add_edge(w, lc->node, n, false, false);
     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
     if (o < 0) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "link", path, "libhdf5 cannot open the object: %s", e);
+        h5_failed(w, "link", path, "open the object");
         return 0;
     }
     scan_object(w, o, path, lc->dir, n, lc->depth + 1);
@@ -1070,9 +1066,7 @@ static void run_walk(walk *w)
     hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
     H5O_info_t oi;
     if (root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0) {
-        char e[160];
-        last_h5_error(e);
-        hazard(w, NPYG_EHDF5_OBJECT, "group", "/", "libhdf5 cannot open the root group: %s", e);
+        h5_failed(w, "group", "/", "open the root group");
         if (root >= 0) H5Gclose(root);
         return;
     }
@@ -1109,9 +1103,7 @@ static void walk_queue(walk *w)
             link_ctx lc = {w, w->nodes[q.node].path, q.node, q.depth};
             hsize_t idx = 0;
             if (H5Literate(q.gid, H5_INDEX_NAME, H5_ITER_INC, &idx, link_cb, &lc) < 0 && !w->over) {
-                char e[160];
-                last_h5_error(e);
-                hazard(w, NPYG_EHDF5_OBJECT, "group", lc.dir, "libhdf5 cannot list the group: %s", e);
+                h5_failed(w, "group", lc.dir, "list the group");
             }
         }
         H5Gclose(q.gid);
