@@ -38,7 +38,7 @@ import zlib
 import numpy as np
 import numpy.lib.format as npf
 
-SUITE_VERSION = "1.0.0"
+SUITE_VERSION = "1.1.0"
 MAGIC = b"\x93NUMPY"
 BIG_LIMIT = 10 ** 7          # "raised" max_header_size used for second opinions
 JSON_SAFE_INT = 2 ** 53
@@ -1378,6 +1378,9 @@ def main(argv):
     gen_compat()
     gen_invalid()
     gen_unsafe()
+    # --- suite 1.1.0 cases: their own script, gen_conform11.py
+    import gen_conform11
+    gen_conform11.gen(sys.modules[__name__])
 
     for rel in sorted(CASES):
         with open(os.path.join(out, rel), "wb") as f:
