@@ -221,7 +221,7 @@ int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap
     fcntl(err.fd, F_SETFL, O_NONBLOCK);
     bool out_open = true, err_open = true, exited = false, timed_out = false, over_mem = false;
     double deadline = start + timeout_sec, exited_at = 0, next_sample = start;
-    double next_group_sample = start + 0.05;
+    double next_group_sample = start + 0.1;
     long sampled_kb = 0;
 
     /* The leader is only reaped at the end: while it is a zombie its pid,
