@@ -8,7 +8,7 @@ NPYG_PACKAGES=(
   build-essential cmake pkg-config      # the build
   libssl-dev                            # SHA-256 in npyvalidate (libcrypto)
   zlib1g-dev                            # .npz inflate
-  libjansson-dev                        # JSON in the tests and npyconform
+  libjansson-dev libxtensor-dev                        # JSON in the tests and npyconform
   python3 python3-numpy                 # the reference reader (corpus checks)
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov
   afl++                                 # AFL++ fuzz smoke
