@@ -72,6 +72,17 @@ static int emit(json_t *o)
     return fflush(stdout) == 0 ? 0 : 2;
 }
 
+/* The protocol's fields of one array from npyvalidate's report of it. */
+static void copy_fields(json_t *out, const json_t *r)
+{
+    json_object_set_new(out, "descr", convert_descr(json_object_get(r, "descr")));
+    static const char *const copy[] = {"shape", "fortran_order", "itemsize", "payload_sha256"};
+    for (size_t k = 0; k < sizeof copy / sizeof copy[0]; k++) {
+        json_t *v = json_object_get(r, copy[k]);
+        if (v) json_object_set(out, copy[k], v);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -127,14 +138,24 @@ int main(int argc, char **argv)
     }
     json_t *out = json_object();
     int rc;
-    if (json_is_true(json_object_get(r, "ok"))) {
+    if (json_is_true(json_object_get(r, "ok")) && json_is_true(json_object_get(r, "archive"))) {
+        /* npz mode: one entry per .npy member npyvalidate read */
         json_object_set_new(out, "ok", json_true());
-        json_object_set_new(out, "descr", convert_descr(json_object_get(r, "descr")));
-        static const char *const copy[] = {"shape", "fortran_order", "itemsize", "payload_sha256"};
-        for (size_t k = 0; k < sizeof copy / sizeof copy[0]; k++) {
-            json_t *v = json_object_get(r, copy[k]);
-            if (v) json_object_set(out, copy[k], v);
+        json_t *list = json_array();
+        const json_t *mem = json_object_get(r, "members");
+        for (size_t k = 0; k < json_array_size(mem); k++) {
+            const json_t *m = json_array_get(mem, k);
+            if (!json_is_true(json_object_get(m, "npy"))) continue;
+            json_t *o = json_object();
+            json_object_set(o, "name", json_object_get(m, "name"));
+            copy_fields(o, m);
+            json_array_append_new(list, o);
         }
+        json_object_set_new(out, "members", list);
+        rc = 0;
+    } else if (json_is_true(json_object_get(r, "ok"))) {
+        json_object_set_new(out, "ok", json_true());
+        copy_fields(out, r);
         rc = 0;
     } else {
         const json_t *e = json_object_get(r, "error");
