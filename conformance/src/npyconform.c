@@ -168,8 +168,10 @@ static double now_sec(void)
 
 /* npz: the archives of corpus/npz (each keeps its own group there, in sub);
    prefix: strict prefixes of the manifests' prefix_cases, made at run time. */
-enum { G_VALID, G_INVALID, G_UNSAFE, G_COMPAT, G_NPZ, G_PREFIX, G_COUNT };
-static const char *const group_names[G_COUNT] = {"valid", "invalid", "unsafe", "compat", "npz", "prefix"};
+enum { G_VALID, G_INVALID, G_UNSAFE, G_COMPAT, G_NPZ, G_PREFIX, G_RA, G_COUNT };
+static const char *const group_names[G_COUNT] = {"valid", "invalid", "unsafe", "compat", "npz", "prefix", "ra"};
+/* RawArray is another format: an NPY reader is not run on it unless asked */
+#define DEFAULT_GROUPS (((1u << G_COUNT) - 1) & ~(1u << G_RA))
 #define NPZ_GROUPS 4 /* sub-groups of G_NPZ: valid, invalid, unsafe, compat */
 
 typedef enum verdict { V_ACCEPT, V_REFUSE, V_CRASH, V_TIMEOUT, V_BADOUT, V_MEMORY } verdict;
@@ -179,8 +181,13 @@ typedef enum outcome { O_PASS, O_FAIL, O_SKIP, O_STALE } outcome;
 static const char *const outcome_names[] = {"pass", "fail", "skip", "stale-skip"};
 
 enum { F_DESCR = 1, F_SHAPE = 2, F_FORTRAN = 4, F_SHA = 8, F_ITEMSIZE = 16 };
-static const char *const field_names[] = {"descr", "shape", "fortran_order", "payload_sha256", "itemsize"};
-#define NFIELDS 5
+static const char *const field_names[] = {"descr", "shape", "fortran_order", "payload_sha256", "itemsize",
+                                          "flags", "eltype", "elbyte", "size", "ndims", "dims", "data_sha256"};
+#define NFIELDS 12
+#define NPY_FIELDS 0x1Fu   /* the .npy fields, bits 0-4 */
+#define RA_FIELDS 0xFE0u   /* the RawArray fields, bits 5-11 */
+#define RA_FIRST 5         /* field_names[RA_FIRST + k] is ra_int_keys[k], then dims, data_sha256 */
+static const char *const ra_int_keys[] = {"flags", "eltype", "elbyte", "size", "ndims"};
 
 /* numpy's reading of one array: a .npy case or one member of an archive */
 typedef struct expect {
@@ -191,6 +198,7 @@ typedef struct expect {
     int fortran;           /* -1 unknown */
     char *sha;
     json_t *itemsize;
+    json_t *ra;            /* group ra: the manifest's header fields and data_sha256 */
 } expect;
 
 typedef struct tcase {
@@ -199,6 +207,7 @@ typedef struct tcase {
     int sub;               /* npz: the archive's group in corpus/npz (G_VALID..G_COMPAT) */
     char *path;            /* the file the adapter gets */
     bool climbing;         /* npz: a member name leaves the extraction directory */
+    const char *ra_group;  /* ra: the file's group in corpus/ra (valid, invalid, limit) */
     expect *members;       /* npz: numpy's arrays, one per distinct name (the last wins) */
     size_t nmembers;
     char **byte_members;   /* npz: members numpy returns as raw bytes or fails on (not compared) */
@@ -461,6 +470,58 @@ static void load_npz_cases(const char *dir, json_t *m, size_t *total)
     }
 }
 
+/* corpus/ra/manifest.json: every RawArray file is one case of group ra,
+   named ra/<its group>/<file>. valid files must be accepted with the
+   header fields and data hash the manifest records; invalid ones refused;
+   a limit file (well formed, but over npyguard's default limits) may be
+   refused, and must match what the manifest records when accepted. */
+static void load_ra_cases(const char *dir, json_t *m, size_t *total)
+{
+    char path[4096];
+    const json_t *files = json_object_get(m, "files");
+    const char *name;
+    const json_t *e;
+    json_object_foreach((json_t *)files, name, e) {
+        const char *g = json_string_value(json_object_get(e, "group"));
+        int sub = !g ? -1 : !strcmp(g, "valid") || !strcmp(g, "limit") ? G_VALID : !strcmp(g, "invalid") ? G_INVALID : -1;
+        if (sub < 0) {
+            fprintf(stderr, "npyconform: warning: ra/%s: group '%s' is unknown to this runner; case not run\n", name,
+                    g ? g : "(none)");
+            continue;
+        }
+        ++*total;
+        char cname[4200];
+        snprintf(cname, sizeof cname, "ra/%s", name);
+        if (!selected(cname, G_RA)) continue;
+        tcase *c = new_case();
+        c->name = xstrdup(cname);
+        c->group = G_RA;
+        c->sub = sub;
+        c->ra_group = !strcmp(g, "valid") ? "valid" : !strcmp(g, "limit") ? "limit" : "invalid";
+        c->limit_case = !strcmp(g, "limit");
+        c->numpy_accepts = sub == G_VALID;
+        snprintf(path, sizeof path, "%s/ra/%s", dir, name);
+        c->path = xstrdup(path);
+        json_t *x = json_object();
+        for (size_t k = 0; k < sizeof ra_int_keys / sizeof *ra_int_keys; k++) {
+            const json_t *v = json_object_get(e, ra_int_keys[k]);
+            json_t *n = v ? ncf_int_norm(v) : NULL;
+            if (v && !n) die("ra/manifest.json: %s: %s is not an integer", name, ra_int_keys[k]);
+            if (n) json_object_set_new(x, ra_int_keys[k], n);
+        }
+        const json_t *d = json_object_get(e, "dims");
+        if (d) {
+            char err[256];
+            json_t *nd = ncf_shape_norm(d, err, sizeof err);
+            if (!nd) die("ra/manifest.json: %s: dims: %s", name, err);
+            json_object_set_new(x, "dims", nd);
+        }
+        const json_t *h = json_object_get(e, "data_sha256");
+        if (json_is_string(h)) json_object_set(x, "data_sha256", (json_t *)h);
+        c->exp.ra = x;
+    }
+}
+
 static bool write_file(const char *path, const unsigned char *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -582,6 +643,14 @@ static void load_manifest(const char *dir, char *suite_version, size_t svlen, ch
     } else if (cfg->groups & (1u << G_NPZ)) {
         fprintf(stderr, "npyconform: warning: no %s; the npz group is not run\n", path);
     }
+
+    if (cfg->groups & (1u << G_RA)) {
+        snprintf(path, sizeof path, "%s/ra/manifest.json", dir);
+        if (access(path, R_OK) != 0) die("no %s: the ra group cannot be run", path);
+        json_t *r = load_json(path);
+        load_ra_cases(dir, r, total);
+        json_decref(r);
+    }
     qsort(cases, ncases, sizeof *cases, cmp_case);
 }
 
@@ -702,6 +771,19 @@ static void describe_expect(sbuf *b, const expect *x)
 
 static void describe_expected(sbuf *b, const tcase *c)
 {
+    if (c->group == G_RA) {
+        const char *key;
+        json_t *v;
+        const char *sep = "";
+        json_object_foreach(c->exp.ra, key, v) {
+            char *t = dump_json(v);
+            sb_printf(b, "%s%s %s", sep, key, t);
+            free(t);
+            sep = ", ";
+        }
+        if (!*sep) sb_puts(b, "(the manifest records no fields for it)");
+        return;
+    }
     if (c->group != G_NPZ) {
         describe_expect(b, &c->exp);
         return;
@@ -783,6 +865,40 @@ static void compare_fields(const expect *x, const json_t *g, unsigned *reported,
             free(b);
         }
         json_decref(ni);
+    }
+}
+
+/* ra mode: the adapter's header fields and data_sha256 against the
+   manifest's; fields the adapter left out are not compared. */
+static void compare_ra(tcase *c, sbuf *m)
+{
+    const json_t *g = c->got;
+    const json_t *x = c->exp.ra;
+    for (size_t k = 0; k < sizeof ra_int_keys / sizeof *ra_int_keys; k++) {
+        const json_t *v = json_object_get(g, ra_int_keys[k]);
+        if (!v) continue;
+        c->reported |= 1u << (RA_FIRST + k);
+        json_t *n = ncf_int_norm(v);
+        if (!n) sb_printf(m, "%s: not an integer\n", ra_int_keys[k]);
+        else expect_json(m, "", ra_int_keys[k], json_object_get(x, ra_int_keys[k]), n);
+        json_decref(n);
+    }
+    const json_t *d = json_object_get(g, "dims");
+    if (d) {
+        c->reported |= 1u << (RA_FIRST + 5);
+        char err[256];
+        json_t *nd = ncf_shape_norm(d, err, sizeof err);
+        if (!nd) sb_printf(m, "dims: %s\n", err);
+        else expect_json(m, "", "dims", json_object_get(x, "dims"), nd);
+        json_decref(nd);
+    }
+    const json_t *h = json_object_get(g, "data_sha256");
+    if (h) {
+        c->reported |= 1u << (RA_FIRST + 6);
+        const char *want = json_string_value(json_object_get(x, "data_sha256"));
+        if (!json_is_string(h)) sb_puts(m, "data_sha256: not a string\n");
+        else if (want && strcasecmp(json_string_value(h), want) != 0)
+            sb_printf(m, "data_sha256: expected %s, got %s\n", want, json_string_value(h));
     }
 }
 
@@ -944,6 +1060,7 @@ static void run_case(tcase *c)
     sbuf m = {0};
     if (c->v == V_ACCEPT) {
         if (c->group == G_NPZ) compare_members(c, &m);
+        else if (c->group == G_RA) compare_ra(c, &m);
         else compare_fields(&c->exp, c->got, &c->reported, &m, "");
     }
     if (m.len) c->mismatches = sb_take(&m);
@@ -961,6 +1078,13 @@ static void run_case(tcase *c)
     } else if (c->group == G_PREFIX) {
         if (c->v == V_ACCEPT) { fail = true; c->fail_kind = "should-refuse"; sb_puts(&sum, "accepted a strict prefix (a truncated copy) of a valid file"); }
         else sb_printf(&sum, "refused: %s", c->adapter_error);
+    } else if (c->group == G_RA) {
+        if (c->v == V_ACCEPT && c->sub == G_INVALID) { fail = true; c->fail_kind = "should-refuse"; sb_puts(&sum, "accepted an invalid RawArray file"); }
+        else if (c->v == V_ACCEPT && !match) { fail = true; c->fail_kind = "mismatch"; sb_puts(&sum, "accepted, but read the header or data differently from the manifest"); }
+        else if (c->v == V_ACCEPT) sb_puts(&sum, "accepted, fields match");
+        else if (c->sub == G_INVALID) sb_printf(&sum, "refused: %s", c->adapter_error);
+        else if (c->limit_case) sb_printf(&sum, "refused (allowed: a file over npyguard's default limits): %s", c->adapter_error);
+        else { fail = true; c->fail_kind = "should-accept"; sb_printf(&sum, "refused a valid file: %s", c->adapter_error); }
     } else if (c->sub == G_VALID) {
         bool numpy_rule = c->limit_case && cfg->expect_numpy;
         if (c->v == V_ACCEPT && !match) { fail = true; c->fail_kind = "mismatch"; sb_puts(&sum, "accepted, but read the header or payload differently"); }
@@ -1005,7 +1129,10 @@ static void run_case(tcase *c)
     if (want_accept && (compat || c->sub == G_VALID)) {
         sb_puts(&det, ": ");
         describe_expected(&det, c);
-        if (c->limit_case) sb_puts(&det, " (or refuse: over numpy's default max_header_size)");
+        if (c->limit_case && c->group == G_RA) sb_puts(&det, " (or refuse: over npyguard's default limits)");
+        else if (c->limit_case) sb_puts(&det, " (or refuse: over numpy's default max_header_size)");
+    } else if (c->group == G_RA && !want_accept) {
+        sb_puts(&det, " (an invalid RawArray file)");
     } else if (c->numpy_error && !want_accept) {
         sb_printf(&det, " (numpy: %s)", c->numpy_error);
     }
@@ -1071,12 +1198,14 @@ typedef struct tally {
 
 static tally tallies[G_COUNT + 1]; /* the last one is the total */
 static unsigned reported_fields;
+static unsigned relevant_fields; /* the fields of the formats that ran */
 
 static void count(void)
 {
     for (size_t k = 0; k < ncases; k++) {
         tcase *c = &cases[k];
         reported_fields |= c->reported;
+        relevant_fields |= c->group == G_RA ? RA_FIELDS : NPY_FIELDS;
         for (int t = 0; t < 2; t++) {
             tally *y = &tallies[t ? G_COUNT : c->group];
             y->cases++;
@@ -1163,7 +1292,7 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
     if (first) fputs("none (the adapter reported no header fields)", f);
     first = true;
     for (int k = 0; k < NFIELDS; k++)
-        if (!(reported_fields & (1u << k))) {
+        if ((relevant_fields & (1u << k)) && !(reported_fields & (1u << k))) {
             fprintf(f, "%s%s", first ? "; never reported, so not checked: " : ", ", field_names[k]);
             first = false;
         }
@@ -1217,7 +1346,9 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         if (c->group == G_NPZ) json_object_set_new(o, "npz_group", json_string(group_names[c->sub]));
         json_object_set_new(o, "outcome", json_string(outcome_names[c->out]));
         json_object_set_new(o, "verdict", json_string(verdict_names[c->v]));
-        json_object_set_new(o, "numpy", json_string(c->numpy_accepts ? "accept" : "refuse"));
+        if (c->group == G_RA) json_object_set_new(o, "ra_group", json_string(c->ra_group));
+        json_object_set_new(o, "numpy", c->group == G_RA ? json_null()
+                                                         : json_string(c->numpy_accepts ? "accept" : "refuse"));
         json_object_set_new(o, "summary", jstr(c->summary));
         json_object_set_new(o, "details", jstr(c->details));
         if (c->fail_kind && (c->out == O_FAIL || c->out == O_SKIP))
@@ -1360,12 +1491,13 @@ static void usage(FILE *f)
           "\n"
           "Runs CMD (through /bin/sh -c, with one corpus file path appended) on every\n"
           "case of the NPY conformance corpus and compares its answers with numpy's.\n"
-          "The adapter protocol is described in conformance/PROTOCOL.md.\n"
+          "The adapter protocol is described in conformance/PROTOCOL.md. The group ra\n"
+          "(RawArray files, corpus/ra/) only runs when --only names it.\n"
           "\n"
           "  --adapter CMD        the adapter command (required)\n"
           "  --corpus DIR         corpus directory (default: " NPYCONFORM_CORPUS_DIR ")\n"
           "  --skip FILE          known failures, one case per line with a reason (repeatable)\n"
-          "  --only GROUP         valid, invalid, unsafe, compat, npz or prefix (repeatable, or comma-separated)\n"
+          "  --only GROUP         valid, invalid, unsafe, compat, npz, prefix or ra (repeatable, or comma-separated)\n"
           "  --run PATTERN        only cases whose name matches this glob (repeatable)\n"
           "  --format FMT         text (default), json, junit or tap\n"
           "  -o, --output FILE    write the report to FILE instead of stdout\n"
@@ -1452,7 +1584,7 @@ int main(int argc, char **argv)
                 int g = -1;
                 for (int k = 0; k < G_COUNT; k++)
                     if (!strcmp(tok, group_names[k])) g = k;
-                if (g < 0) die("--only: unknown group '%s' (valid, invalid, unsafe, compat, npz, prefix)", tok);
+                if (g < 0) die("--only: unknown group '%s' (valid, invalid, unsafe, compat, npz, prefix, ra)", tok);
                 c.groups |= 1u << g;
             }
             free(list_s);
@@ -1488,7 +1620,7 @@ int main(int argc, char **argv)
         }
 #undef VALUE
     }
-    if (!c.groups) c.groups = (1u << G_COUNT) - 1;
+    if (!c.groups) c.groups = DEFAULT_GROUPS;
     cfg = &c;
     if (strcmp(c.format, "text") && strcmp(c.format, "json") && strcmp(c.format, "junit") && strcmp(c.format, "tap"))
         die("--format: unknown format '%s' (text, json, junit, tap)", c.format);

@@ -12,6 +12,7 @@
 #   valid/i2-le-1d-C-v1.npy      with BROKEN_HOG=1: fills 4 GiB of memory, then
 #                                answers correctly (without it: answers at once)
 #   compat/no-trailing-comma-v1.npy  accepts with a wrong shape
+#   ra/valid/f32-le-2d.ra        reports the dims reversed (row-major order)
 # Accepting everything also accepts every strict prefix (group prefix) and
 # the path-climbing archives of npz/compat.
 case $1 in
@@ -42,6 +43,8 @@ case $1 in
     fi
     # every page written, so the memory is resident, not just reserved
     python3 -c 'b = b"\1" * (4 << 30); print("{\"ok\": true, \"descr\": \"<i2\", \"shape\": [7]}")' ;;
+*/ra/valid/f32-le-2d.ra)
+    echo '{"ok": true, "ndims": 2, "dims": [4, 3]}' ;;
 */compat/no-trailing-comma-v1.npy)
     echo '{"ok": true, "shape": [99]}' ;;
 *)

@@ -38,11 +38,13 @@ z = json.load(open(root + "/npz/manifest.json"))["files"]
 def climbs(name):
     parts = name.replace("\\", "/").split("/")
     return name[:1] in "/\\" or (len(name) > 1 and name[1] == ":") or ".." in parts
-print(n["valid"], n["invalid"], n["unsafe"], n["compat"], len(z))
+r = json.load(open(root + "/ra/manifest.json"))["files"]
+rbad = sum(1 for e in r.values() if e["group"] == "invalid")
+print(n["valid"], n["invalid"], n["unsafe"], n["compat"], len(z), len(r), rbad)
 PY
 ) || { echo "FAIL: cannot count the manifests' cases (python3)"; exit 1; }
 set -- $counts
-nvalid=$1 ninvalid=$2 nunsafe=$3 ncompat=$4 nnpz=$5
+nvalid=$1 ninvalid=$2 nunsafe=$3 ncompat=$4 nnpz=$5 nra=$6 nrabad=$7
 nprefix=$("$runner" --adapter true --list --only prefix | wc -l)
 [ "$nprefix" -gt 0 ] || fail "the prefix group is empty"
 row() { printf '%-8s %4d cases: %4d passed, %4d failed' "$1" "$2" "$3" "$4"; }
@@ -129,6 +131,17 @@ PY
 # the same adapter without the 4 GiB passes that case
 "$runner" --adapter "sh $adapter" --timeout 60 --run valid/i2-le-1d-C-v1.npy > "$tmp/nohog" 2>&1
 expect_rc 0 $? "the memory case without the allocation"
+
+# 1c. group ra, only run when asked: invalid RawArray files must be refused,
+# and an accepted valid file must have the manifest's header fields
+"$runner" --adapter "sh $adapter" -j 2 --timeout $to --only ra > "$tmp/ra" 2>&1
+expect_rc 1 $? "group ra"
+expect_line "$tmp/ra" "FAIL ra/invalid/magic-wrong.ra: accepted an invalid RawArray file"
+expect_line "$tmp/ra" "FAIL ra/valid/f32-le-2d.ra: accepted, but read the header or data differently from the manifest"
+expect_line "$tmp/ra" "differs: dims: expected [3,4], got [4,3]"
+expect_line "$tmp/ra" "$(row ra "$nra" $((nra - nrabad - 1)) $((nrabad + 1)))"
+expect_line "$tmp/ra" "fields compared: ndims, dims; never reported, so not checked: flags, eltype, elbyte, size, data_sha256"
+grep -q '^  valid ' "$tmp/ra" && fail "--only ra ran NPY cases"
 
 # 2. machine formats, on a subset
 sel="--run valid/f8-* --run invalid/version-* --only valid,invalid"

@@ -220,6 +220,21 @@ int main(int argc, char **argv)
         }
         json_object_set_new(out, "members", list);
         rc = 0;
+    } else if (json_is_true(json_object_get(r, "ok")) && json_is_string(json_object_get(r, "format")) &&
+               !strcmp(json_string_value(json_object_get(r, "format")), "ra")) {
+        /* ra mode: the header as stored, and the hash of the data segment
+           as stored (the LZ4 block of a compressed file) */
+        json_object_set_new(out, "ok", json_true());
+        static const char *const keys[] = {"flags", "eltype", "elbyte", "size", "dims"};
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+            json_t *v = json_object_get(r, keys[k]);
+            if (v) json_object_set(out, keys[k], v);
+        }
+        const json_t *dims = json_object_get(r, "dims");
+        if (json_is_array(dims)) json_object_set_new(out, "ndims", json_integer((json_int_t)json_array_size(dims)));
+        json_t *h = json_object_get(r, "payload_sha256");
+        if (h) json_object_set(out, "data_sha256", h);
+        rc = 0;
     } else if (json_is_true(json_object_get(r, "ok"))) {
         json_object_set_new(out, "ok", json_true());
         copy_fields(out, r);
