@@ -10,6 +10,7 @@ NPYG_PACKAGES=(
   zlib1g-dev                            # .npz inflate
   liblz4-dev                            # RawArray (.ra) LZ4 blocks
   libjansson-dev                        # JSON in the tests and npyconform
+  libxtensor-dev                        # the xtensor conformance adapter (load_npy)
   python3 python3-numpy                 # the reference reader (corpus checks)
   python3-dev python3-setuptools python3-pip python3-pytest  # the npyguard Python package
   clang libclang-rt-14-dev llvm         # clang builds, libFuzzer, llvm-cov

@@ -1,8 +1,15 @@
 #!/bin/sh
 # Regenerates conformance/RESULTS.md from real npyconform runs of every
-# adapter that can run here (npyguard, numpy, npyjs). Never edit RESULTS.md
-# by hand: run this script and commit its output.
+# adapter that can run here. Never edit RESULTS.md by hand: run this script
+# and commit its output.
 # usage: conformance/make-results.sh [BUILD_DIR]   (default: ./build)
+#   ADAPTERS="npyguard xtensor ..."  run only these (default: every one found): npyguard,
+#                                    npyguard-ra, numpy, npyjs, numpy-parser, xtensor,
+#                                    xtensor-asan (ASan+UBSan build), ra-c
+#   RESULTS=FILE                     write there instead of conformance/RESULTS.md
+#   RA_C_ADAPTER=PATH                the reference RawArray reader's adapter
+#                                    (default: build-ra-c/ra-c-adapter, made by
+#                                    adapters/ra-c/build.sh); run on group ra only
 # Needs python3 (standard library only) to render the tables.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,28 +19,53 @@ runner="$build/conformance/npyconform"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/npyconform-results.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 jobs=${JOBS:-2}
+results=${RESULTS:-$here/RESULTS.md}
 : > "$tmp/list"
 
-run() { # name version adapter-command...
-    name=$1 version=$2
-    shift 2
+wanted() { [ -z "${ADAPTERS:-}" ] || case " $ADAPTERS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+run() { # name version groups adapter-command... (groups: "" for the default ones)
+    name=$1 version=$2 groups=$3
+    shift 3
+    wanted "$name" || return 0
     echo "make-results.sh: running $name" >&2
     # npyconform exits 1 when cases fail; that is a result, not an error
-    "$runner" --adapter "$*" -j "$jobs" --timeout 30 --format json -o "$tmp/$name.json" 2>/dev/null || [ $? -eq 1 ]
+    # shellcheck disable=SC2086
+    "$runner" --adapter "$*" ${groups:+--only $groups} -j "$jobs" --timeout 30 --format json \
+        -o "$tmp/$name.json" 2>/dev/null || [ $? -eq 1 ]
     printf '%s\t%s\t%s\n' "$name" "$version" "$*" >> "$tmp/list"
 }
 
 if [ -x "$build/conformance/npyguard-adapter" ]; then
-    run npyguard "$("$build/parser/npyvalidate" --version | sed 's/^npyvalidate //')" \
-        "$build/conformance/npyguard-adapter"
+    v=$("$build/parser/npyvalidate" --version | sed 's/^npyvalidate //')
+    run npyguard "$v" "" "$build/conformance/npyguard-adapter"
+    run npyguard-ra "$v" ra "$build/conformance/npyguard-adapter"
 fi
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-    run numpy "$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')" \
+    run numpy "$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')" "" \
         "$here/adapters/numpy/numpy-adapter"
 fi
 if command -v node >/dev/null 2>&1 && [ -f "$here/adapters/npyjs/node_modules/npyjs/package.json" ]; then
     v=$(node -p 'require(process.argv[1]).version' "$here/adapters/npyjs/node_modules/npyjs/package.json")
-    run npyjs "$v (node $(node --version))" node "$here/adapters/npyjs/npyjs-adapter.mjs"
+    run npyjs "$v (node $(node --version))" "" node "$here/adapters/npyjs/npyjs-adapter.mjs"
+fi
+if command -v node >/dev/null 2>&1 && [ -f "$here/adapters/numpy-parser/node_modules/numpy-parser/package.json" ]; then
+    v=$(node -p 'require(process.argv[1]).version' "$here/adapters/numpy-parser/node_modules/numpy-parser/package.json")
+    run numpy-parser "$v (node $(node --version))" "" node "$here/adapters/numpy-parser/numpy-parser-adapter.mjs"
+fi
+if [ -f /usr/include/xtensor/xnpy.hpp ] && { wanted xtensor || wanted xtensor-asan; }; then
+    v=$(sed -n 's/^#define XTENSOR_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
+        /usr/include/xtensor/xtensor_config.hpp | paste -sd. -)
+    sh "$here/adapters/xtensor/build.sh" "$build/adapters/xtensor" >/dev/null
+    run xtensor "$v (libxtensor-dev)" "" "$build/adapters/xtensor/xtensor-adapter"
+    sh "$here/adapters/xtensor/build.sh" "$build/adapters/xtensor-asan" --sanitize >/dev/null
+    run xtensor-asan "$v (libxtensor-dev, ASan+UBSan build)" "" \
+        env ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 "$build/adapters/xtensor-asan/xtensor-adapter"
+fi
+rac=${RA_C_ADAPTER:-$here/../build-ra-c/ra-c-adapter}
+if [ -x "$rac" ]; then
+    run ra-c "$(sed -n 's/^# Adapter for the reference RawArray C reader at \([0-9a-f]\{7\}\).*/davidssmith\/ra \1 (ASan build)/p' "$rac")" \
+        ra "$rac"
 fi
 
 python3 - "$tmp" "$here" "$build" > "$tmp/RESULTS.md" <<'PY'
@@ -47,13 +79,16 @@ for line in open(tmp + "/list"):
     impls.append((name, version, json.load(open("%s/%s.json" % (tmp, name)))))
 if not impls:
     sys.exit("make-results.sh: no adapter could run")
+npy = [i for i in impls if "ra" not in i[2]["summary"] or i[2]["summary"]["ra"]["cases"] == 0]
+ra = [i for i in impls if i not in npy]
 first = impls[0][2]
-groups = ["valid", "invalid", "unsafe", "compat"]
+groups = ["valid", "invalid", "unsafe", "compat", "npz", "prefix", "ra"]
 
 def cell(s, g):
-    t = s[g]
-    out = "%d/%d" % (t["passed"], t["cases"])
-    return out
+    t = s.get(g)
+    if not t or not t["cases"]:
+        return "-"
+    return "%d/%d" % (t["passed"], t["cases"])
 
 def pattern(text):
     """Failure messages with the case-specific parts blanked, for grouping."""
@@ -69,20 +104,41 @@ w("# Conformance results")
 w()
 w("Generated by `conformance/make-results.sh` from runs of `npyconform` over")
 w("`corpus/` (suite %s, expected results measured with numpy %s)." % (first["suite_version"], first["numpy_version"]))
-w("Do not edit by hand. Each cell is passed/cases for the group; compat cases")
-w("pass on any clean verdict, so the compat column also counts how many")
-w("verdicts agree with numpy's. Times are wall-clock with `-j 2` on a shared")
-w("2-core machine (the numpy and npyjs adapters pay interpreter start-up per file).")
+w("Do not edit by hand. Each cell is passed/cases for the group. A compat case")
+w("passes when it is refused, or accepted and read as numpy reads it; the")
+w("compat verdict column counts how many verdicts are numpy's. Times are")
+w("wall-clock with `-j 2` on a shared 2-core machine (the numpy and node")
+w("adapters pay interpreter start-up per file).")
 w()
-w("| implementation | version | valid | invalid | unsafe | compat | compat verdict = numpy | failures | fields compared | time |")
-w("|---|---|---|---|---|---|---|---|---|---|")
-for name, version, r in impls:
-    s = r["summary"]
-    w("| %s | %s | %s | %s | %s | %s | %d/%d | %d | %s | %.0f s |" % (
-        name, version, cell(s, "valid"), cell(s, "invalid"), cell(s, "unsafe"), cell(s, "compat"),
-        s["compat"]["agree_with_numpy"], s["compat"]["cases"], s["total"]["failed"],
-        ", ".join(r["fields_compared"]), r["seconds"]))
-w()
+if npy:
+    w("| implementation | version | valid | invalid | unsafe | compat | compat verdict = numpy | npz | prefix | failures | fields compared | time |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, version, r in npy:
+        s = r["summary"]
+        w("| %s | %s | %s | %s | %s | %s | %d/%d | %s | %s | %d | %s | %.0f s |" % (
+            name, version, cell(s, "valid"), cell(s, "invalid"), cell(s, "unsafe"), cell(s, "compat"),
+            s["compat"]["agree_with_numpy"], s["compat"]["cases"], cell(s, "npz"), cell(s, "prefix"),
+            s["total"]["failed"], ", ".join(r["fields_compared"]), r["seconds"]))
+    w()
+if ra:
+    w("RawArray (`.ra`, group `ra`, files of `corpus/ra/`): valid files must be")
+    w("accepted with the manifest's header fields and data hash, invalid ones")
+    w("refused; a limit file may be refused. Each cell: accepted / refused /")
+    w("crashed, hung or bad output (passed/cases).")
+    w()
+    w("| implementation | version | valid | invalid | limit | failures | fields compared | time |")
+    w("|---|---|---|---|---|---|---|---|")
+    for name, version, r in ra:
+        row = []
+        for g in ("valid", "invalid", "limit"):
+            cs = [c for c in r["cases"] if c.get("ra_group") == g]
+            acc = sum(c["verdict"] == "accept" for c in cs)
+            ref = sum(c["verdict"] == "refuse" for c in cs)
+            ok = sum(c["outcome"] == "pass" for c in cs)
+            row.append("%d / %d / %d (%d/%d)" % (acc, ref, len(cs) - acc - ref, ok, len(cs)))
+        w("| %s | %s | %s | %d | %s | %.0f s |" % (name, version, " | ".join(row), r["summary"]["total"]["failed"],
+                                                  ", ".join(r["fields_compared"]), r["seconds"]))
+    w()
 
 for name, version, r in impls:
     cases = r["cases"]
@@ -92,15 +148,16 @@ for name, version, r in impls:
     w()
     fails = [c for c in cases if c["outcome"] == "fail"]
     if not fails:
-        w("Every valid, invalid and unsafe case passes.")
+        w("Every case passes.")
         w()
     else:
         w("### Failures (%d)" % len(fails))
         w()
         by = OrderedDict()
         for c in fails:
-            by.setdefault((c["group"], pattern(c["summary"])), []).append(c)
-        for (g, pat), cs in sorted(by.items(), key=lambda kv: (groups.index(kv[0][0]), -len(kv[1]))):
+            sub = c.get("ra_group") or c.get("npz_group") or ""
+            by.setdefault((c["group"], sub, pattern(c["summary"])), []).append(c)
+        for (g, sub, pat), cs in sorted(by.items(), key=lambda kv: (groups.index(kv[0][0]), kv[0][1], -len(kv[1]))):
             names = [c["name"] for c in cs]
             shown = ", ".join("`%s`" % n for n in names[:12])
             more = " and %d more" % (len(names) - 12) if len(names) > 12 else ""
@@ -110,6 +167,8 @@ for name, version, r in impls:
                 w("  - `%s`: %s" % (c["name"], c["mismatches"].strip().replace("\n", "; ")[:200]))
         w()
     comp = [c for c in cases if c["group"] == "compat"]
+    if not comp:
+        continue
     diff = [c for c in comp if (c["verdict"] == "accept") != (c["numpy"] == "accept")]
     odd = [c for c in comp if c["verdict"] == "accept" and c["numpy"] == "accept" and c.get("mismatches")]
     w("### compat: verdicts that differ from numpy's (%d of %d)" % (len(diff), len(comp)))
@@ -128,5 +187,5 @@ for name, version, r in impls:
             w("- `%s`: %s" % (c["name"], c["mismatches"].strip().replace("\n", "; ")[:300]))
         w()
 PY
-cp "$tmp/RESULTS.md" "$here/RESULTS.md"
-echo "make-results.sh: wrote $here/RESULTS.md" >&2
+cp "$tmp/RESULTS.md" "$results"
+echo "make-results.sh: wrote $results" >&2

@@ -40,7 +40,7 @@ import numpy.lib.format as npf
 from npygen import (MAGIC, descr_json, json_int, norm_message, numpy_verdict, pickle_imports, preamble,
                     read_framing)
 
-SUITE_VERSION = "1.0.0"
+SUITE_VERSION = "1.1.0"
 BIG_LIMIT = 10 ** 7          # "raised" max_header_size used for second opinions
 
 # ---------------------------------------------------------------------------
@@ -1317,6 +1317,9 @@ def main(argv):
     gen_compat()
     gen_invalid()
     gen_unsafe()
+    # --- suite 1.1.0 cases: their own script, gen_conform11.py
+    import gen_conform11
+    gen_conform11.gen(sys.modules[__name__])
 
     for rel in sorted(CASES):
         with open(os.path.join(out, rel), "wb") as f:

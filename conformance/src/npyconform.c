@@ -20,13 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifndef NPYCONFORM_CORPUS_DIR
 #define NPYCONFORM_CORPUS_DIR "corpus"
 #endif
-#define RUNNER_VERSION "1.0.0"
+#define RUNNER_VERSION "1.1.0"
 #define OUT_CAP (1u << 20)  /* adapter stdout kept */
 #define ERR_CAP 4096u       /* adapter stderr kept */
 
@@ -165,36 +166,63 @@ static double now_sec(void)
 
 /* ---------------- cases ---------------- */
 
-enum { G_VALID, G_INVALID, G_UNSAFE, G_COMPAT, G_COUNT };
-static const char *const group_names[G_COUNT] = {"valid", "invalid", "unsafe", "compat"};
+/* npz: the archives of corpus/npz (each keeps its own group there, in sub);
+   prefix: strict prefixes of the manifests' prefix_cases, made at run time. */
+enum { G_VALID, G_INVALID, G_UNSAFE, G_COMPAT, G_NPZ, G_PREFIX, G_RA, G_COUNT };
+static const char *const group_names[G_COUNT] = {"valid", "invalid", "unsafe", "compat", "npz", "prefix", "ra"};
+/* RawArray is another format: an NPY reader is not run on it unless asked */
+#define DEFAULT_GROUPS (((1u << G_COUNT) - 1) & ~(1u << G_RA))
+#define NPZ_GROUPS 4 /* sub-groups of G_NPZ: valid, invalid, unsafe, compat */
 
-typedef enum verdict { V_ACCEPT, V_REFUSE, V_CRASH, V_TIMEOUT, V_BADOUT } verdict;
-static const char *const verdict_names[] = {"accept", "refuse", "crash", "timeout", "bad-output"};
+typedef enum verdict { V_ACCEPT, V_REFUSE, V_CRASH, V_TIMEOUT, V_BADOUT, V_MEMORY } verdict;
+static const char *const verdict_names[] = {"accept", "refuse", "crash", "timeout", "bad-output", "memory"};
 
 typedef enum outcome { O_PASS, O_FAIL, O_SKIP, O_STALE } outcome;
 static const char *const outcome_names[] = {"pass", "fail", "skip", "stale-skip"};
 
 enum { F_DESCR = 1, F_SHAPE = 2, F_FORTRAN = 4, F_SHA = 8, F_ITEMSIZE = 16 };
-static const char *const field_names[] = {"descr", "shape", "fortran_order", "payload_sha256", "itemsize"};
-#define NFIELDS 5
+static const char *const field_names[] = {"descr", "shape", "fortran_order", "payload_sha256", "itemsize",
+                                          "flags", "eltype", "elbyte", "size", "ndims", "dims", "data_sha256"};
+#define NFIELDS 12
+#define NPY_FIELDS 0x1Fu   /* the .npy fields, bits 0-4 */
+#define RA_FIELDS 0xFE0u   /* the RawArray fields, bits 5-11 */
+#define RA_FIRST 5         /* field_names[RA_FIRST + k] is ra_int_keys[k], then dims, data_sha256 */
+static const char *const ra_int_keys[] = {"flags", "eltype", "elbyte", "size", "ndims"};
+
+/* numpy's reading of one array: a .npy case or one member of an archive */
+typedef struct expect {
+    char *name;            /* npz members: the name zipfile decodes */
+    bool listed;           /* npz members: matched by the adapter's list */
+    json_t *descr;         /* normalised; NULL when the manifest has none */
+    json_t *shape;
+    int fortran;           /* -1 unknown */
+    char *sha;
+    json_t *itemsize;
+    json_t *ra;            /* group ra: the manifest's header fields and data_sha256 */
+} expect;
 
 typedef struct tcase {
     char *name;
     int group;
+    int sub;               /* npz: the archive's group in corpus/npz (G_VALID..G_COMPAT) */
+    char *path;            /* the file the adapter gets */
+    bool climbing;         /* npz: a member name leaves the extraction directory */
+    const char *ra_group;  /* ra: the file's group in corpus/ra (valid, invalid, limit) */
+    expect *members;       /* npz: numpy's arrays, one per distinct name (the last wins) */
+    size_t nmembers;
+    char **byte_members;   /* npz: members numpy returns as raw bytes or fails on (not compared) */
+    size_t nbyte_members;
     /* what numpy 1.24 did, from the manifest */
     bool numpy_accepts;
     char *numpy_error;
     bool limit_case;       /* a valid file numpy refuses under its default limits */
     bool platform_dependent;
-    json_t *exp_descr;     /* normalised; NULL when the manifest has none */
-    json_t *exp_shape;
-    int exp_fortran;       /* -1 unknown */
-    char *exp_sha;
-    json_t *exp_itemsize;
+    expect exp;
     const char *skip_reason;
     /* the run */
     verdict v;
     int exit_code, signal_no;
+    long peak_rss_kb;
     double seconds;
     char *adapter_error;   /* refusal message */
     char *problem;         /* crash / bad output description */
@@ -230,6 +258,8 @@ typedef struct config {
     const char *write_skips;
     int jobs;
     double timeout;
+    long max_rss_kb;       /* 0: no cap */
+    long prefix_step;
     bool expect_numpy;
     bool allow_stale;
     bool verbose;
@@ -262,65 +292,365 @@ static int cmp_case(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+static void load_expect(expect *x, const json_t *e, const char *path, const char *name)
+{
+    char err[256];
+    const json_t *d = json_object_get(e, "descr");
+    if (d && !(x->descr = ncf_descr_norm(d, err, sizeof err))) die("%s: %s: descr: %s", path, name, err);
+    const json_t *s = json_object_get(e, "shape");
+    if (s && !(x->shape = ncf_shape_norm(s, err, sizeof err))) die("%s: %s: %s", path, name, err);
+    const json_t *fo = json_object_get(e, "fortran_order");
+    x->fortran = json_is_boolean(fo) ? json_is_true(fo) : -1;
+    x->sha = str_or_null(json_object_get(e, "payload_sha256"));
+    const json_t *is = json_object_get(e, "itemsize");
+    if (is) x->itemsize = ncf_int_norm(is);
+}
+
+static void numpy_verdict(tcase *c, const json_t *np)
+{
+    const char *nverdict = json_string_value(json_object_get(np, "verdict"));
+    c->numpy_accepts = nverdict && !strcmp(nverdict, "accept");
+    if (!c->numpy_accepts) {
+        const char *ex = json_string_value(json_object_get(np, "exception"));
+        const char *msg = json_string_value(json_object_get(np, "message"));
+        sbuf b = {0};
+        sb_printf(&b, "%s: %s", ex ? ex : "?", msg ? msg : "");
+        char *t = sb_take(&b);
+        c->numpy_error = one_line(t, 200);
+        free(t);
+    }
+}
+
+static size_t cases_cap;
+
+static tcase *new_case(void)
+{
+    if (ncases == cases_cap) {
+        cases_cap = cases_cap ? cases_cap * 2 : 1024;
+        tcase *p = realloc(cases, cases_cap * sizeof *cases);
+        if (!p) die("out of memory");
+        cases = p;
+    }
+    tcase *c = &cases[ncases++];
+    memset(c, 0, sizeof *c);
+    c->exp.fortran = -1;
+    return c;
+}
+
+static int group_index(const char *g)
+{
+    for (int k = 0; k < G_COUNT; k++)
+        if (g && !strcmp(g, group_names[k])) return k;
+    return -1;
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t jerr;
+    json_t *m = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+    if (!m) die("cannot read %s: %s (line %d)", path, jerr.text, jerr.line);
+    if (!json_is_object(json_object_get(m, "files"))) die("%s has no \"files\" object", path);
+    return m;
+}
+
+/* A member name that, used as a path, leaves the directory it is extracted
+   to: absolute, a drive letter, or a '..' component ('/' and '\' both
+   separate components, as they do for some unzip tools). */
+static bool name_climbs(const char *n)
+{
+    if (n[0] == '/' || n[0] == '\\') return true;
+    if (isalpha((unsigned char)n[0]) && n[1] == ':') return true;
+    for (const char *p = n; *p;) {
+        size_t len = strcspn(p, "/\\");
+        if (len == 2 && p[0] == '.' && p[1] == '.') return true;
+        p += len;
+        if (*p) p++;
+    }
+    return false;
+}
+
+/* The .npy manifest: groups valid, invalid, unsafe, compat. */
+static void load_npy_cases(const char *dir, json_t *m, size_t *total)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    const json_t *files = json_object_get(m, "files");
+    const char *name;
+    const json_t *e;
+    json_object_foreach((json_t *)files, name, e) {
+        const char *g = json_string_value(json_object_get(e, "group"));
+        int group = group_index(g);
+        if (group < 0 || group > G_COMPAT) { /* a newer corpus than this runner: say so, run the rest */
+            fprintf(stderr, "npyconform: warning: %s: group '%s' is unknown to this runner; case not run\n", name,
+                    g ? g : "(none)");
+            continue;
+        }
+        ++*total;
+        if (!selected(name, group)) continue;
+        tcase *c = new_case();
+        c->name = xstrdup(name);
+        c->group = group;
+        c->sub = group;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        c->path = xstrdup(path);
+        numpy_verdict(c, json_object_get(e, "numpy"));
+        c->limit_case = group == G_VALID && !c->numpy_accepts && json_object_get(e, "numpy_max_header_size");
+        c->platform_dependent = json_is_true(json_object_get(e, "platform_dependent"));
+        load_expect(&c->exp, e, "manifest.json", name);
+    }
+}
+
+/* corpus/npz/manifest.json: every archive is one case of group npz, named
+   npz/<its group>/<file>. The expected members are the arrays numpy
+   returns when each key is indexed; with two members of one name, numpy
+   (like zipfile) uses the last. */
+static void load_npz_cases(const char *dir, json_t *m, size_t *total)
+{
+    char path[4096];
+    const json_t *files = json_object_get(m, "files");
+    const char *name;
+    const json_t *e;
+    json_object_foreach((json_t *)files, name, e) {
+        const char *g = json_string_value(json_object_get(e, "group"));
+        int sub = group_index(g);
+        if (sub < 0 || sub > G_COMPAT) {
+            fprintf(stderr, "npyconform: warning: npz/%s: group '%s' is unknown to this runner; case not run\n",
+                    name, g ? g : "(none)");
+            continue;
+        }
+        ++*total;
+        char cname[4200];
+        snprintf(cname, sizeof cname, "npz/%s", name);
+        if (!selected(cname, G_NPZ)) continue;
+        tcase *c = new_case();
+        c->name = xstrdup(cname);
+        c->group = G_NPZ;
+        c->sub = sub;
+        snprintf(path, sizeof path, "%s/npz/%s", dir, name);
+        c->path = xstrdup(path);
+        numpy_verdict(c, json_object_get(e, "numpy"));
+        const json_t *mem = json_object_get(e, "members");
+        size_t n = json_array_size(mem);
+        c->members = calloc(n + 1, sizeof *c->members);
+        c->byte_members = calloc(n + 1, sizeof *c->byte_members);
+        if (!c->members || !c->byte_members) die("out of memory");
+        for (size_t k = 0; k < n; k++) {
+            const json_t *me = json_array_get(mem, k);
+            const char *mn = json_string_value(json_object_get(me, "name"));
+            if (!mn) continue;
+            if (name_climbs(mn)) c->climbing = true;
+            const char *ret = json_string_value(json_object_get(me, "numpy_returns"));
+            if (ret && !strcmp(ret, "bytes")) {
+                c->byte_members[c->nbyte_members++] = xstrdup(mn);
+                continue;
+            }
+            if (!ret || strcmp(ret, "array")) {
+                /* numpy fails on this member by itself (the archive's
+                   verdict may still be accept): a listed entry of that
+                   name is not compared */
+                c->byte_members[c->nbyte_members++] = xstrdup(mn);
+                continue;
+            }
+            expect *x = NULL;
+            for (size_t j = 0; j < c->nmembers; j++)
+                if (!strcmp(c->members[j].name, mn)) x = &c->members[j];
+            if (x) { /* the later member of the same name replaces it */
+                json_decref(x->descr);
+                json_decref(x->shape);
+                json_decref(x->itemsize);
+                free(x->sha);
+                free(x->name);
+            } else {
+                x = &c->members[c->nmembers++];
+            }
+            memset(x, 0, sizeof *x);
+            x->name = xstrdup(mn);
+            load_expect(x, me, "npz/manifest.json", name);
+        }
+    }
+}
+
+/* corpus/ra/manifest.json: every RawArray file is one case of group ra,
+   named ra/<its group>/<file>. valid files must be accepted with the
+   header fields and data hash the manifest records; invalid ones refused;
+   a limit file (well formed, but over npyguard's default limits) may be
+   refused, and must match what the manifest records when accepted. */
+static void load_ra_cases(const char *dir, json_t *m, size_t *total)
+{
+    char path[4096];
+    const json_t *files = json_object_get(m, "files");
+    const char *name;
+    const json_t *e;
+    json_object_foreach((json_t *)files, name, e) {
+        const char *g = json_string_value(json_object_get(e, "group"));
+        int sub = !g ? -1 : !strcmp(g, "valid") || !strcmp(g, "limit") ? G_VALID : !strcmp(g, "invalid") ? G_INVALID : -1;
+        if (sub < 0) {
+            fprintf(stderr, "npyconform: warning: ra/%s: group '%s' is unknown to this runner; case not run\n", name,
+                    g ? g : "(none)");
+            continue;
+        }
+        ++*total;
+        char cname[4200];
+        snprintf(cname, sizeof cname, "ra/%s", name);
+        if (!selected(cname, G_RA)) continue;
+        tcase *c = new_case();
+        c->name = xstrdup(cname);
+        c->group = G_RA;
+        c->sub = sub;
+        c->ra_group = !strcmp(g, "valid") ? "valid" : !strcmp(g, "limit") ? "limit" : "invalid";
+        c->limit_case = !strcmp(g, "limit");
+        c->numpy_accepts = sub == G_VALID;
+        snprintf(path, sizeof path, "%s/ra/%s", dir, name);
+        c->path = xstrdup(path);
+        json_t *x = json_object();
+        for (size_t k = 0; k < sizeof ra_int_keys / sizeof *ra_int_keys; k++) {
+            const json_t *v = json_object_get(e, ra_int_keys[k]);
+            json_t *n = v ? ncf_int_norm(v) : NULL;
+            if (v && !n) die("ra/manifest.json: %s: %s is not an integer", name, ra_int_keys[k]);
+            if (n) json_object_set_new(x, ra_int_keys[k], n);
+        }
+        const json_t *d = json_object_get(e, "dims");
+        if (d) {
+            char err[256];
+            json_t *nd = ncf_shape_norm(d, err, sizeof err);
+            if (!nd) die("ra/manifest.json: %s: dims: %s", name, err);
+            json_object_set_new(x, "dims", nd);
+        }
+        const json_t *h = json_object_get(e, "data_sha256");
+        if (json_is_string(h)) json_object_set(x, "data_sha256", (json_t *)h);
+        c->exp.ra = x;
+    }
+}
+
+static bool write_file(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    sbuf b = {0};
+    char tmp[65536];
+    size_t k;
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) sb_put(&b, tmp, k);
+    fclose(f);
+    *n = b.len;
+    return (unsigned char *)sb_take(&b);
+}
+
+static char *prefix_dir;
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Strict prefixes of the manifest's prefix_cases, every one of which numpy
+   refuses (the generator checks each). Running all of them would cost an
+   adapter start per byte, so the group takes: every length up to 12 (the
+   preamble), every multiple of --prefix-step, the lengths around the data
+   offset of a .npy, and the file less its last byte. The files are written
+   to a temporary directory, removed after the run. */
+static void load_prefix_cases(const char *dir, const json_t *list, const char *sub, size_t *total)
+{
+    size_t n = json_array_size(list);
+    for (size_t k = 0; k < n; k++) {
+        const char *rel = json_string_value(json_array_get(list, k));
+        if (!rel) continue;
+        char src[4096];
+        snprintf(src, sizeof src, "%s/%s%s", dir, sub, rel);
+        size_t len = 0;
+        unsigned char *data = read_file(src, &len);
+        if (!data) die("cannot read prefix case %s: %s", src, strerror(errno));
+        size_t *cuts = xmalloc(sizeof *cuts * (len + 16));
+        size_t nc = 0;
+        bool npz = strlen(rel) > 4 && !strcmp(rel + strlen(rel) - 4, ".npz");
+        size_t off = 0;
+        if (!npz && len >= 10 && data[6] == 1) off = 10 + (size_t)(data[8] | data[9] << 8);
+        else if (!npz && len >= 12) off = 12 + (size_t)(data[8] | data[9] << 8 | (size_t)data[10] << 16 | (size_t)data[11] << 24);
+        for (size_t cut = 0; cut < len; cut++) {
+            bool take = cut <= 12 || cut % (size_t)cfg->prefix_step == 0 || cut == len - 1 ||
+                        (off && cut + 1 >= off && cut <= off + 1);
+            if (take) cuts[nc++] = cut;
+        }
+        qsort(cuts, nc, sizeof *cuts, cmp_size);
+        for (size_t j = 0; j < nc; j++) {
+            char cname[4200];
+            snprintf(cname, sizeof cname, "prefix/%s%s@%zu", sub, rel, cuts[j]);
+            ++*total;
+            if (!selected(cname, G_PREFIX)) continue;
+            if (!prefix_dir) {
+                const char *t = getenv("TMPDIR");
+                char tmpl[4096];
+                snprintf(tmpl, sizeof tmpl, "%s/npyconform-prefix.XXXXXX", t && *t ? t : "/tmp");
+                if (!mkdtemp(tmpl)) die("cannot make a temporary directory: %s", strerror(errno));
+                prefix_dir = xstrdup(tmpl);
+            }
+            /* keep the extension: it tells the adapter .npy from .npz */
+            const char *base = strrchr(rel, '/');
+            base = base ? base + 1 : rel;
+            char path[4500];
+            snprintf(path, sizeof path, "%s/%zu-%zu-%s", prefix_dir, k, cuts[j], base);
+            if (!write_file(path, data, cuts[j])) die("cannot write %s: %s", path, strerror(errno));
+            tcase *c = new_case();
+            c->name = xstrdup(cname);
+            c->group = G_PREFIX;
+            c->sub = G_INVALID;
+            c->path = xstrdup(path);
+            c->numpy_accepts = false;
+            c->numpy_error = xstrdup("every strict prefix is refused (checked by the generator)");
+        }
+        free(cuts);
+        free(data);
+    }
+}
+
+static void remove_prefix_files(void)
+{
+    if (!prefix_dir) return;
+    for (size_t k = 0; k < ncases; k++)
+        if (cases[k].group == G_PREFIX) unlink(cases[k].path);
+    rmdir(prefix_dir);
+}
+
 static void load_manifest(const char *dir, char *suite_version, size_t svlen, char *numpy_version, size_t nvlen,
                           size_t *total)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    json_error_t jerr;
-    json_t *m = json_load_file(path, 0, &jerr);
-    if (!m) die("cannot read %s: %s (line %d)", path, jerr.text, jerr.line);
+    json_t *m = load_json(path);
     const json_t *sv = json_object_get(m, "suite_version");
     const json_t *nv = json_object_get(m, "numpy_version");
     snprintf(suite_version, svlen, "%s", json_is_string(sv) ? json_string_value(sv) : "?");
     snprintf(numpy_version, nvlen, "%s", json_is_string(nv) ? json_string_value(nv) : "?");
-    const json_t *files = json_object_get(m, "files");
-    if (!json_is_object(files)) die("%s has no \"files\" object", path);
-    cases = calloc(json_object_size(files) + 1, sizeof *cases);
-    if (!cases) die("out of memory");
-    *total = json_object_size(files);
-    const char *name;
-    const json_t *e;
-    json_object_foreach((json_t *)files, name, e) {
-        const char *g = json_string_value(json_object_get(e, "group"));
-        int group = -1;
-        for (int k = 0; k < G_COUNT; k++)
-            if (g && !strcmp(g, group_names[k])) group = k;
-        if (group < 0) { /* a newer corpus than this runner: say so, run the rest */
-            fprintf(stderr, "npyconform: warning: %s: group '%s' is unknown to this runner; case not run\n", name,
-                    g ? g : "(none)");
-            continue;
-        }
-        if (!selected(name, group)) continue;
-        tcase *c = &cases[ncases++];
-        c->name = xstrdup(name);
-        c->group = group;
-        const json_t *np = json_object_get(e, "numpy");
-        const char *nverdict = json_string_value(json_object_get(np, "verdict"));
-        c->numpy_accepts = nverdict && !strcmp(nverdict, "accept");
-        if (!c->numpy_accepts) {
-            const char *ex = json_string_value(json_object_get(np, "exception"));
-            const char *msg = json_string_value(json_object_get(np, "message"));
-            sbuf b = {0};
-            sb_printf(&b, "%s: %s", ex ? ex : "?", msg ? msg : "");
-            char *t = sb_take(&b);
-            c->numpy_error = one_line(t, 200);
-            free(t);
-        }
-        c->limit_case = group == G_VALID && !c->numpy_accepts && json_object_get(e, "numpy_max_header_size");
-        c->platform_dependent = json_is_true(json_object_get(e, "platform_dependent"));
-        char err[256];
-        const json_t *d = json_object_get(e, "descr");
-        if (d && !(c->exp_descr = ncf_descr_norm(d, err, sizeof err))) die("%s: %s: descr: %s", path, name, err);
-        const json_t *s = json_object_get(e, "shape");
-        if (s && !(c->exp_shape = ncf_shape_norm(s, err, sizeof err))) die("%s: %s: %s", path, name, err);
-        const json_t *fo = json_object_get(e, "fortran_order");
-        c->exp_fortran = json_is_boolean(fo) ? json_is_true(fo) : -1;
-        c->exp_sha = str_or_null(json_object_get(e, "payload_sha256"));
-        const json_t *is = json_object_get(e, "itemsize");
-        if (is) c->exp_itemsize = ncf_int_norm(is);
-    }
+    load_npy_cases(dir, m, total);
+    if (cfg->groups & (1u << G_PREFIX)) load_prefix_cases(dir, json_object_get(m, "prefix_cases"), "", total);
     json_decref(m);
+
+    snprintf(path, sizeof path, "%s/npz/manifest.json", dir);
+    if (access(path, R_OK) == 0) {
+        json_t *z = load_json(path);
+        load_npz_cases(dir, z, total);
+        if (cfg->groups & (1u << G_PREFIX))
+            load_prefix_cases(dir, json_object_get(z, "prefix_cases"), "npz/", total);
+        json_decref(z);
+    } else if (cfg->groups & (1u << G_NPZ)) {
+        fprintf(stderr, "npyconform: warning: no %s; the npz group is not run\n", path);
+    }
+
+    if (cfg->groups & (1u << G_RA)) {
+        snprintf(path, sizeof path, "%s/ra/manifest.json", dir);
+        if (access(path, R_OK) != 0) die("no %s: the ra group cannot be run", path);
+        json_t *r = load_json(path);
+        load_ra_cases(dir, r, total);
+        json_decref(r);
+    }
     qsort(cases, ncases, sizeof *cases, cmp_case);
 }
 
@@ -421,84 +751,116 @@ static json_t *parse_output(const char *out, size_t len, sbuf *why)
     return v;
 }
 
-static void describe_expected(sbuf *b, const tcase *c)
+static void describe_expect(sbuf *b, const expect *x)
 {
-    if (c->exp_descr) {
-        char *d = dump_json(c->exp_descr);
+    const char *sep = "";
+    if (x->descr) {
+        char *d = dump_json(x->descr);
         sb_printf(b, "descr %s", d);
         free(d);
+        sep = ", ";
     }
-    if (c->exp_shape) {
-        char *s = dump_json(c->exp_shape);
-        sb_printf(b, ", shape %s", s);
+    if (x->shape) {
+        char *s = dump_json(x->shape);
+        sb_printf(b, "%sshape %s", sep, s);
         free(s);
+        sep = ", ";
     }
-    if (c->exp_fortran >= 0) sb_printf(b, ", fortran_order %s", c->exp_fortran ? "true" : "false");
+    if (x->fortran >= 0) sb_printf(b, "%sfortran_order %s", sep, x->fortran ? "true" : "false");
 }
 
-/* One line into m when the manifest expects a value and got differs. */
-static void expect_json(sbuf *m, const char *what, const json_t *want, const json_t *got)
+static void describe_expected(sbuf *b, const tcase *c)
+{
+    if (c->group == G_RA) {
+        const char *key;
+        json_t *v;
+        const char *sep = "";
+        json_object_foreach(c->exp.ra, key, v) {
+            char *t = dump_json(v);
+            sb_printf(b, "%s%s %s", sep, key, t);
+            free(t);
+            sep = ", ";
+        }
+        if (!*sep) sb_puts(b, "(the manifest records no fields for it)");
+        return;
+    }
+    if (c->group != G_NPZ) {
+        describe_expect(b, &c->exp);
+        return;
+    }
+    sb_printf(b, "%zu member%s", c->nmembers, c->nmembers == 1 ? "" : "s");
+    for (size_t k = 0; k < c->nmembers && k < 8; k++) {
+        char *n = one_line(c->members[k].name, 80);
+        sb_printf(b, "%s'%s': ", k ? "; " : ": ", n);
+        free(n);
+        describe_expect(b, &c->members[k]);
+    }
+    if (c->nmembers > 8) sb_puts(b, "; ...");
+}
+
+/* One line into m when numpy's reading has a value and got differs. */
+static void expect_json(sbuf *m, const char *pre, const char *what, const json_t *want, const json_t *got)
 {
     if (!want || json_equal(got, want)) return;
     char *a = dump_json(want), *b = dump_json(got);
-    sb_printf(m, "%s: expected %s, got %s\n", what, a, b);
+    sb_printf(m, "%s%s: expected %s, got %s\n", pre, what, a, b);
     free(a);
     free(b);
 }
 
-/* Compares what the adapter reported with the manifest; one line per
-   difference into m. Fields the adapter left out are not compared. */
-static void compare_fields(tcase *c, sbuf *m)
+/* Compares what the adapter reported for one array with numpy's reading;
+   one line per difference into m, each starting with pre. Fields the
+   adapter left out are not compared. */
+static void compare_fields(const expect *x, const json_t *g, unsigned *reported, sbuf *m, const char *pre)
 {
-    const json_t *g = c->got;
     char err[256];
     const json_t *d = json_object_get(g, "descr");
     if (d) {
-        c->reported |= F_DESCR;
+        *reported |= F_DESCR;
         json_t *nd = ncf_descr_norm(d, err, sizeof err);
         if (!nd) {
             char *raw = dump_json(d);
-            sb_printf(m, "descr: not a descr in the protocol's form (%s): %s\n", err, raw);
+            sb_printf(m, "%sdescr: not a descr in the protocol's form (%s): %s\n", pre, err, raw);
             free(raw);
         } else {
-            expect_json(m, "descr", c->exp_descr, nd);
+            expect_json(m, pre, "descr", x->descr, nd);
         }
         json_decref(nd);
     }
     const json_t *s = json_object_get(g, "shape");
     if (s) {
-        c->reported |= F_SHAPE;
+        *reported |= F_SHAPE;
         json_t *ns = ncf_shape_norm(s, err, sizeof err);
         if (!ns) {
-            sb_printf(m, "shape: %s\n", err);
+            sb_printf(m, "%sshape: %s\n", pre, err);
         } else {
-            expect_json(m, "shape", c->exp_shape, ns);
+            expect_json(m, pre, "shape", x->shape, ns);
         }
         json_decref(ns);
     }
     const json_t *fo = json_object_get(g, "fortran_order");
     if (fo) {
-        c->reported |= F_FORTRAN;
-        if (!json_is_boolean(fo)) sb_puts(m, "fortran_order: not a boolean\n");
-        else if (c->exp_fortran >= 0 && json_is_true(fo) != c->exp_fortran)
-            sb_printf(m, "fortran_order: expected %s, got %s\n", c->exp_fortran ? "true" : "false",
+        *reported |= F_FORTRAN;
+        if (!json_is_boolean(fo)) sb_printf(m, "%sfortran_order: not a boolean\n", pre);
+        else if (x->fortran >= 0 && json_is_true(fo) != x->fortran)
+            sb_printf(m, "%sfortran_order: expected %s, got %s\n", pre, x->fortran ? "true" : "false",
                       json_is_true(fo) ? "true" : "false");
     }
     const json_t *h = json_object_get(g, "payload_sha256");
     if (h) {
-        c->reported |= F_SHA;
-        if (!json_is_string(h)) sb_puts(m, "payload_sha256: not a string\n");
-        else if (c->exp_sha && strcasecmp(json_string_value(h), c->exp_sha) != 0)
-            sb_printf(m, "payload_sha256: expected %s, got %s\n", c->exp_sha, json_string_value(h));
+        *reported |= F_SHA;
+        if (!json_is_string(h)) sb_printf(m, "%spayload_sha256: not a string\n", pre);
+        else if (x->sha && strcasecmp(json_string_value(h), x->sha) != 0)
+            sb_printf(m, "%spayload_sha256: expected %s, got %s\n", pre, x->sha, json_string_value(h));
     }
     const json_t *is = json_object_get(g, "itemsize");
     if (is) {
-        c->reported |= F_ITEMSIZE;
+        *reported |= F_ITEMSIZE;
         json_t *ni = ncf_int_norm(is);
-        if (!ni) sb_puts(m, "itemsize: not an integer\n");
-        else if (c->exp_itemsize && !json_equal(ni, c->exp_itemsize)) {
-            char *a = dump_json(c->exp_itemsize), *b = dump_json(ni);
-            sb_printf(m, "itemsize: expected %s, got %s\n", a, b);
+        if (!ni) sb_printf(m, "%sitemsize: not an integer\n", pre);
+        else if (x->itemsize && !json_equal(ni, x->itemsize)) {
+            char *a = dump_json(x->itemsize), *b = dump_json(ni);
+            sb_printf(m, "%sitemsize: expected %s, got %s\n", pre, a, b);
             free(a);
             free(b);
         }
@@ -506,23 +868,135 @@ static void compare_fields(tcase *c, sbuf *m)
     }
 }
 
+/* ra mode: the adapter's header fields and data_sha256 against the
+   manifest's; fields the adapter left out are not compared. */
+static void compare_ra(tcase *c, sbuf *m)
+{
+    const json_t *g = c->got;
+    const json_t *x = c->exp.ra;
+    for (size_t k = 0; k < sizeof ra_int_keys / sizeof *ra_int_keys; k++) {
+        const json_t *v = json_object_get(g, ra_int_keys[k]);
+        if (!v) continue;
+        c->reported |= 1u << (RA_FIRST + k);
+        json_t *n = ncf_int_norm(v);
+        if (!n) sb_printf(m, "%s: not an integer\n", ra_int_keys[k]);
+        else expect_json(m, "", ra_int_keys[k], json_object_get(x, ra_int_keys[k]), n);
+        json_decref(n);
+    }
+    const json_t *d = json_object_get(g, "dims");
+    if (d) {
+        c->reported |= 1u << (RA_FIRST + 5);
+        char err[256];
+        json_t *nd = ncf_shape_norm(d, err, sizeof err);
+        if (!nd) sb_printf(m, "dims: %s\n", err);
+        else expect_json(m, "", "dims", json_object_get(x, "dims"), nd);
+        json_decref(nd);
+    }
+    const json_t *h = json_object_get(g, "data_sha256");
+    if (h) {
+        c->reported |= 1u << (RA_FIRST + 6);
+        const char *want = json_string_value(json_object_get(x, "data_sha256"));
+        if (!json_is_string(h)) sb_puts(m, "data_sha256: not a string\n");
+        else if (want && strcasecmp(json_string_value(h), want) != 0)
+            sb_printf(m, "data_sha256: expected %s, got %s\n", want, json_string_value(h));
+    }
+}
+
+/* numpy's key for a member: its name without a final ".npy". */
+static bool same_key(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= 4 && !strcmp(a + la - 4, ".npy")) la -= 4;
+    if (lb >= 4 && !strcmp(b + lb - 4, ".npy")) lb -= 4;
+    return la == lb && !memcmp(a, b, la);
+}
+
+/* npz mode: the adapter's "members" against numpy's arrays. A member is
+   matched by its exact name, else by numpy's key (name without ".npy");
+   when the adapter lists a name twice, the last entry counts, as in numpy. */
+static void compare_members(tcase *c, sbuf *m)
+{
+    const json_t *list = json_object_get(c->got, "members");
+    if (!json_is_array(list)) {
+        sb_puts(m, "members: missing or not a list (an accepted archive lists the arrays it loaded)\n");
+        return;
+    }
+    size_t n = json_array_size(list);
+    for (size_t k = 0; k < c->nmembers; k++) c->members[k].listed = false;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *g = json_array_get(list, i);
+        const char *gn = json_string_value(json_object_get(g, "name"));
+        if (!json_is_object(g) || !gn) {
+            sb_printf(m, "members[%zu]: not an object with a string \"name\"\n", i);
+            continue;
+        }
+        bool later = false; /* a later entry of the same name replaces this one */
+        for (size_t j = i + 1; j < n; j++) {
+            const char *jn = json_string_value(json_object_get(json_array_get(list, j), "name"));
+            if (jn && !strcmp(jn, gn)) later = true;
+        }
+        if (later) continue;
+        expect *x = NULL;
+        for (size_t k = 0; k < c->nmembers && !x; k++)
+            if (!strcmp(c->members[k].name, gn)) x = &c->members[k];
+        for (size_t k = 0; k < c->nmembers && !x; k++)
+            if (!c->members[k].listed && same_key(c->members[k].name, gn)) x = &c->members[k];
+        char *shown = one_line(gn, 120);
+        if (!x) {
+            bool raw = false;
+            for (size_t k = 0; k < c->nbyte_members; k++)
+                raw |= !strcmp(c->byte_members[k], gn) || same_key(c->byte_members[k], gn);
+            if (!raw) sb_printf(m, "member '%s': listed, but numpy loads no array of that name\n", shown);
+            free(shown);
+            continue;
+        }
+        x->listed = true;
+        sbuf pre = {0};
+        sb_printf(&pre, "member '%s': ", shown);
+        free(shown);
+        compare_fields(x, g, &c->reported, m, pre.p);
+        free(pre.p);
+    }
+    for (size_t k = 0; k < c->nmembers; k++) {
+        if (c->members[k].listed) continue;
+        char *shown = one_line(c->members[k].name, 120);
+        sb_printf(m, "member '%s': numpy loads it, the adapter did not list it\n", shown);
+        free(shown);
+    }
+}
+
+static const char *human_kb(long kb, char *buf, size_t n)
+{
+    if (kb >= 1024L * 1024) snprintf(buf, n, "%.2f GiB", (double)kb / (1024.0 * 1024));
+    else if (kb >= 1024) snprintf(buf, n, "%.1f MiB", (double)kb / 1024.0);
+    else snprintf(buf, n, "%ld KiB", kb);
+    return buf;
+}
+
 static void run_case(tcase *c)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", cfg->corpus, c->name);
-    char *cmd = ncf_command_with_path(cfg->adapter, path);
+    char *cmd = ncf_command_with_path(cfg->adapter, c->path);
     if (!cmd) die("out of memory");
     ncf_proc_result r;
-    if (ncf_run(cmd, cfg->timeout, OUT_CAP, ERR_CAP, &r) != 0) die("out of memory");
+    if (ncf_run(cmd, cfg->timeout, cfg->max_rss_kb, OUT_CAP, ERR_CAP, &r) != 0) die("out of memory");
     free(cmd);
     c->seconds = r.seconds;
+    c->peak_rss_kb = r.peak_rss_kb;
+    c->exit_code = -1;
     c->stderr_text = r.err_len ? clean_text(r.err, r.err_len, 2000) : NULL;
     sbuf why = {0};
+    char kb1[32], kb2[32];
 
     switch (r.kind) {
     case NCF_SPAWN_FAILED:
         c->v = V_CRASH;
         sb_printf(&why, "could not start /bin/sh: %s", strerror(r.code));
+        break;
+    case NCF_MEMORY:
+        c->v = V_MEMORY;
+        sb_printf(&why, "peak resident memory %s, over the cap of %s (--max-rss); the process group was %s",
+                  human_kb(r.peak_rss_kb, kb1, sizeof kb1), human_kb(cfg->max_rss_kb, kb2, sizeof kb2),
+                  r.code == SIGKILL ? "killed" : "measured after it exited");
         break;
     case NCF_TIMEOUT:
         c->v = V_TIMEOUT;
@@ -553,7 +1027,13 @@ static void run_case(tcase *c)
             break;
         }
         c->got = parse_output(r.out, r.out_len, &why);
-        if (!c->got) { c->v = V_BADOUT; break; }
+        if (!c->got) {
+            /* a sanitizer report ends with exit status 1 and nothing on
+               stdout: say how the process ended, not only what it printed */
+            c->v = V_BADOUT;
+            sb_printf(&why, "; exit status %d, no signal", r.code);
+            break;
+        }
         bool ok = json_is_true(json_object_get(c->got, "ok"));
         if (ok != (r.code == 0)) {
             c->v = V_BADOUT;
@@ -578,43 +1058,63 @@ static void run_case(tcase *c)
 
     /* ---- judge ---- */
     sbuf m = {0};
-    if (c->v == V_ACCEPT) compare_fields(c, &m);
+    if (c->v == V_ACCEPT) {
+        if (c->group == G_NPZ) compare_members(c, &m);
+        else if (c->group == G_RA) compare_ra(c, &m);
+        else compare_fields(&c->exp, c->got, &c->reported, &m, "");
+    }
     if (m.len) c->mismatches = sb_take(&m);
     bool match = c->v == V_ACCEPT && !c->mismatches;
     bool fail = false;
+    const char *an = c->group == G_NPZ ? "archive" : "file";
+    /* compat rule of suite 1.1: refuse, or accept and read like numpy */
+    bool compat = c->sub == G_COMPAT && !(c->climbing && !cfg->expect_numpy);
+    c->agrees_numpy = (c->v == V_ACCEPT) == c->numpy_accepts;
     sbuf sum = {0};
-    if (c->v == V_CRASH || c->v == V_TIMEOUT || c->v == V_BADOUT) {
+    if (c->v == V_CRASH || c->v == V_TIMEOUT || c->v == V_BADOUT || c->v == V_MEMORY) {
         fail = true;
         c->fail_kind = verdict_names[c->v];
         sb_printf(&sum, "%s: %s", verdict_names[c->v], c->problem ? c->problem : "");
-    } else if (c->group == G_VALID) {
+    } else if (c->group == G_PREFIX) {
+        if (c->v == V_ACCEPT) { fail = true; c->fail_kind = "should-refuse"; sb_puts(&sum, "accepted a strict prefix (a truncated copy) of a valid file"); }
+        else sb_printf(&sum, "refused: %s", c->adapter_error);
+    } else if (c->group == G_RA) {
+        if (c->v == V_ACCEPT && c->sub == G_INVALID) { fail = true; c->fail_kind = "should-refuse"; sb_puts(&sum, "accepted an invalid RawArray file"); }
+        else if (c->v == V_ACCEPT && !match) { fail = true; c->fail_kind = "mismatch"; sb_puts(&sum, "accepted, but read the header or data differently from the manifest"); }
+        else if (c->v == V_ACCEPT) sb_puts(&sum, "accepted, fields match");
+        else if (c->sub == G_INVALID) sb_printf(&sum, "refused: %s", c->adapter_error);
+        else if (c->limit_case) sb_printf(&sum, "refused (allowed: a file over npyguard's default limits): %s", c->adapter_error);
+        else { fail = true; c->fail_kind = "should-accept"; sb_printf(&sum, "refused a valid file: %s", c->adapter_error); }
+    } else if (c->sub == G_VALID) {
         bool numpy_rule = c->limit_case && cfg->expect_numpy;
         if (c->v == V_ACCEPT && !match) { fail = true; c->fail_kind = "mismatch"; sb_puts(&sum, "accepted, but read the header or payload differently"); }
         else if (c->v == V_ACCEPT && numpy_rule) { fail = true; c->fail_kind = "numpy-verdict"; sb_puts(&sum, "accepted; numpy refuses it under its default limits (--expect-numpy)"); }
-        else if (c->v == V_REFUSE && !c->limit_case) { fail = true; c->fail_kind = "should-accept"; sb_printf(&sum, "refused a valid file: %s", c->adapter_error); }
+        else if (c->v == V_REFUSE && !c->limit_case) { fail = true; c->fail_kind = "should-accept"; sb_printf(&sum, "refused a valid %s: %s", an, c->adapter_error); }
         else if (c->v == V_REFUSE) sb_printf(&sum, "refused (allowed: numpy refuses it under its default limits): %s", c->adapter_error);
         else sb_puts(&sum, "accepted, fields match");
-    } else if (c->group == G_INVALID || c->group == G_UNSAFE) {
+    } else if (c->sub == G_INVALID || c->sub == G_UNSAFE || !compat) {
         if (c->v == V_ACCEPT) {
             fail = true;
             c->fail_kind = "should-refuse";
-            sb_printf(&sum, "accepted %s file", c->group == G_UNSAFE ? "an unsafe (pickle)" : "an invalid");
+            if (c->sub == G_COMPAT)
+                sb_puts(&sum, "accepted an archive with a member name that climbs out of its directory (absolute, drive or '..')");
+            else
+                sb_printf(&sum, "accepted %s %s", c->sub == G_UNSAFE ? "an unsafe (pickle)" : "an invalid", an);
         } else {
             sb_printf(&sum, "refused: %s", c->adapter_error);
         }
     } else { /* compat */
-        c->agrees_numpy = (c->v == V_ACCEPT) == c->numpy_accepts;
         const char *nv = c->numpy_accepts ? "accept" : "refuse";
         if (cfg->expect_numpy && !c->agrees_numpy) {
             fail = true;
             c->fail_kind = "numpy-verdict";
             sb_printf(&sum, "%s, numpy: %s (--expect-numpy)", c->v == V_ACCEPT ? "accepted" : "refused", nv);
-        } else if (cfg->expect_numpy && c->v == V_ACCEPT && !match) {
+        } else if (c->v == V_ACCEPT && !match) {
             fail = true;
             c->fail_kind = "mismatch";
-            sb_puts(&sum, "accepted like numpy, but read the header or payload differently (--expect-numpy)");
+            sb_printf(&sum, "accepted (numpy: %s), but read the header or payload differently from numpy", nv);
         } else if (c->v == V_ACCEPT) {
-            sb_printf(&sum, "accepted (numpy: %s)%s", nv, c->mismatches ? "; fields differ from numpy's reading" : "");
+            sb_printf(&sum, "accepted (numpy: %s)", nv);
         } else {
             sb_printf(&sum, "refused (numpy: %s): %s", nv, c->adapter_error);
         }
@@ -622,14 +1122,18 @@ static void run_case(tcase *c)
     c->summary = sb_take(&sum);
 
     sbuf det = {0};
-    bool want_accept = c->group == G_VALID || (c->group == G_COMPAT && c->numpy_accepts);
-    if (c->group == G_COMPAT) sb_printf(&det, "numpy:    %s", c->numpy_accepts ? "accept" : "refuse");
+    bool want_accept = c->group != G_PREFIX && (c->sub == G_VALID || (c->sub == G_COMPAT && c->numpy_accepts));
+    if (c->sub == G_COMPAT && compat) sb_printf(&det, "numpy:    %s", c->numpy_accepts ? "accept" : "refuse");
+    else if (c->sub == G_COMPAT) sb_printf(&det, "expected: refuse (numpy: %s; a path-climbing member name)", c->numpy_accepts ? "accept" : "refuse");
     else sb_printf(&det, "expected: %s", want_accept ? "accept" : "refuse");
-    if (want_accept) {
+    if (want_accept && (compat || c->sub == G_VALID)) {
         sb_puts(&det, ": ");
         describe_expected(&det, c);
-        if (c->limit_case) sb_puts(&det, " (or refuse: over numpy's default max_header_size)");
-    } else if (c->numpy_error) {
+        if (c->limit_case && c->group == G_RA) sb_puts(&det, " (or refuse: over npyguard's default limits)");
+        else if (c->limit_case) sb_puts(&det, " (or refuse: over numpy's default max_header_size)");
+    } else if (c->group == G_RA && !want_accept) {
+        sb_puts(&det, " (an invalid RawArray file)");
+    } else if (c->numpy_error && !want_accept) {
         sb_printf(&det, " (numpy: %s)", c->numpy_error);
     }
     sb_puts(&det, "\nadapter:  ");
@@ -654,7 +1158,7 @@ static void run_case(tcase *c)
         }
     }
     if (c->stdout_text && *c->stdout_text) sb_printf(&det, "\nstdout:   %s", c->stdout_text);
-    if ((c->v == V_CRASH || c->v == V_BADOUT || c->v == V_TIMEOUT) && c->stderr_text) {
+    if ((c->v == V_CRASH || c->v == V_BADOUT || c->v == V_TIMEOUT || c->v == V_MEMORY) && c->stderr_text) {
         char *e1 = one_line(c->stderr_text, 400);
         sb_printf(&det, "\nstderr:   %s", e1);
         free(e1);
@@ -694,12 +1198,14 @@ typedef struct tally {
 
 static tally tallies[G_COUNT + 1]; /* the last one is the total */
 static unsigned reported_fields;
+static unsigned relevant_fields; /* the fields of the formats that ran */
 
 static void count(void)
 {
     for (size_t k = 0; k < ncases; k++) {
         tcase *c = &cases[k];
         reported_fields |= c->reported;
+        relevant_fields |= c->group == G_RA ? RA_FIELDS : NPY_FIELDS;
         for (int t = 0; t < 2; t++) {
             tally *y = &tallies[t ? G_COUNT : c->group];
             y->cases++;
@@ -707,7 +1213,7 @@ static void count(void)
             else if (c->out == O_FAIL) y->fail++;
             else if (c->out == O_SKIP) y->skip++;
             else y->stale++;
-            if (c->group == G_COMPAT && c->agrees_numpy) y->agree++;
+            if ((c->group == G_COMPAT || c->group == G_NPZ) && c->agrees_numpy) y->agree++;
             if (c->v == V_ACCEPT) y->accepted++;
         }
     }
@@ -727,14 +1233,17 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
 {
     fprintf(f, "npyconform %s: NPY conformance suite %s (expected results measured with numpy %s)\n", RUNNER_VERSION,
             sv, nv);
-    fprintf(f, "adapter: %s\ncorpus:  %s (%zu of %zu cases selected)\n\n", cfg->adapter, cfg->corpus, ncases, total);
+    char kb[32];
+    fprintf(f, "adapter: %s\ncorpus:  %s (%zu of %zu cases selected)\nlimits:  %g s, %s resident memory per case\n\n",
+            cfg->adapter, cfg->corpus, ncases, total, cfg->timeout,
+            cfg->max_rss_kb ? human_kb(cfg->max_rss_kb, kb, sizeof kb) : "no cap on");
     size_t nfail = 0;
     for (size_t k = 0; k < ncases; k++) {
         tcase *c = &cases[k];
         const char *tag = c->out == O_FAIL ? "FAIL" : c->out == O_STALE ? "STALE" : NULL;
         if (!tag && cfg->verbose) tag = c->out == O_SKIP ? "SKIP" : "ok";
         if (!tag) continue;
-        if (c->group == G_COMPAT && c->out == O_PASS) continue; /* in the table below */
+        if (c->sub == G_COMPAT && c->group != G_PREFIX && c->out == O_PASS) continue; /* in the table below */
         if (c->out == O_STALE)
             fprintf(f, "STALE %s: listed in a skip file (%s) but passes now; remove the line\n", c->name,
                     c->skip_reason);
@@ -746,14 +1255,14 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
     if (nfail || cfg->verbose) fputc('\n', f);
 
     bool any_compat = false;
-    for (size_t k = 0; k < ncases; k++) any_compat |= cases[k].group == G_COMPAT;
+    for (size_t k = 0; k < ncases; k++) any_compat |= cases[k].sub == G_COMPAT && cases[k].group != G_PREFIX;
     if (any_compat) {
         fprintf(f, "compat (implementation-defined; %s): the adapter's verdict beside numpy %s's\n",
                 cfg->expect_numpy ? "--expect-numpy: must match" : "any clean verdict passes", nv);
         fprintf(f, "  %-44s %-7s %-7s %s\n", "case", "numpy", "adapter", "");
         for (size_t k = 0; k < ncases; k++) {
             tcase *c = &cases[k];
-            if (c->group != G_COMPAT) continue;
+            if (c->sub != G_COMPAT || c->group == G_PREFIX) continue;
             const char *av = c->v <= V_REFUSE ? verdict_names[c->v] : verdict_names[c->v];
             const char *note = c->out == O_FAIL ? "FAIL" : c->out == O_SKIP ? "skip" : c->out == O_STALE ? "STALE" : "";
             char extra[64] = "";
@@ -772,7 +1281,8 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
         fprintf(f, "  %-8s %4zu cases: %4zu passed, %4zu failed, %4zu skipped", g == G_COUNT ? "total" : group_names[g],
                 y->cases, y->pass, y->fail, y->skip);
         if (y->stale) fprintf(f, ", %zu stale skips", y->stale);
-        if (g == G_COMPAT) fprintf(f, "; %zu agree with numpy, %zu differ", y->agree, y->cases - y->agree);
+        if (g == G_COMPAT || g == G_NPZ)
+            fprintf(f, "; %zu verdicts agree with numpy, %zu differ", y->agree, y->cases - y->agree);
         fputc('\n', f);
     }
     fputs("fields compared: ", f);
@@ -782,7 +1292,7 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
     if (first) fputs("none (the adapter reported no header fields)", f);
     first = true;
     for (int k = 0; k < NFIELDS; k++)
-        if (!(reported_fields & (1u << k))) {
+        if ((relevant_fields & (1u << k)) && !(reported_fields & (1u << k))) {
             fprintf(f, "%s%s", first ? "; never reported, so not checked: " : ", ", field_names[k]);
             first = false;
         }
@@ -801,7 +1311,10 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
     json_object_set_new(root, "numpy_version", json_string(nv));
     json_object_set_new(root, "adapter", json_string(cfg->adapter));
     json_object_set_new(root, "corpus", json_string(cfg->corpus));
+    json_object_set_new(root, "report_version", json_string("1.1"));
     json_object_set_new(root, "expect_numpy", json_boolean(cfg->expect_numpy));
+    json_object_set_new(root, "timeout_seconds", json_real(cfg->timeout));
+    json_object_set_new(root, "max_rss_kb", json_integer((json_int_t)cfg->max_rss_kb));
     json_object_set_new(root, "seconds", json_real(secs));
     tally *t = &tallies[G_COUNT];
     json_object_set_new(root, "passed", json_boolean(!t->fail && !t->stale));
@@ -819,7 +1332,8 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         json_object_set_new(o, "skipped", json_integer((json_int_t)y->skip));
         json_object_set_new(o, "stale_skips", json_integer((json_int_t)y->stale));
         json_object_set_new(o, "accepted", json_integer((json_int_t)y->accepted));
-        if (g == G_COMPAT) json_object_set_new(o, "agree_with_numpy", json_integer((json_int_t)y->agree));
+        if (g == G_COMPAT || g == G_NPZ)
+            json_object_set_new(o, "agree_with_numpy", json_integer((json_int_t)y->agree));
         json_object_set_new(summary, g == G_COUNT ? "total" : group_names[g], o);
     }
     json_object_set_new(root, "summary", summary);
@@ -829,9 +1343,12 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(c->name));
         json_object_set_new(o, "group", json_string(group_names[c->group]));
+        if (c->group == G_NPZ) json_object_set_new(o, "npz_group", json_string(group_names[c->sub]));
         json_object_set_new(o, "outcome", json_string(outcome_names[c->out]));
         json_object_set_new(o, "verdict", json_string(verdict_names[c->v]));
-        json_object_set_new(o, "numpy", json_string(c->numpy_accepts ? "accept" : "refuse"));
+        if (c->group == G_RA) json_object_set_new(o, "ra_group", json_string(c->ra_group));
+        json_object_set_new(o, "numpy", c->group == G_RA ? json_null()
+                                                         : json_string(c->numpy_accepts ? "accept" : "refuse"));
         json_object_set_new(o, "summary", jstr(c->summary));
         json_object_set_new(o, "details", jstr(c->details));
         if (c->fail_kind && (c->out == O_FAIL || c->out == O_SKIP))
@@ -841,6 +1358,9 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         if (c->got) json_object_set(o, "output", c->got);
         if (c->skip_reason) json_object_set_new(o, "skip_reason", json_string(c->skip_reason));
         if (c->platform_dependent) json_object_set_new(o, "platform_dependent", json_true());
+        json_object_set_new(o, "exit_status", c->exit_code >= 0 ? json_integer(c->exit_code) : json_null());
+        json_object_set_new(o, "signal", c->signal_no ? json_integer(c->signal_no) : json_null());
+        json_object_set_new(o, "peak_rss_kb", json_integer((json_int_t)c->peak_rss_kb));
         json_object_set_new(o, "seconds", json_real(c->seconds));
         json_array_append_new(arr, o);
     }
@@ -925,7 +1445,7 @@ static void report_tap(FILE *f, const char *sv, const char *nv)
             free(r);
         }
         fputc('\n', f);
-        if (c->group == G_COMPAT)
+        if (c->sub == G_COMPAT && c->group != G_PREFIX)
             fprintf(f, "# numpy: %s, adapter: %s\n", c->numpy_accepts ? "accept" : "refuse", verdict_names[c->v]);
         if (!ok) {
             fputs("  ---\n", f);
@@ -971,17 +1491,20 @@ static void usage(FILE *f)
           "\n"
           "Runs CMD (through /bin/sh -c, with one corpus file path appended) on every\n"
           "case of the NPY conformance corpus and compares its answers with numpy's.\n"
-          "The adapter protocol is described in conformance/PROTOCOL.md.\n"
+          "The adapter protocol is described in conformance/PROTOCOL.md. The group ra\n"
+          "(RawArray files, corpus/ra/) only runs when --only names it.\n"
           "\n"
           "  --adapter CMD        the adapter command (required)\n"
           "  --corpus DIR         corpus directory (default: " NPYCONFORM_CORPUS_DIR ")\n"
           "  --skip FILE          known failures, one case per line with a reason (repeatable)\n"
-          "  --only GROUP         valid, invalid, unsafe or compat (repeatable, or comma-separated)\n"
+          "  --only GROUP         valid, invalid, unsafe, compat, npz, prefix or ra (repeatable, or comma-separated)\n"
           "  --run PATTERN        only cases whose name matches this glob (repeatable)\n"
           "  --format FMT         text (default), json, junit or tap\n"
           "  -o, --output FILE    write the report to FILE instead of stdout\n"
           "  -j, --jobs N         run N adapter processes at once (default 1)\n"
           "  --timeout SEC        per-case time limit in seconds (default 5)\n"
+          "  --max-rss SIZE       cap on the adapter's resident memory, e.g. 512M, 2G (default 1G; 0: none)\n"
+          "  --prefix-step N      prefix group: cut every N bytes, besides the preamble and data offset (default 32)\n"
           "  --expect-numpy       compat cases must get numpy's verdict (and reading)\n"
           "  --write-skips FILE   write a skip file listing every case that failed\n"
           "  --allow-stale-skips  a skipped case that passes is not an error\n"
@@ -1001,6 +1524,22 @@ static double parse_double(const char *opt, const char *s)
     return v;
 }
 
+/* 1G, 512M, 800K, or bytes; returns KiB (0: no cap) */
+static long parse_size_kb(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double mul = 1.0 / 1024;
+    if (*end == 'K' || *end == 'k') { mul = 1; end++; }
+    else if (*end == 'M' || *end == 'm') { mul = 1024; end++; }
+    else if (*end == 'G' || *end == 'g') { mul = 1024 * 1024; end++; }
+    if (*end == 'i') end++;
+    if (*end == 'B') end++;
+    if (errno || end == s || *end || v < 0 || v * mul > 1e12) die("%s: invalid size '%s'", opt, s);
+    return (long)(v * mul);
+}
+
 int main(int argc, char **argv)
 {
     /* Static: the configuration (and what it points to) lives for the
@@ -1010,6 +1549,8 @@ int main(int argc, char **argv)
     c.format = "text";
     c.jobs = 1;
     c.timeout = 5;
+    c.max_rss_kb = 1024L * 1024;
+    c.prefix_step = 32;
     bool list = false, version = false;
     const char **runs = calloc((size_t)argc, sizeof *runs);
     if (!runs) die("out of memory");
@@ -1043,7 +1584,7 @@ int main(int argc, char **argv)
                 int g = -1;
                 for (int k = 0; k < G_COUNT; k++)
                     if (!strcmp(tok, group_names[k])) g = k;
-                if (g < 0) die("--only: unknown group '%s' (valid, invalid, unsafe, compat)", tok);
+                if (g < 0) die("--only: unknown group '%s' (valid, invalid, unsafe, compat, npz, prefix, ra)", tok);
                 c.groups |= 1u << g;
             }
             free(list_s);
@@ -1057,6 +1598,14 @@ int main(int argc, char **argv)
             if (*end || n < 1 || n > 256) die("-j: invalid value '%s' (1..256)", v);
             c.jobs = (int)n;
         } else if (!strcmp(a, "--timeout")) c.timeout = parse_double(a, VALUE());
+        else if (!strcmp(a, "--max-rss")) c.max_rss_kb = parse_size_kb(a, VALUE());
+        else if (!strcmp(a, "--prefix-step")) {
+            const char *v = VALUE();
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1 << 20) die("--prefix-step: invalid value '%s'", v);
+            c.prefix_step = n;
+        }
         else if (!strcmp(a, "--expect-numpy")) c.expect_numpy = true;
         else if (!strcmp(a, "--write-skips")) c.write_skips = VALUE();
         else if (!strcmp(a, "--allow-stale-skips")) c.allow_stale = true;
@@ -1071,7 +1620,8 @@ int main(int argc, char **argv)
         }
 #undef VALUE
     }
-    if (!c.groups) c.groups = (1u << G_COUNT) - 1;
+    if (!c.groups) c.groups = DEFAULT_GROUPS;
+    cfg = &c;
     if (strcmp(c.format, "text") && strcmp(c.format, "json") && strcmp(c.format, "junit") && strcmp(c.format, "tap"))
         die("--format: unknown format '%s' (text, json, junit, tap)", c.format);
     for (size_t k = 0; k < nskip_files; k++) load_skips(&c, skip_files[k]);
@@ -1082,14 +1632,17 @@ int main(int argc, char **argv)
     size_t total = 0;
     load_manifest(c.corpus, sv, sizeof sv, nv, sizeof nv, &total);
     if (version) {
+        remove_prefix_files();
         printf("npyconform %s\nsuite %s (numpy %s)\n", RUNNER_VERSION, sv, nv);
         return 0;
     }
     if (list) {
         for (size_t k = 0; k < ncases; k++) printf("%s\t%s\n", group_names[cases[k].group], cases[k].name);
+        remove_prefix_files();
         return 0;
     }
     if (!c.adapter) {
+        remove_prefix_files();
         fputs("npyconform: --adapter is required\n", stderr);
         usage(stderr);
         return 2;
@@ -1109,6 +1662,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
     free(th);
     double secs = now_sec() - t0;
+    remove_prefix_files();
     count();
 
     FILE *f = stdout;

@@ -1,15 +1,19 @@
 /*
  * fork/exec of adapter commands with captured output and a timeout.
  */
+#define _DEFAULT_SOURCE 1 /* wait4 */
 #include "spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -93,6 +97,59 @@ static int drain(sink *s)
     }
 }
 
+/* Resident KiB of the processes in group pgid: reads /proc/N/stat for every
+   process (pgrp is field 5, rss in pages field 24). -1 when /proc cannot be
+   read. */
+static long group_rss_kb(pid_t pgid)
+{
+    DIR *d = opendir("/proc");
+    if (!d) return -1;
+    long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        /* the command name (field 2) may hold spaces and parentheses */
+        char *p = strrchr(buf, ')');
+        if (!p) continue;
+        long pgrp = 0, rss = 0;
+        /* fields 3..24 after the name: state ppid pgrp ... rss */
+        int field = 2;
+        char *save = NULL;
+        for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+            field++;
+            if (field == 5) pgrp = strtol(tok, NULL, 10);
+            if (field == 24) { rss = strtol(tok, NULL, 10); break; }
+        }
+        if (pgrp == (long)pgid && rss > 0) total += rss * page_kb;
+    }
+    closedir(d);
+    return total;
+}
+
+static long leader_rss_kb(pid_t pid)
+{
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    long size = 0, rss = 0;
+    if (sscanf(buf, "%ld %ld", &size, &rss) != 2) return -1;
+    return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 void ncf_proc_result_free(ncf_proc_result *r)
 {
     free(r->out);
@@ -100,7 +157,8 @@ void ncf_proc_result_free(ncf_proc_result *r)
     r->out = r->err = NULL;
 }
 
-int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap, ncf_proc_result *r)
+int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap, size_t err_cap,
+            ncf_proc_result *r)
 {
     memset(r, 0, sizeof *r);
     r->kind = NCF_SPAWN_FAILED;
@@ -161,8 +219,10 @@ int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap,
     err.fd = ep[0];
     fcntl(out.fd, F_SETFL, O_NONBLOCK);
     fcntl(err.fd, F_SETFL, O_NONBLOCK);
-    bool out_open = true, err_open = true, exited = false, timed_out = false;
-    double deadline = start + timeout_sec, exited_at = 0;
+    bool out_open = true, err_open = true, exited = false, timed_out = false, over_mem = false;
+    double deadline = start + timeout_sec, exited_at = 0, next_sample = start;
+    double next_group_sample = start + 0.1;
+    long sampled_kb = 0;
 
     /* The leader is only reaped at the end: while it is a zombie its pid,
        and so its process group id, cannot be reused, and kill(-pid) can
@@ -182,6 +242,22 @@ int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap,
             timed_out = true;
             break;
         }
+        if (max_rss_kb > 0 && !exited && t >= next_sample) {
+            /* the leader often (its statm is cheap to read); the whole
+               group, which means a walk over /proc, every 100 ms */
+            long kb = leader_rss_kb(pid);
+            if (t >= next_group_sample) {
+                long g = group_rss_kb(pid);
+                if (g > kb) kb = g;
+                next_group_sample = t + 0.1;
+            }
+            if (kb > sampled_kb) sampled_kb = kb;
+            if (kb > max_rss_kb) {
+                over_mem = true;
+                break;
+            }
+            next_sample = t + 0.005;
+        }
         if (exited && t - exited_at > 0.5) break; /* something it started holds the pipes */
         struct pollfd fds[2];
         nfds_t nf = 0;
@@ -190,15 +266,22 @@ int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap,
         if (nf == 0) { sleep_ms(1); continue; }
         double left = (exited ? exited_at + 0.5 : deadline) - t;
         int ms = left > 0.05 ? 50 : (int)(left * 1000) + 1;
+        if (max_rss_kb > 0 && !exited && ms > 5) ms = 5;
         int pr = poll(fds, nf, ms);
         if (pr < 0 && errno != EINTR) break;
         if (out_open && !drain(&out)) out_open = false;
         if (err_open && !drain(&err)) err_open = false;
     }
     kill(-pid, SIGKILL); /* the group: a timed-out adapter, or leftovers */
-    if (timed_out) kill(pid, SIGKILL);
+    if (timed_out || over_mem) kill(pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
+    /* ru_maxrss (KiB on Linux) covers the leader and every descendant it
+       waited for: an exact peak, however short-lived the allocation. */
+    r->peak_rss_kb = ru.ru_maxrss > sampled_kb ? ru.ru_maxrss : sampled_kb;
+    if (max_rss_kb > 0 && r->peak_rss_kb > max_rss_kb) over_mem = true;
     if (out_open) drain(&out);
     if (err_open) drain(&err);
     close(out.fd);
@@ -212,7 +295,10 @@ int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap,
     r->out_truncated = out.truncated;
     r->err = err.buf;
     r->err_len = err.len;
-    if (timed_out) {
+    if (over_mem) {
+        r->kind = NCF_MEMORY;
+        r->code = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+    } else if (timed_out) {
         r->kind = NCF_TIMEOUT;
         r->code = 0;
     } else if (WIFSIGNALED(status)) {

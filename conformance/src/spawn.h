@@ -14,7 +14,8 @@ typedef enum ncf_exit_kind {
     NCF_EXITED = 0,   /* code holds the exit status */
     NCF_SIGNALED,     /* code holds the signal number */
     NCF_TIMEOUT,      /* killed after the timeout */
-    NCF_SPAWN_FAILED  /* could not start; code holds errno */
+    NCF_SPAWN_FAILED, /* could not start; code holds errno */
+    NCF_MEMORY        /* killed: the group's resident memory went over the cap */
 } ncf_exit_kind;
 
 typedef struct ncf_proc_result {
@@ -26,11 +27,22 @@ typedef struct ncf_proc_result {
     char *err;          /* the first err_cap bytes of stderr */
     size_t err_len;
     double seconds;     /* wall time */
+    long peak_rss_kb;   /* the largest resident set seen, KiB (see ncf_run) */
 } ncf_proc_result;
 
 /* Runs cmd; fills r (free with ncf_proc_result_free). Returns 0, or -1 when
-   memory ran out (r->kind is then NCF_SPAWN_FAILED). */
-int ncf_run(const char *cmd, double timeout_sec, size_t out_cap, size_t err_cap, ncf_proc_result *r);
+   memory ran out (r->kind is then NCF_SPAWN_FAILED).
+
+   max_rss_kb > 0 caps the resident memory of the adapter's process group.
+   peak_rss_kb is the larger of two measurements: the kernel's own peak
+   (ru_maxrss from wait4: the largest single process of the tree that was
+   waited for, exact whatever the machine's speed) and the sum over the
+   process group sampled every few milliseconds while it runs. The group is
+   killed as soon as a sample is over the cap; an adapter that finished
+   between two samples is still caught by ru_maxrss after it exits, so the
+   verdict does not depend on how fast the machine is. */
+int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap, size_t err_cap,
+            ncf_proc_result *r);
 void ncf_proc_result_free(ncf_proc_result *r);
 
 /* cmd + " " + path quoted for /bin/sh. malloc'd; NULL when out of memory. */

@@ -13,4 +13,4 @@ fi
 skip=
 [ -s "$dir/skips/numpy.skip" ] && skip="--skip $dir/skips/numpy.skip"
 # shellcheck disable=SC2086
-exec "$runner" --adapter "$dir/adapters/numpy/numpy-adapter" --expect-numpy -j 2 --timeout 30 $skip
+exec "$runner" --adapter "$dir/adapters/numpy/numpy-adapter" --expect-numpy -j 2 --timeout 30 --prefix-step 1024 $skip

@@ -1,0 +1,6 @@
+#!/bin/sh
+# Installs numpy-parser 1.2.3 from the npm registry, pinned by package-lock.json.
+# usage: conformance/adapters/numpy-parser/build.sh
+set -eu
+cd "$(dirname "$0")"
+npm ci --no-audit --no-fund
