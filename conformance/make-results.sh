@@ -1,7 +1,9 @@
 #!/bin/sh
 # Regenerates conformance/RESULTS.md from real npyconform runs of every
-# adapter that can run here (npyguard, numpy, npyjs). Never edit RESULTS.md
-# by hand: run this script and commit its output.
+# adapter that can run here (npyguard, numpy, npyjs; cnpy, libnpy and gonpy
+# once their conformance/adapters/<reader>/build.sh has built them into
+# BUILD_DIR/adapters/<reader>). Never edit RESULTS.md by hand: run this
+# script and commit its output.
 # usage: conformance/make-results.sh [BUILD_DIR]   (default: ./build)
 # Needs python3 (standard library only) to render the tables.
 set -eu
@@ -35,6 +37,14 @@ if command -v node >/dev/null 2>&1 && [ -f "$here/adapters/npyjs/node_modules/np
     v=$(node -p 'require(process.argv[1]).version' "$here/adapters/npyjs/node_modules/npyjs/package.json")
     run npyjs "$v (node $(node --version))" node "$here/adapters/npyjs/npyjs-adapter.mjs"
 fi
+# Readers with no package, built by their build.sh from a pinned upstream
+# commit into BUILD_DIR/adapters/<reader>/; VERSION names that commit.
+for reader in cnpy libnpy gonpy; do
+    if [ -x "$build/adapters/$reader/$reader-adapter" ]; then
+        run "$reader" "$(cat "$build/adapters/$reader/VERSION" 2>/dev/null || echo 'unknown build')" \
+            "$build/adapters/$reader/$reader-adapter"
+    fi
+done
 
 python3 - "$tmp" "$here" "$build" > "$tmp/RESULTS.md" <<'PY'
 import json, re, sys
@@ -48,7 +58,7 @@ for line in open(tmp + "/list"):
 if not impls:
     sys.exit("make-results.sh: no adapter could run")
 first = impls[0][2]
-groups = ["valid", "invalid", "unsafe", "compat"]
+groups = ["valid", "invalid", "unsafe", "compat", "npz", "prefix"]  # every group a failure can be in
 
 def cell(s, g):
     t = s[g]
