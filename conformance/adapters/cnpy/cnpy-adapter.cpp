@@ -24,11 +24,33 @@
 #include <sstream>
 #include <string>
 
+// Length of the well-formed UTF-8 sequence at s[i], or 0.
+static size_t utf8_len(const std::string &s, size_t i)
+{
+    const unsigned char c = (unsigned char)s[i];
+    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (!n || i + n > s.size()) return 0;
+    unsigned cp = c & (0x7f >> n);
+    for (size_t k = 1; k < n; k++) {
+        const unsigned char d = (unsigned char)s[i + k];
+        if ((d & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (d & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+// A member name is the bytes cnpy returned: well-formed UTF-8 goes through
+// as it is (JSON is UTF-8), any other byte b is shown as U+00bb.
 static std::string json_string(const std::string &s)
 {
     std::string o = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') { o += '\\'; o += (char)c; }
+    for (size_t i = 0; i < s.size(); i++) {
+        const unsigned char c = (unsigned char)s[i];
+        size_t n = c >= 0x80 ? utf8_len(s, i) : 0;
+        if (n) { o.append(s, i, n); i += n - 1; }
+        else if (c == '"' || c == '\\') { o += '\\'; o += (char)c; }
         else if (c < 0x20 || c >= 0x7f) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
         else o += (char)c;
     }
