@@ -5,7 +5,7 @@
 #   git clone https://github.com/rogersce/cnpy && git -C cnpy checkout 4e8810b1a8637695171ed346ce68f6984e585ef4
 # and pass that directory.
 #
-# usage: conformance/adapters/cnpy/build.sh SRC_DIR [OUT_DIR] [--sanitize]
+# usage: conformance/adapters/cnpy/build.sh SRC_DIR [OUT_DIR] [--sanitize | --ndebug]
 #   SRC_DIR  cnpy at commit 4e8810b1a8637695171ed346ce68f6984e585ef4
 #            (2018-05-31, the head of its master branch); cnpy.cpp and cnpy.h
 #            are checked against the SHA-256 sums below, so a result is never
@@ -14,10 +14,11 @@
 #   OUT_DIR  default build/adapters/cnpy; make-results.sh looks for
 #            BUILD_DIR/adapters/cnpy/cnpy-adapter
 #   --sanitize  ASan+UBSan (-O1 -g), for a separate OUT_DIR
+#   --ndebug    -O2 -DNDEBUG, as a CMake Release build of cnpy would be
 #
-# cnpy.cpp is compiled as its own CMakeLists.txt compiles it, with C++11 and
-# without NDEBUG (it sets no build type), so cnpy's assert()s stay live: they
-# are its only check of the byte order. Needs g++, zlib (zlib1g-dev) and
+# By default cnpy.cpp is compiled as its own CMakeLists.txt compiles it, with
+# C++11 and without NDEBUG (it sets no build type), so cnpy's assert()s stay
+# live: they are its only check of the byte order and of the header's end. Needs g++, zlib (zlib1g-dev) and
 # OpenSSL (libssl-dev) for the adapter's SHA-256.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +26,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$1
 out=${2:-build/adapters/cnpy}
 flags="-O2"
-[ "${3:-}" = --sanitize ] && flags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+case "${3:-}" in
+--sanitize) flags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" ;;
+--ndebug) flags="-O2 -DNDEBUG" ;;
+"") ;;
+*) echo "build.sh: unknown option '$3'" >&2; exit 2 ;;
+esac
 commit=4e8810b1a8637695171ed346ce68f6984e585ef4
 if [ "${CNPY_ANY_SOURCE:-0}" != 1 ]; then
     (cd "$src" && sha256sum -c --quiet) <<SUMS || { echo "build.sh: $src is not cnpy at $commit (CNPY_ANY_SOURCE=1 to build it anyway)" >&2; exit 1; }
