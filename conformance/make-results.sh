@@ -1,7 +1,9 @@
 #!/bin/sh
 # Regenerates conformance/RESULTS.md from real npyconform runs of every
-# adapter that can run here. Never edit RESULTS.md by hand: run this script
-# and commit its output.
+# adapter that can run here (cnpy, libnpy and gonpy once their
+# conformance/adapters/<reader>/build.sh has built them into
+# BUILD_DIR/adapters/<reader>). Never edit RESULTS.md by hand: run this
+# script and commit its output.
 # usage: conformance/make-results.sh [BUILD_DIR]   (default: ./build)
 #   ADAPTERS="npyguard xtensor ..."  run only these (default: every one found): npyguard,
 #                                    npyguard-ra, numpy, npyjs, numpy-parser, xtensor,
@@ -67,6 +69,20 @@ if [ -x "$rac" ]; then
     run ra-c "$(sed -n 's/^# Adapter for the reference RawArray C reader at \([0-9a-f]\{7\}\).*/davidssmith\/ra \1 (ASan build)/p' "$rac")" \
         ra "$rac"
 fi
+# Readers with no package, built by their build.sh from a pinned upstream
+# commit into BUILD_DIR/adapters/<reader>/; VERSION names that commit.
+# A <reader>-asan directory is its ASan+UBSan build (build.sh --sanitize).
+for reader in cnpy cnpy-asan libnpy libnpy-asan gonpy; do
+    bin=$build/adapters/$reader/${reader%-asan}-adapter
+    if [ -x "$bin" ]; then
+        v=$(cat "$build/adapters/$reader/VERSION" 2>/dev/null || echo 'unknown build')
+        case $reader in
+        *-asan) run "$reader" "$v, ASan+UBSan build" "" \
+            env ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$bin" ;;
+        *) run "$reader" "$v" "" "$bin" ;;
+        esac
+    fi
+done
 
 python3 - "$tmp" "$here" "$build" > "$tmp/RESULTS.md" <<'PY'
 import json, re, sys
