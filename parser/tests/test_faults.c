@@ -140,7 +140,7 @@ static long long cb_read(void *user, void *buf, size_t n)
     return (long long)k;
 }
 
-static int npy_files, npz_files, ra_files, hdf5_files, runs, eio_seen;
+static int npy_files, npz_files, ra_files, hdf5_files, hdf5_scanned, runs, eio_seen;
 
 static outcome take_ra(npyg_ctx *ctx, int rc)
 {
@@ -416,7 +416,14 @@ static void hdf5_file(const char *path)
         }
     }
 
-    if (npyg_hdf5_available()) {
+    /* Each scan forks a child that runs libhdf5, which is slow under the
+       sanitizers: the scan's faults run on every hazard and invalid file
+       and on one valid file in eight (the record protocol is the same for
+       all; the probe above runs on every file). */
+    static unsigned valid_seen;
+    bool scan = !strstr(path, "/valid/") || valid_seen++ % 8 == 0;
+    if (scan && npyg_hdf5_available()) {
+        hdf5_scanned++;
         shim_set(P_NONE, -1);
         h5seen clean = h5_scan(ctx, fd);
         calls = shim.calls; /* the probe's preads and the pipe's reads; the latter vary with timing */
@@ -504,8 +511,8 @@ int main(int argc, char **argv)
     TU_CHECK(eio_seen > runs / 4, "only %d of %d faulted runs ended in EIO", eio_seen, runs);
     TU_CHECK(npy_files >= 700 && npz_files >= 50 && ra_files >= 80 && hdf5_files >= 100,
              "only %d .npy, %d .npz, %d .ra and %d HDF5/MAT files", npy_files, npz_files, ra_files, hdf5_files);
-    printf("test_faults: %d .npy, %d .npz, %d .ra and %d HDF5/MAT files, %d faulted runs (%d ended in EIO), "
-           "%d checks passed, %d failed\n",
-           npy_files, npz_files, ra_files, hdf5_files, runs, eio_seen, tu_passed, tu_failed);
+    printf("test_faults: %d .npy, %d .npz, %d .ra and %d HDF5/MAT files (%d of them scanned), %d faulted runs "
+           "(%d ended in EIO), %d checks passed, %d failed\n",
+           npy_files, npz_files, ra_files, hdf5_files, hdf5_scanned, runs, eio_seen, tu_passed, tu_failed);
     return tu_failed != 0;
 }
