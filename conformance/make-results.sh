@@ -203,5 +203,7 @@ for name, version, r in impls:
             w("- `%s`: %s" % (c["name"], c["mismatches"].strip().replace("\n", "; ")[:300]))
         w()
 PY
+# Each reader's bugs in plain words, kept in its adapter's README.md.
+python3 "$here/bug-notes.py" "$tmp/RESULTS.md" "$here/adapters"
 cp "$tmp/RESULTS.md" "$results"
 echo "make-results.sh: wrote $results" >&2
