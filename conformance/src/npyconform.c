@@ -400,13 +400,31 @@ static void load_npy_cases(const char *dir, json_t *m, size_t *total)
     }
 }
 
+/* A case of the npz or ra manifest, named and found at <prefix>/<name>
+   under the corpus: counted in total, NULL when the selection leaves it
+   out. */
+static tcase *manifest_case(const char *dir, const char *prefix, const char *name, int group, int sub,
+                            size_t *total)
+{
+    ++*total;
+    char cname[4200], path[4096];
+    snprintf(cname, sizeof cname, "%s/%s", prefix, name);
+    if (!selected(cname, group)) return NULL;
+    tcase *c = new_case();
+    c->name = xstrdup(cname);
+    c->group = group;
+    c->sub = sub;
+    snprintf(path, sizeof path, "%s/%s/%s", dir, prefix, name);
+    c->path = xstrdup(path);
+    return c;
+}
+
 /* corpus/npz/manifest.json: every archive is one case of group npz, named
    npz/<its group>/<file>. The expected members are the arrays numpy
    returns when each key is indexed; with two members of one name, numpy
    (like zipfile) uses the last. */
 static void load_npz_cases(const char *dir, json_t *m, size_t *total)
 {
-    char path[4096];
     const json_t *files = json_object_get(m, "files");
     const char *name;
     const json_t *e;
@@ -418,16 +436,8 @@ static void load_npz_cases(const char *dir, json_t *m, size_t *total)
                     name, g ? g : "(none)");
             continue;
         }
-        ++*total;
-        char cname[4200];
-        snprintf(cname, sizeof cname, "npz/%s", name);
-        if (!selected(cname, G_NPZ)) continue;
-        tcase *c = new_case();
-        c->name = xstrdup(cname);
-        c->group = G_NPZ;
-        c->sub = sub;
-        snprintf(path, sizeof path, "%s/npz/%s", dir, name);
-        c->path = xstrdup(path);
+        tcase *c = manifest_case(dir, "npz", name, G_NPZ, sub, total);
+        if (!c) continue;
         numpy_verdict(c, json_object_get(e, "numpy"));
         const json_t *mem = json_object_get(e, "members");
         size_t n = json_array_size(mem);
@@ -477,7 +487,6 @@ static void load_npz_cases(const char *dir, json_t *m, size_t *total)
    refused, and must match what the manifest records when accepted. */
 static void load_ra_cases(const char *dir, json_t *m, size_t *total)
 {
-    char path[4096];
     const json_t *files = json_object_get(m, "files");
     const char *name;
     const json_t *e;
@@ -489,19 +498,11 @@ static void load_ra_cases(const char *dir, json_t *m, size_t *total)
                     g ? g : "(none)");
             continue;
         }
-        ++*total;
-        char cname[4200];
-        snprintf(cname, sizeof cname, "ra/%s", name);
-        if (!selected(cname, G_RA)) continue;
-        tcase *c = new_case();
-        c->name = xstrdup(cname);
-        c->group = G_RA;
-        c->sub = sub;
+        tcase *c = manifest_case(dir, "ra", name, G_RA, sub, total);
+        if (!c) continue;
         c->ra_group = !strcmp(g, "valid") ? "valid" : !strcmp(g, "limit") ? "limit" : "invalid";
         c->limit_case = !strcmp(g, "limit");
         c->numpy_accepts = sub == G_VALID;
-        snprintf(path, sizeof path, "%s/ra/%s", dir, name);
-        c->path = xstrdup(path);
         json_t *x = json_object();
         for (size_t k = 0; k < sizeof ra_int_keys / sizeof *ra_int_keys; k++) {
             const json_t *v = json_object_get(e, ra_int_keys[k]);
