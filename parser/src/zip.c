@@ -310,10 +310,13 @@ static int cmp_key(const void *a, const void *b)
     return (i < lx) - (j < ly);
 }
 
+/* Ties (overlapping members) go in key order, as a stable sort of the
+   key-sorted list put them, whatever order the list comes in. */
 static int cmp_offset(const void *a, const void *b)
 {
     const npyg_zip_entry *x = *(const npyg_zip_entry *const *)a, *y = *(const npyg_zip_entry *const *)b;
-    return x->header_offset < y->header_offset ? -1 : x->header_offset > y->header_offset;
+    if (x->header_offset != y->header_offset) return x->header_offset < y->header_offset ? -1 : 1;
+    return cmp_key(a, b);
 }
 
 /* ---------------- end records ---------------- */
@@ -609,7 +612,14 @@ static int read_local(npyg_zip *z, npyg_zip_entry *e, uint64_t limit)
 static int check_layout(npyg_zip *z, const npyg_zip_entry **order, const dir_loc *d)
 {
     npyg_ctx *ctx = z->ctx;
-    qsort(order, z->count, sizeof *order, cmp_offset);
+    /* Writers put the directory in file order; sorting only when it is
+       not keeps the check linear for them. */
+    bool in_order = true;
+    for (uint32_t k = 0; k < z->count; k++) {
+        order[k] = &z->entries[k];
+        if (k && z->entries[k - 1].header_offset >= z->entries[k].header_offset) in_order = false;
+    }
+    if (!in_order) qsort(order, z->count, sizeof *order, cmp_offset);
     uint64_t expect = 0;
     for (uint32_t k = 0; k < z->count; k++) {
         const npyg_zip_entry *e = order[k];
@@ -638,8 +648,55 @@ static int cmp_key_name(const npyg_zip_entry *x, const npyg_zip_entry *y)
     return (i < lx) - (j < ly);
 }
 
+/* A key's or a whole name's hash over the code points zipfile decodes,
+   so that the two spellings of one key meet: FNV-1a, then a final mix
+   for the low bits the table's modulo keeps. */
+static uint32_t hash_cps(const npyg_zip_entry *e, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t k = 0; k < len;) h = (h ^ name_cp(e, &k)) * 16777619u;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    return h ^ (h >> 16);
+}
+
+/* True when the keys are shown distinct and no key is another member's
+   whole name, with an open-addressing set of entry indexes over `room`
+   slots (the order array's memory). Linear, where sorting the keys is
+   n log n; false on any match and when probes pass a linear budget (names
+   crafted to collide), and then the sorting check decides and words the
+   error as it always has. */
+static bool keys_distinct_fast(npyg_zip *z, uint32_t *slot, size_t room)
+{
+    size_t cap = 2u * (size_t)z->count; /* half full at most */
+    if (room < cap) return false;
+    memset(slot, 0, cap * sizeof *slot);
+    size_t budget = 4u * cap;
+    for (uint32_t i = 0; i < z->count; i++) {
+        const npyg_zip_entry *e = &z->entries[i];
+        size_t p = hash_cps(e, key_len(e)) % cap;
+        for (; slot[p]; p = p + 1 == cap ? 0 : p + 1) {
+            const npyg_zip_entry *x = &z->entries[slot[p] - 1];
+            if (!budget-- || cmp_key(&x, &e) == 0) return false;
+        }
+        slot[p] = i + 1;
+    }
+    for (uint32_t i = 0; i < z->count; i++) {
+        const npyg_zip_entry *y = &z->entries[i];
+        for (size_t p = hash_cps(y, y->name_len) % cap; slot[p]; p = p + 1 == cap ? 0 : p + 1) {
+            const npyg_zip_entry *x = &z->entries[slot[p] - 1];
+            if (!budget-- || (x != y && cmp_key_name(x, y) == 0)) return false;
+        }
+    }
+    return true;
+}
+
 static int check_names_unique(npyg_zip *z, const npyg_zip_entry **order)
 {
+    if (keys_distinct_fast(z, (uint32_t *)(void *)order, (size_t)z->count * sizeof *order / sizeof(uint32_t)))
+        return 0;
     for (uint32_t k = 0; k < z->count; k++) order[k] = &z->entries[k];
     qsort(order, z->count, sizeof *order, cmp_key);
     /* numpy looks a key up as a whole name first: the key of 'a.npy.npy'

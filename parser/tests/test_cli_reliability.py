@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 import zipfile
 
 import cli_helpers
@@ -339,6 +340,110 @@ def test_archive_on_standard_input():
         check(r.returncode == 0, ".npy on a pipe streams: %d %r" % (r.returncode, r.stdout))
     finally:
         shutil.rmtree(tmp)
+
+
+def key_hash(key):
+    """The hash the archive check puts keys in its table with (FNV-1a over
+    code points, then a final mix); used only to pick names that collide
+    there. Should it change, these names stop colliding and the tests
+    below still check the verdicts, just not the fallback."""
+    m = 0xFFFFFFFF
+    h = 2166136261
+    for ch in key:
+        h = ((h ^ ord(ch)) * 16777619) & m
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & m
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & m
+    return h ^ (h >> 16)
+
+
+def colliding_keys(n):
+    """n keys that all land in one slot of a table of 2n slots."""
+    by_slot = {}
+    k = 0
+    while True:
+        key = "k%d" % k
+        got = by_slot.setdefault(key_hash(key) % (2 * n), [])
+        got.append(key)
+        if len(got) == n:
+            return got
+        k += 1
+
+
+def stored_archive(names):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for name in names:
+            z.writestr(name, F8)
+    return buf.getvalue()
+
+
+def test_names_crafted_to_collide_keep_their_verdicts():
+    # Distinct keys that collide pass the probe budget of the linear check:
+    # the sorting check then decides, with its verdicts and its words.
+    d = tempfile.mkdtemp(prefix="npyg-collide-")
+    try:
+        keys = colliding_keys(64)
+        cases = [
+            ("distinct", [k + ".npy" for k in keys], 0, None),
+            # zipfile writes a second member of one name (with a warning).
+            ("same name", [k + ".npy" for k in keys] + [keys[40] + ".npy"], 1,
+             "two members named '%s.npy'" % keys[40]),
+            ("same key", [k + ".npy" for k in keys[:-1]] + [keys[7]], 1,
+             "the key of '%s.npy' is the name of '%s'" % (keys[7], keys[7])),
+        ]
+        for what, names, rc, text in cases:
+            p = os.path.join(d, "a.npz")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                blob = stored_archive(names)
+            with open(p, "wb") as fh:
+                fh.write(blob)
+            with zipfile.ZipFile(p) as z:
+                check(len(z.infolist()) == len(names), "%s: zipfile lists %d members" % (what, len(names)))
+            r = run("-q", p)
+            out = r.stdout.decode()
+            check(r.returncode == rc, "%s: exit %d, want %d: %s" % (what, r.returncode, rc, out[:300]))
+            if text:
+                check(text in out, "%s: %r not in %r" % (what, text, out[:300]))
+    finally:
+        shutil.rmtree(d)
+
+
+def test_directory_out_of_file_order_is_valid():
+    # zipfile and numpy read members through the directory whatever its
+    # order; the layout check sorts it only when it is not in file order.
+    names = ["m%d.npy" % k for k in range(12)]
+    blob = stored_archive(names)
+    with zipfile.ZipFile(io.BytesIO(blob)) as z:
+        cd_off = min(i.header_offset for i in z.infolist()) + sum(
+            30 + len(i.filename) + len(i.extra) + i.compress_size for i in z.infolist())
+    eocd = blob.rindex(b"PK\x05\x06")
+    cd = blob[cd_off:eocd]
+    entries, at = [], 0
+    while at < len(cd):
+        nl, xl, cl = (int.from_bytes(cd[at + o:at + o + 2], "little") for o in (28, 30, 32))
+        entries.append(cd[at:at + 46 + nl + xl + cl])
+        at += 46 + nl + xl + cl
+    check(len(entries) == len(names), "split the directory into %d entries" % len(entries))
+    shuffled = blob[:cd_off] + b"".join(entries[5:] + entries[:5][::-1]) + blob[eocd:]
+    with zipfile.ZipFile(io.BytesIO(shuffled)) as z:
+        order = [i.filename for i in z.infolist()]
+        check(order == names[5:] + names[:5][::-1], "zipfile reads the new order: %r" % order)
+        check(all(z.read(n) == F8 for n in names), "zipfile reads every member")
+    d = tempfile.mkdtemp(prefix="npyg-order-")
+    try:
+        p = os.path.join(d, "a.npz")
+        with open(p, "wb") as fh:
+            fh.write(shuffled)
+        r = run("-q", p)
+        check(r.returncode == 0 and r.stdout == b"", "out-of-order directory: %d %r" % (r.returncode, r.stdout))
+        r = run(p)
+        lines = r.stdout.decode().splitlines()
+        check(len(lines) >= len(names), "a line per member: %r" % lines[:3])
+    finally:
+        shutil.rmtree(d)
 
 
 if __name__ == "__main__":
