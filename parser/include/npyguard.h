@@ -735,7 +735,8 @@ typedef struct npyg_hdf5_limits {
 
 NPYG_API void npyg_hdf5_limits_default(npyg_hdf5_limits *limits);
 
-/* 1 when this build reads HDF5 (libhdf5 was found), else 0. */
+/* 1 when HDF5 files can be scanned: this build has the scan and libhdf5
+   loads (it is mapped on first use, not at start-up), else 0. */
 NPYG_API int npyg_hdf5_available(void);
 
 /* Warnings of one object (npyg_hdf5_object.warnings). */

@@ -44,11 +44,16 @@ void *npyg__arena_alloc(npyg__arena *a, size_t size)
     if (size <= NPYG__ARENA_BLOCK / 4 && a->spare) {
         b = a->spare;
         a->spare = b->next;
+        a->nspare--;
     } else {
         /* Big requests get a block of their own so that little is wasted. */
         size_t data = size > NPYG__ARENA_BLOCK / 4 ? size : NPYG__ARENA_BLOCK;
         if (data > SIZE_MAX - BLOCK_HDR) { a->over_cap = true; return NULL; }
         b = charged_alloc(&a->alloc, a->total, a->cap, BLOCK_HDR + data, &a->over_cap);
+        if (!b && a->over_cap && a->spare) {
+            npyg__arena_drop_spares(a);
+            b = charged_alloc(&a->alloc, a->total, a->cap, BLOCK_HDR + data, &a->over_cap);
+        }
         if (!b) return NULL;
         b->size = data;
     }
@@ -73,14 +78,15 @@ static void free_block(npyg__arena *a, npyg__block *b)
 
 void npyg__arena_reset(npyg__arena *a)
 {
-    /* Keep one standard block for the next parse, which a typical header
-       fits in; return every other block, big ones included. */
+    /* Keep standard blocks, up to NPYG__ARENA_SPARES, for the next parses;
+       return big ones, which fit only a header like the one just parsed. */
     npyg__block *b = a->head;
     while (b) {
         npyg__block *next = b->next;
-        if (b->size == NPYG__ARENA_BLOCK && !a->spare) {
+        if (b->size == NPYG__ARENA_BLOCK && a->nspare < NPYG__ARENA_SPARES) {
             b->next = a->spare;
             a->spare = b;
+            a->nspare++;
         } else {
             free_block(a, b);
         }
@@ -91,20 +97,32 @@ void npyg__arena_reset(npyg__arena *a)
     a->over_cap = false;
 }
 
-void npyg__arena_release(npyg__arena *a)
+void npyg__arena_drop_spares(npyg__arena *a)
 {
-    npyg__arena_reset(a);
     while (a->spare) {
         npyg__block *next = a->spare->next;
         free_block(a, a->spare);
         a->spare = next;
     }
+    a->nspare = 0;
+}
+
+void npyg__arena_release(npyg__arena *a)
+{
+    npyg__arena_reset(a);
+    npyg__arena_drop_spares(a);
 }
 
 void *npyg__xalloc(npyg_ctx *ctx, size_t size)
 {
-    return charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes,
-                         size, &ctx->xalloc_over_cap);
+    void *p = charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes, size,
+                            &ctx->xalloc_over_cap);
+    if (!p && ctx->xalloc_over_cap && ctx->arena.spare) {
+        npyg__arena_drop_spares(&ctx->arena);
+        p = charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes, size,
+                          &ctx->xalloc_over_cap);
+    }
+    return p;
 }
 
 void npyg__xfree(npyg_ctx *ctx, void *p, size_t size)

@@ -49,7 +49,9 @@ uint64_t npyg_worst_case_alloc(const npyg_limits *l)
                      + NPYG__CHUNK                /* read buffer */
                      + h                          /* header copy (in the arena) */
                      + ARENA_PER_HEADER_BYTE * h  /* parse arena */
-                     + 4 * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK);
+                     + 4 * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK)
+                     /* blocks kept from earlier parses, not yet reused */
+                     + (uint64_t)NPYG__ARENA_SPARES * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK);
     return bound < l->max_alloc_bytes ? bound : l->max_alloc_bytes;
 }
 

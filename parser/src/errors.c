@@ -93,7 +93,7 @@ static const err_entry errors[] = {
     {NPYG_EMAT_V4, "NPYG_EMAT_V4", "unsupported", "MAT v4 file: only MAT v7.3 (HDF5) is supported"},
     {NPYG_EMAT_HEADER, "NPYG_EMAT_HEADER", "mat", "MAT v7.3 header is malformed or not followed by HDF5"},
     {NPYG_EHDF5_NOTHDF5, "NPYG_EHDF5_NOTHDF5", "hdf5", "no HDF5 superblock signature"},
-    {NPYG_EHDF5_UNAVAILABLE, "NPYG_EHDF5_UNAVAILABLE", "io", "built without libhdf5: HDF5 cannot be checked"},
+    {NPYG_EHDF5_UNAVAILABLE, "NPYG_EHDF5_UNAVAILABLE", "io", "libhdf5 is not available (built without it, or it does not load): HDF5 cannot be checked"},
     {NPYG_EHDF5_OPEN, "NPYG_EHDF5_OPEN", "hdf5", "the HDF5 library cannot open the file"},
     {NPYG_EHDF5_CRASH, "NPYG_EHDF5_CRASH", "unsafe", "the HDF5 library failed on this file"},
     {NPYG_EHDF5_TIMEOUT, "NPYG_EHDF5_TIMEOUT", "unsafe", "the HDF5 library ran past its time limit"},

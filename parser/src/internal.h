@@ -15,6 +15,12 @@
 #define NPYG__CHUNK (64u * 1024u)     /* payload read/scan granularity */
 #define NPYG__LITERAL_MAX_DEPTH 200   /* CPython's bracket nesting limit */
 #define NPYG__ARENA_BLOCK 4096u
+/* Standard blocks a context keeps between parses (768 KiB): a large
+   structured header (2,300 fields, 66 KB) takes 163, and a context that
+   gave them back after every such header had malloc return the memory to
+   the system and fault it in again on the next one: 20 ms instead of
+   0.4 ms for that header when it came between small ones. */
+#define NPYG__ARENA_SPARES 192u
 
 /* ---------------- arena.c: every parse-time allocation ---------------- */
 typedef struct npyg__block npyg__block;
@@ -26,7 +32,8 @@ typedef struct npyg__arena {
     uint64_t cap;        /* max_alloc_bytes */
     uint64_t *total;     /* shared counter of everything allocated */
     npyg__block *head;   /* blocks in use, newest first */
-    npyg__block *spare;  /* blocks kept from the previous parse */
+    npyg__block *spare;  /* blocks kept from earlier parses */
+    uint32_t nspare;     /* at most NPYG__ARENA_SPARES */
     size_t used;         /* bytes used in head */
     bool over_cap;       /* the last failure was the cap, not the allocator */
 } npyg__arena;
@@ -34,6 +41,10 @@ typedef struct npyg__arena {
 void *npyg__arena_alloc(npyg__arena *a, size_t size);
 void npyg__arena_reset(npyg__arena *a);   /* keeps blocks for reuse */
 void npyg__arena_release(npyg__arena *a); /* returns them all */
+/* Returns the kept blocks. They are charged against max_alloc_bytes like
+   blocks in use, so any allocation that the cap refuses is retried after
+   this: what a parse may allocate never depends on the parses before. */
+void npyg__arena_drop_spares(npyg__arena *a);
 
 /* Tracked allocation outside the arena (read buffer, the zip state). A
    refusal by the cap sets ctx->xalloc_over_cap, never the arena's flag. */

@@ -331,14 +331,15 @@ uint64_t npyg_ra_worst_case_alloc(const npyg_limits *l)
 {
     if (!npyg_worst_case_alloc(l)) return 0; /* invalid limits */
     uint64_t cap = l->max_alloc_bytes;
-    /* Held at once: the context and its read buffer; the one arena block a
-       previous parse keeps for reuse; the dims (a block of their own when
+    /* Held at once: the context and its read buffer; the arena blocks
+       earlier parses kept for reuse (NPYG__ARENA_SPARES at most); the dims (a block of their own when
        large); and for an LZ4 file the compressed bytes, at most
        LZ4_compressBound(out) (a longer block is refused before it is
        read), with the output, at most max_payload_bytes. */
     uint64_t out = l->max_payload_bytes < LZ4_MAX_INPUT_SIZE ? l->max_payload_bytes : LZ4_MAX_INPUT_SIZE;
     uint64_t in = out + out / 255 + 16;
-    uint64_t fixed = sizeof(npyg_ctx) + NPYG__CHUNK + 2 * (NPYG__ARENA_BLOCK + RA_BLOCK_SLACK) + RA_BLOCK_SLACK;
+    uint64_t fixed = sizeof(npyg_ctx) + NPYG__CHUNK + (2 + (uint64_t)NPYG__ARENA_SPARES) * (NPYG__ARENA_BLOCK + RA_BLOCK_SLACK) +
+                     RA_BLOCK_SLACK;
     uint64_t sum = fixed + (uint64_t)l->max_dims * 8;
     if (!npyg__add_u64(sum, in, &sum) || !npyg__add_u64(sum, out, &sum)) return cap;
     return sum < cap ? sum : cap;

@@ -238,6 +238,77 @@ TEST(max_alloc_bytes_is_a_limit_not_an_out_of_memory)
     npyg_ctx_free(ctx);
 }
 
+/* numpy's writer spelling of a header with `fields` '<i4' fields. */
+static unsigned char *struct_npy(int fields, size_t *n)
+{
+    size_t cap = 64 + (size_t)fields * 24;
+    char *dict = malloc(cap);
+    unsigned char *f = malloc(cap + 128);
+    if (!dict || !f) abort();
+    size_t len = (size_t)sprintf(dict, "{'descr': [");
+    for (int k = 0; k < fields; k++) len += (size_t)sprintf(dict + len, "('f%d', '<i4'), ", k);
+    sprintf(dict + len, "], 'fortran_order': False, 'shape': (0,), }");
+    *n = make_npy(f, 2, dict, NULL, 0);
+    free(dict);
+    return f;
+}
+
+static int parse_fresh(uint64_t cap, const unsigned char *f, size_t n)
+{
+    npyg_limits l;
+    npyg_limits_default(&l);
+    l.max_header_bytes = 100000;
+    l.max_fields = 100000;
+    l.max_alloc_bytes = cap;
+    npyg_options o = {.limits = &l};
+    npyg_ctx *ctx = npyg_ctx_new(&o);
+    if (!ctx) return -1;
+    int rc = npyg_validate_buffer(ctx, f, n);
+    npyg_ctx_free(ctx);
+    return rc;
+}
+
+/* A context keeps arena blocks from one parse for the next; they must
+   never cost a later parse its verdict under max_alloc_bytes. The
+   smallest cap at which a 300-field header parses in a new context is
+   found by bisection; a context that first failed on a 2,000-field
+   header, keeping the blocks it took, must give the same verdicts at that
+   cap and one byte below it. */
+TEST(blocks_kept_between_parses_never_change_a_verdict)
+{
+    size_t nb, nm;
+    unsigned char *big = struct_npy(2000, &nb), *medium = struct_npy(300, &nm);
+    uint64_t lo = 1, hi = UINT64_C(1) << 26;
+    TU_CHECK(parse_fresh(hi, medium, nm) == 0, "300 fields do not parse at %llu bytes", (unsigned long long)hi);
+    while (lo + 1 < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (parse_fresh(mid, medium, nm) == 0) hi = mid;
+        else lo = mid;
+    }
+    TU_CHECK(parse_fresh(hi - 1, medium, nm) == NPYG_ELIMIT_ALLOC, "one byte below the smallest cap");
+    for (uint64_t cap = hi - 1; cap <= hi; cap++) {
+        npyg_limits l;
+        npyg_limits_default(&l);
+        l.max_header_bytes = 100000;
+        l.max_fields = 100000;
+        l.max_alloc_bytes = cap;
+        npyg_options o = {.limits = &l};
+        npyg_ctx *ctx = npyg_ctx_new(&o);
+        TU_CHECK(ctx != NULL, "ctx");
+        if (!ctx) continue;
+        int brc = npyg_validate_buffer(ctx, big, nb);
+        TU_CHECK(brc == NPYG_ELIMIT_ALLOC, "2,000 fields at cap %llu: %s", (unsigned long long)cap,
+                 npyg_error_name(brc));
+        int rc = npyg_validate_buffer(ctx, medium, nm);
+        int want = cap == hi ? 0 : NPYG_ELIMIT_ALLOC;
+        TU_CHECK(rc == want, "300 fields after 2,000 at cap %llu: %s, a new context gives %s",
+                 (unsigned long long)cap, npyg_error_name(rc), npyg_error_name(want));
+        npyg_ctx_free(ctx);
+    }
+    free(big);
+    free(medium);
+}
+
 /* ---------------- limits: each has its own code ---------------- */
 static int parse_with(const npyg_limits *l, const char *dict, size_t plen)
 {
@@ -559,6 +630,7 @@ int main(int argc, char **argv)
     RUN(every_allocation_failure_is_reported_cleanly);
     RUN(worst_case_alloc_bounds_a_pathological_header);
     RUN(max_alloc_bytes_is_a_limit_not_an_out_of_memory);
+    RUN(blocks_kept_between_parses_never_change_a_verdict);
     RUN(each_limit_has_its_own_error);
     RUN(default_header_limit_is_numpys_10000);
     RUN(payload_sink_can_stop_validation);

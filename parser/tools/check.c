@@ -8,20 +8,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct hash_state {
+    const sha256_api *api;
     EVP_MD_CTX *md;
 } hash_state;
 
 static int hash_chunk(void *user, const void *data, size_t len)
 {
     hash_state *h = user;
-    return EVP_DigestUpdate(h->md, data, len) == 1 ? 0 : 1;
+    return h->api->update(h->md, data, len) == 1 ? 0 : 1;
 }
 
 static void hash_begin(const options *o, npyg_ctx *ctx, hash_state *h)
@@ -31,8 +31,9 @@ static void hash_begin(const options *o, npyg_ctx *ctx, hash_state *h)
         npyg_set_payload_sink(ctx, NULL, NULL);
         return;
     }
-    h->md = EVP_MD_CTX_new();
-    if (!h->md || EVP_DigestInit_ex(h->md, EVP_sha256(), NULL) != 1) die_oom();
+    h->api = o->sha256;
+    h->md = h->api->ctx_new();
+    if (!h->md || h->api->init(h->md, h->api->sha256(), NULL) != 1) die_oom();
     npyg_set_payload_sink(ctx, hash_chunk, h);
 }
 
@@ -42,10 +43,10 @@ static const char *hash_end(hash_state *h, int rc, char *sha)
     if (!h->md) return NULL;
     unsigned char md[32];
     unsigned int mdlen = 0;
-    bool ok = !rc && EVP_DigestFinal_ex(h->md, md, &mdlen) == 1;
+    bool ok = !rc && h->api->final(h->md, md, &mdlen) == 1;
     if (ok)
         for (unsigned k = 0; k < mdlen; k++) snprintf(sha + 2 * k, 3, "%02x", md[k]);
-    EVP_MD_CTX_free(h->md);
+    h->api->ctx_free(h->md);
     h->md = NULL;
     return ok ? sha : NULL;
 }

@@ -21,6 +21,15 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o, &args);
     if (status >= 0) return status;
     status = 0;
+    sha256_api sha;
+    if (o.hash) {
+        const char *why;
+        if (sha256_load(&sha, &why) != 0) {
+            fprintf(stderr, "npyvalidate: --hash needs OpenSSL's libcrypto: %s\n", why);
+            return 2;
+        }
+        o.sha256 = &sha;
+    }
     if (args.n == 0) {
         usage(stderr);
         return 2;

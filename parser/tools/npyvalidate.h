@@ -12,8 +12,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ---------------- sha256.c: OpenSSL's SHA-256, loaded for --hash ---------------- */
+#include <openssl/evp.h>
+typedef struct sha256_api {
+    EVP_MD_CTX *(*ctx_new)(void);
+    void (*ctx_free)(EVP_MD_CTX *);
+    const EVP_MD *(*sha256)(void);
+    int (*init)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
+    int (*update)(EVP_MD_CTX *, const void *, size_t);
+    int (*final)(EVP_MD_CTX *, unsigned char *, unsigned int *);
+} sha256_api;
+/* 0, or -1 with the loader's reason in *why. */
+int sha256_load(sha256_api *api, const char **why);
+
 typedef struct options {
     bool json, hash, quiet, recursive;
+    const sha256_api *sha256; /* set when hash */
     npyg_profile profile;
     npyg_limits limits;
     npyg_zip_limits zip_limits;

@@ -31,6 +31,11 @@ typedef struct npyg__h5_params {
 
 bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);
 
+/* h5api.c: map libhdf5 and fill its table, once per process, before the
+   first fork. 0, or NPYG_EHDF5_UNAVAILABLE with the loader's reason in
+   *why (static text). Safe from any thread. */
+int npyg__h5_load(const char **why);
+
 /* The child's whole life after fork: limits, then libhdf5 on in_fd with
    the records to out_fd. Never returns. */
 void npyg__h5_child(int in_fd, int out_fd, const npyg_hdf5_limits *limits,

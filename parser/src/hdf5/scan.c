@@ -155,6 +155,11 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     if (lseek(fd, 0, SEEK_CUR) != 0)
         return npyg__fail(ctx, NPYG_EINVAL, 0, "an HDF5 file is scanned from its first byte");
 
+    /* Mapped in this process, so that every child starts with it. */
+    const char *why;
+    if (npyg__h5_load(&why) != 0)
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "libhdf5 is not usable here: %s", why);
+
     char *buf = npyg__xalloc(ctx, BUF_SIZE);
     if (!buf) return npyg__nomem(ctx, 0);
     int pfd[2];
@@ -256,4 +261,8 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     return rc;
 }
 
-int npyg_hdf5_available(void) { return 1; }
+int npyg_hdf5_available(void)
+{
+    const char *why;
+    return npyg__h5_load(&why) == 0;
+}

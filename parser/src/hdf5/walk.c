@@ -18,7 +18,7 @@
 #define _GNU_SOURCE
 #include "h5internal.h"
 
-#include <hdf5.h>
+#include "h5api.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,0 +1,54 @@
+/* Loading libhdf5 on first use (see h5api.h for why).
+ *
+ * The table is the library's one piece of process-wide state: written
+ * once, under pthread_once, and only read afterwards. A process that never
+ * meets an HDF5 file never maps libhdf5. RTLD_LOCAL keeps its symbols out
+ * of the global scope, so a host program with its own libhdf5 (h5py) is
+ * not disturbed; if it is the same shared object, the loader shares it.
+ */
+#define _GNU_SOURCE
+#define NPYG__H5_TABLE_ONLY
+#include "h5api.h"
+
+#include "../internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+static npyg__h5api table;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int status = NPYG_EHDF5_UNAVAILABLE;
+static char reason[256];
+
+static void load(void)
+{
+    void *lib = dlopen(NPYG_HDF5_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(reason, sizeof reason, "cannot load %s: %s", NPYG_HDF5_SONAME, e ? e : "unknown error");
+        return;
+    }
+    npyg__h5api t;
+#define NPYG__H5_LOOKUP(name)                                                                      \
+    *(void **)&t.name = dlsym(lib, #name);                                                         \
+    if (!t.name) {                                                                                 \
+        snprintf(reason, sizeof reason, "%s has no symbol %s", NPYG_HDF5_SONAME, #name);          \
+        dlclose(lib);                                                                              \
+        return;                                                                                    \
+    }
+    NPYG__H5_FUNCTIONS(NPYG__H5_LOOKUP)
+    NPYG__H5_VARIABLES(NPYG__H5_LOOKUP)
+#undef NPYG__H5_LOOKUP
+    table = t;
+    status = 0;
+}
+
+int npyg__h5_load(const char **why)
+{
+    pthread_once(&once, load);
+    *why = reason;
+    return status;
+}
+
+const npyg__h5api *npyg__h5_api(void) { return &table; }

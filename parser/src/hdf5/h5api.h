@@ -1,0 +1,141 @@
+/* libhdf5, looked up by name the first time an HDF5 file is scanned.
+ *
+ * npyvalidate and the library are not linked against libhdf5: its
+ * dependency tree (on Debian some forty shared objects, libcurl, GnuTLS
+ * and Kerberos among them) cost every process about 25 ms of start-up,
+ * which on a run over small .npy files was more than the files. The table
+ * below is filled by dlopen/dlsym once per process (npyg__h5_load, under
+ * pthread_once), before the first fork of the scan, so that every child
+ * inherits it and calls libhdf5 exactly as a linked program would.
+ *
+ * walk.c includes this header after <hdf5.h>; the macros at the end send
+ * each name, including those that hdf5.h's own macros expand to (H5open,
+ * H5check_version, the H5T_* and H5P_* identifiers), through the table.
+ * A name walk.c uses and the table lacks is an undefined symbol at link
+ * time, not a silent direct call.
+ */
+#ifndef NPYG_H5API_H
+#define NPYG_H5API_H
+
+#include "h5internal.h"
+
+#include <hdf5.h>
+
+/* The soname is found by CMake from the libhdf5 that pkg-config names. */
+#ifndef NPYG_HDF5_SONAME
+#error "NPYG_HDF5_SONAME must name the libhdf5 shared object (set by parser/CMakeLists.txt)"
+#endif
+
+#define NPYG__H5_FUNCTIONS(X) \
+    X(H5Aclose) X(H5Aget_space) X(H5Aget_type) \
+    X(H5Aiterate2) X(H5Aopen) X(H5Aread) \
+    X(H5Dclose) X(H5Dget_create_plist) X(H5Dget_space) \
+    X(H5Dget_type) X(H5Dread) X(H5Eset_auto2) \
+    X(H5Ewalk2) X(H5Fopen) X(H5Gclose) \
+    X(H5Gopen2) X(H5Iget_type) X(H5Iinc_ref) \
+    X(H5Lexists) X(H5Lget_info) X(H5Lget_val) \
+    X(H5Literate) X(H5Lunpack_elink_val) X(H5Oclose) \
+    X(H5Oget_info2) X(H5Oget_info_by_name2) X(H5Oopen) \
+    X(H5PLset_loading_state) X(H5Pclose) X(H5Pcreate) \
+    X(H5Pget_external) X(H5Pget_external_count) X(H5Pget_filter2) \
+    X(H5Pget_layout) X(H5Pget_nfilters) X(H5Pget_virtual_count) \
+    X(H5Pget_virtual_dsetname) X(H5Pget_virtual_filename) X(H5Pset_fapl_sec2) \
+    X(H5Pset_file_locking) X(H5Rdereference2) X(H5Rget_region) \
+    X(H5Sclose) X(H5Sget_simple_extent_dims) X(H5Sget_simple_extent_ndims) \
+    X(H5Sget_simple_extent_npoints) X(H5Tclose) X(H5Tcopy) \
+    X(H5Tequal) X(H5Tget_class) X(H5Tget_member_name) \
+    X(H5Tget_member_type) X(H5Tget_nmembers) X(H5Tget_sign) \
+    X(H5Tget_size) X(H5Tget_super) X(H5Tis_variable_str) \
+    X(H5Tset_size) X(H5Tset_strpad) X(H5Zfilter_avail) \
+    X(H5check_version) X(H5free_memory) X(H5open)
+
+/* hdf5.h's predefined type and property-list identifiers are variables. */
+#define NPYG__H5_VARIABLES(X) \
+    X(H5P_CLS_FILE_ACCESS_ID_g) X(H5T_C_S1_g) X(H5T_NATIVE_LLONG_g) \
+    X(H5T_NATIVE_UINT64_g) X(H5T_STD_REF_DSETREG_g) X(H5T_STD_REF_OBJ_g)
+
+#define NPYG__H5_MEMBER(name) __typeof__(name) *name;
+typedef struct npyg__h5api {
+    NPYG__H5_FUNCTIONS(NPYG__H5_MEMBER)
+    NPYG__H5_VARIABLES(NPYG__H5_MEMBER)
+} npyg__h5api;
+#undef NPYG__H5_MEMBER
+
+/* The filled table; only after npyg__h5_load (h5internal.h) returned 0. */
+const npyg__h5api *npyg__h5_api(void);
+
+/* Everything below is for walk.c; h5api.c fills the table by these names. */
+#ifndef NPYG__H5_TABLE_ONLY
+#define H5Aclose (npyg__h5_api()->H5Aclose)
+#define H5Aget_space (npyg__h5_api()->H5Aget_space)
+#define H5Aget_type (npyg__h5_api()->H5Aget_type)
+#define H5Aiterate2 (npyg__h5_api()->H5Aiterate2)
+#define H5Aopen (npyg__h5_api()->H5Aopen)
+#define H5Aread (npyg__h5_api()->H5Aread)
+#define H5Dclose (npyg__h5_api()->H5Dclose)
+#define H5Dget_create_plist (npyg__h5_api()->H5Dget_create_plist)
+#define H5Dget_space (npyg__h5_api()->H5Dget_space)
+#define H5Dget_type (npyg__h5_api()->H5Dget_type)
+#define H5Dread (npyg__h5_api()->H5Dread)
+#define H5Eset_auto2 (npyg__h5_api()->H5Eset_auto2)
+#define H5Ewalk2 (npyg__h5_api()->H5Ewalk2)
+#define H5Fopen (npyg__h5_api()->H5Fopen)
+#define H5Gclose (npyg__h5_api()->H5Gclose)
+#define H5Gopen2 (npyg__h5_api()->H5Gopen2)
+#define H5Iget_type (npyg__h5_api()->H5Iget_type)
+#define H5Iinc_ref (npyg__h5_api()->H5Iinc_ref)
+#define H5Lexists (npyg__h5_api()->H5Lexists)
+#define H5Lget_info (npyg__h5_api()->H5Lget_info)
+#define H5Lget_val (npyg__h5_api()->H5Lget_val)
+#define H5Literate (npyg__h5_api()->H5Literate)
+#define H5Lunpack_elink_val (npyg__h5_api()->H5Lunpack_elink_val)
+#define H5Oclose (npyg__h5_api()->H5Oclose)
+#define H5Oget_info2 (npyg__h5_api()->H5Oget_info2)
+#define H5Oget_info_by_name2 (npyg__h5_api()->H5Oget_info_by_name2)
+#define H5Oopen (npyg__h5_api()->H5Oopen)
+#define H5PLset_loading_state (npyg__h5_api()->H5PLset_loading_state)
+#define H5Pclose (npyg__h5_api()->H5Pclose)
+#define H5Pcreate (npyg__h5_api()->H5Pcreate)
+#define H5Pget_external (npyg__h5_api()->H5Pget_external)
+#define H5Pget_external_count (npyg__h5_api()->H5Pget_external_count)
+#define H5Pget_filter2 (npyg__h5_api()->H5Pget_filter2)
+#define H5Pget_layout (npyg__h5_api()->H5Pget_layout)
+#define H5Pget_nfilters (npyg__h5_api()->H5Pget_nfilters)
+#define H5Pget_virtual_count (npyg__h5_api()->H5Pget_virtual_count)
+#define H5Pget_virtual_dsetname (npyg__h5_api()->H5Pget_virtual_dsetname)
+#define H5Pget_virtual_filename (npyg__h5_api()->H5Pget_virtual_filename)
+#define H5Pset_fapl_sec2 (npyg__h5_api()->H5Pset_fapl_sec2)
+#define H5Pset_file_locking (npyg__h5_api()->H5Pset_file_locking)
+#define H5Rdereference2 (npyg__h5_api()->H5Rdereference2)
+#define H5Rget_region (npyg__h5_api()->H5Rget_region)
+#define H5Sclose (npyg__h5_api()->H5Sclose)
+#define H5Sget_simple_extent_dims (npyg__h5_api()->H5Sget_simple_extent_dims)
+#define H5Sget_simple_extent_ndims (npyg__h5_api()->H5Sget_simple_extent_ndims)
+#define H5Sget_simple_extent_npoints (npyg__h5_api()->H5Sget_simple_extent_npoints)
+#define H5Tclose (npyg__h5_api()->H5Tclose)
+#define H5Tcopy (npyg__h5_api()->H5Tcopy)
+#define H5Tequal (npyg__h5_api()->H5Tequal)
+#define H5Tget_class (npyg__h5_api()->H5Tget_class)
+#define H5Tget_member_name (npyg__h5_api()->H5Tget_member_name)
+#define H5Tget_member_type (npyg__h5_api()->H5Tget_member_type)
+#define H5Tget_nmembers (npyg__h5_api()->H5Tget_nmembers)
+#define H5Tget_sign (npyg__h5_api()->H5Tget_sign)
+#define H5Tget_size (npyg__h5_api()->H5Tget_size)
+#define H5Tget_super (npyg__h5_api()->H5Tget_super)
+#define H5Tis_variable_str (npyg__h5_api()->H5Tis_variable_str)
+#define H5Tset_size (npyg__h5_api()->H5Tset_size)
+#define H5Tset_strpad (npyg__h5_api()->H5Tset_strpad)
+#define H5Zfilter_avail (npyg__h5_api()->H5Zfilter_avail)
+#define H5check_version (npyg__h5_api()->H5check_version)
+#define H5free_memory (npyg__h5_api()->H5free_memory)
+#define H5open (npyg__h5_api()->H5open)
+#define H5P_CLS_FILE_ACCESS_ID_g (*npyg__h5_api()->H5P_CLS_FILE_ACCESS_ID_g)
+#define H5T_C_S1_g (*npyg__h5_api()->H5T_C_S1_g)
+#define H5T_NATIVE_LLONG_g (*npyg__h5_api()->H5T_NATIVE_LLONG_g)
+#define H5T_NATIVE_UINT64_g (*npyg__h5_api()->H5T_NATIVE_UINT64_g)
+#define H5T_STD_REF_DSETREG_g (*npyg__h5_api()->H5T_STD_REF_DSETREG_g)
+#define H5T_STD_REF_OBJ_g (*npyg__h5_api()->H5T_STD_REF_OBJ_g)
+
+#endif /* NPYG__H5_TABLE_ONLY */
+
+#endif
