@@ -25,7 +25,7 @@ static NPYG__PRINTF(4, 5) int dfail(builder *b, int code, const npyg__value *at,
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = npyg__vfail(b->ctx, code, b->ctx->base + (at ? at->offset : 0), fmt, ap);
+    int rc = npyg__vfail(b->ctx, code, b->ctx->base + at->offset, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -543,7 +543,9 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
             if (title->type != V_STR && nv->type == V_STR)
                 return dfail(b, NPYG_EUNSUPPORTED, title, "%s", "field titles must be strings");
         }
-        if (nv->type != V_STR || (title && title->type != V_STR))
+        /* A title that is not a str has failed above unless the name is
+           not one either. */
+        if (nv->type != V_STR)
             return dfail(b, NPYG_EDESCR, nv, "%s", "field names must be strings");
         npyg_dtype *t = NULL;
         bool had_object = b->has_object;
@@ -608,7 +610,8 @@ static int build(builder *b, const npyg__value *v, uint32_t depth, bool in_field
         if (v->type == V_BYTES) fields = v->len == 0;
         for (const npyg__value *x = v->type == V_BYTES ? NULL : v->child; x;
              x = v->type == V_DICT ? x->next->next : x->next) {
-            bool seq = (x->type == V_TUPLE || x->type == V_LIST) && x->count >= 2 && x->count <= 3;
+            /* Elements and keys are hashable (literal.c), so never lists. */
+            bool seq = x->type == V_TUPLE && x->count >= 2 && x->count <= 3;
             bool str = x->type == V_STR && (x->len == 2 || x->len == 3);
             if (!seq && !str) fields = false;
         }
