@@ -770,7 +770,9 @@ static int parse_expr(lexer *lx, npyg__value **out, int *form)
     rc = skip_blank(lx);
     if (rc) return rc;
     c = peek(lx, 0);
-    if ((c == '+' || c == '-') && is_real(v) && *form != FORM_BINOP) {
+    /* A real part only: a value that already went through this sum is
+       complex, parenthesised or not, so two sums never chain. */
+    if ((c == '+' || c == '-') && is_real(v)) {
         size_t op = lx->i;
         lx->i++;
         rc = skip_blank(lx);
