@@ -12,8 +12,9 @@
  * The unrefused verdict of every header, with no filler, 1000 and 4000
  * characters of it, in versions 1.0 and 3.0, is numpy 1.24's: with
  * np.lib.format.read_array_header_1_0 / _read_array_header (Debian
- * python3-numpy 1.24.2), "writer", "literal" and "dtypes" are read
- * (shapes (0,), (0, 2), (0, 2)), "values" is refused ("Header does not
+ * python3-numpy 1.24.2), "writer", "literal", "dtypes" and
+ * "duplicate-descr" are read (shapes (0,), (0, 2), (0, 2), (0, 2); the
+ * last as float64), "values" is refused ("Header does not
  * contain the correct keys") and "bare-tuple" too ("Header is not a
  * dictionary").
  *
@@ -50,6 +51,10 @@ static const tmpl templates[] = {
      "{'descr': [@F@('a', 'float64'), ('b', 'datetime64'), ('c', '<M8[s]'), ('d', 'M'), ('e', '<M08'), "
      "('f', '<i4', (2,)), ('g', [('h', '<i4')])], 'fortran_order': False, 'shape': (0, 2), }",
      true},
+    /* a duplicate key: the filler is parsed, then dropped for the last
+       descr, a type name built after the whole tree */
+    {"duplicate-descr",
+     "{'descr': [@F@('x', '<f8')], 'descr': 'float64', 'fortran_order': False, 'shape': (0, 2), }", true},
     /* the values a header can hold but numpy refuses as an extra key:
        set(), Ellipsis, None, a list, a set, a complex sum */
     {"values",
