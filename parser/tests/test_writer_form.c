@@ -200,6 +200,12 @@ static void writer_edges(void)
     npyg_dtype obj = {.kind = NPYG_KIND_OBJECT, .byteorder = '|', .itemsize = 8};
     size_t n = npyg_format_descr(&obj, out, sizeof out);
     TU_CHECK(n == 4 && !strcmp(out, "'|O'"), "object dtype formats as %s, numpy '|O'", out);
+    /* snprintf's contract (npyguard.h): the length needed, at most size
+       bytes written, NUL included */
+    TU_CHECK(npyg_format_descr(&obj, NULL, 0) == 4, "%s", "no buffer: the length needed");
+    memset(out, 'x', sizeof out);
+    TU_CHECK(npyg_format_descr(&obj, out, 3) == 4 && !strcmp(out, "'|") && out[3] == 'x', "a 3-byte buffer holds %s",
+             out);
 
     /* A caller's own dtype may hold a name whose last UTF-8 sequence is
        cut short: the writer must stay inside the name (ASan checks) and
