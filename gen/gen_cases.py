@@ -1788,6 +1788,26 @@ def cases_branches():
         add('descr-struct/' + k, hdr(d))
     add('descr-title/both-not-str', hdr("[((1, 2), '<i4')]"))
     add('shape/bytes-over-int64', hdr("'|u1'", shape='(9223372036854775807, 2)'))
+    # sets and dicts past their first item, names glued to quotes
+    for k, d in (('set-second-unhashable', "{1, [2]}"),
+                 ('set-junk-after-item', "{1 x}"),
+                 ('dict-second-key-missing-colon', "{'a': 1, 'b' 2}"),
+                 ('dict-second-key-unhashable', "{'a': 1, [2]: 3}"),
+                 ('name-3-letters-then-quote', "rbx'<f8'"),
+                 ('name-2-letters-then-quote', "xy'<f8'"),
+                 ('escape-octal-3-6-7', "[('\\3\\6\\7', '<i4')]"),
+                 ('triple-string-cr-at-end', "[(" + "'" * 3 + "a\r" + "'" * 3 + ", '<i4')]")):
+        addv('literal/' + k, hdr(d), (V1, V3))
+    addv('literal/int-float-complex-sum', hdr(shape='(1.5+2j,)'), (V1, V3))
+    addv('literal/formfeed-line-after-dict', GOOD + '\n\f\n', (V1, V3))
+    add('literal/escape-backslash-cr-at-end-of-body@v3', hdr("[('a\\\r', '<i4')]"), version=V3)
+    add('literal/error-before-backslash-cr@v1', "{'descr': @, \\\r 'x': 1}")
+    for k, h in (('string-backslash-cr-at-end', "{'descr': '<f8\\\r"),
+                 ('number-backslash-cr-at-end', "{'descr': '<f8', 'shape': (2\\\r")):
+        addv('literal/cut-' + k, h, (V1, V3), pad='none')
+    add('object/two-object-fields', hdr("[('a', '|O'), ('b', '|O')]"))
+    add('descr-typestr/name-40-chars', hdr("'" + 'a' * 40 + "'"))
+    add('encoding/v3-typestr-31-ascii-then-2-byte@v3', hdr("'" + 'a' * 31 + '\xe9' + "'"), version=V3)
 
 
 def all_cases():
