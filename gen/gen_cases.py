@@ -1668,13 +1668,155 @@ def cases_parity():
         addv('literal/lines-' + k, h)
 
 
+def cases_branches():
+    """Forms that reach the reader's rarer paths: string prefixes, escapes
+    and quotes, number spellings, continuations and line ends at odd places,
+    typestr and subarray edge sizes, and headers cut short (no padding)."""
+    # string prefixes with a repeated or clashing letter are names
+    for p in ('rr', 'bb', 'ff', 'uu', 'fb'):
+        addv('literal/prefix-%s-descr' % p, hdr(p + "'<f8'"), (V1, V3))
+    for k, d in (('concat-bad-prefix', "'<' xy'f8'"),
+                 ('concat-bad-prefix-3', "'<' rbx'f8'"),
+                 ('triple-two-quotes-inside', "[(" + "'" * 3 + "a''b" + "'" * 3 + ", '<i4')]"),
+                 ('escape-octal-2-7', "[('\\234\\567', '<i4')]"),
+                 ('escape-octal-then-8', "[('a\\08', '<i4')]"),
+                 ('escape-octal-then-slash', "[('a\\0/', '<i4')]"),
+                 ('escape-bytes-octal', "[(b'\\101', '<i4')]"),
+                 ('escape-bytes-x41', "[(b'\\x41', '<i4')]"),
+                 ('escape-bytes-N', "[(b'\\N{DIGIT ONE}', '<i4')]"),
+                 ('escape-u-at-end', "[('a\\u', '<i4')]"),
+                 ('escape-U-at-end', "[('a\\U0001', '<i4')]"),
+                 ('name-with-both-quotes', "[('a\\'b\"c', '<i4')]"),
+                 ('name-with-del-escape', "[('a\\x7f', '<i4')]"),
+                 ('string-then-bad-continuation', "'<f8' \\ x"),
+                 ('after-open-brace-bad-continuation', "{\\ x}"),
+                 ('after-open-bracket-bad-continuation', "[\\ x]"),
+                 ('set-call-bad-continuation', "set \\ x"),
+                 ('set-call-name', "set x"),
+                 ('set-call-open-bad-continuation', "set(\\ x)"),
+                 ('sign-bad-continuation', "-\\ x"),
+                 ('sign-on-parenthesised-sign', "[('a', '<i4', -(-3))]"),
+                 ('complex-sum-bad-continuation', "[('a', '<i4', 1+\\ x)]"),
+                 ('complex-sum-missing-imag', "[('a', '<i4', (1+ ,))]"),
+                 ('complex-sum-signed-imag', "[('a', '<i4', 1+(-2j))]"),
+                 ('complex-sum-then-bad-continuation', "[('a', '<i4', 1+2j \\ x)]"),
+                 ('complex-sum-twice', "[('a', '<i4', (1+2j)+3j)]"),
+                 ('at-sign', "@x"),
+                 ('dot-then-name', ".x"),
+                 ('dot-dot-name', "..x"),
+                 ('float-leading-dot', "[('a', '<i4', .5)]"),
+                 ('dict-unpack-after-item', "[{'a': 1, **x}]"),
+                 ('dict-bad-continuation-after-colon', "{'a': \\ x}"),
+                 ('glued-name-non-ascii', "[('a', '<i4', True\xe9)]")):
+        addv('literal/' + k, hdr(d), (V1, V3))
+    # CR inside strings, and backslash-CR in and out of them
+    for k, d in (('triple-string-cr', "[(" + "'" * 3 + "a\rb" + "'" * 3 + ", '<i4')]"),
+                 ('triple-string-crlf', "[(" + "'" * 3 + "a\r\nb" + "'" * 3 + ", '<i4')]"),
+                 ('escape-backslash-cr', "'<f\\\r8'"),
+                 ('escape-backslash-crlf', "'<f\\\r\n8'"),
+                 ('raw-triple-backslash-cr', "[(r" + "'" * 3 + "a\\\rb" + "'" * 3 + ", '<i4')]"),
+                 ('raw-backslash-non-ascii', "[(r'a\\\xe9', '<i4')]")):
+        addv('literal/' + k, hdr(d), (V1, V3))
+    # numbers
+    ints = {'underscore-after-dot': '3._5', 'underscore-exponent': '1e_5',
+            'binary-underscore-2': '0b1_2', 'octal-underscore-8': '0o1_8',
+            'binary-trailing-2': '0b12', 'octal-trailing-8': '0o18',
+            'exp-plus': '1e+5', 'exp-minus': '1e-5', 'exp-no-digits': '1ex',
+            'big-4301-digits-dot': '1' + '0' * 4300 + '.0',
+            'big-4301-digits-exp': '1' + '0' * 4300 + 'e0',
+            'big-4301-digits-imag': '1' + '0' * 4300 + 'j',
+            'non-ascii-glued': '3\xe9'}
+    for k in sorted(ints):
+        addv('literal/int-' + k, hdr(shape='(%s,)' % ints[k]), (V1, V3))
+    for k, s in (('formfeed-before-L', '(2\fL,)'), ('tab-after-L', '(2L\tL,)'),
+                 ('formfeed-after-L', '(2L\fL,)'), ('continuation-crlf-L', '(2\\\r\nL,)'),
+                 ('continuation-cr-L', '(2\\\rL,)'), ('L-non-ascii', '(2L\xe9,)')):
+        add('pylong/' + k, hdr(shape=s))
+    # a bare tuple after the dict
+    addv('literal/bare-tuple-dict-then-int', GOOD + ', 1', (V1, V3))
+    addv('literal/bare-tuple-dict-then-close', GOOD + ', )', (V1, V3))
+    addv('literal/bare-tuple-bad-continuation', GOOD + ', \\ x', (V1, V3))
+    addv('literal/leading-bad-continuation', '\\ x' + GOOD, (V1, V3))
+    # headers that stop short: no padding, no newline
+    cut = {'comment-to-end': GOOD + ' # c',
+           'string-backslash-at-end': "{'descr': '<f8\\",
+           'triple-quote-short-at-end': "{'descr': " + "'" * 3 + "<f8''",
+           'underscore-at-end': "{'descr': '<f8', 'shape': (1_",
+           'number-backslash-at-end': "{'descr': '<f8', 'shape': (2\\",
+           'L-at-end': "{'descr': '<f8', 'shape': (2L",
+           'name-after-value-at-end': "{'descr': '<f8', 'shape': (3 abc",
+           'name-at-end': "{'descr': '<f8', 'shape': (Tru",
+           'bare-tuple-comma-at-end': GOOD + ',',
+           'open-brace-cr-at-end': '{\r',
+           'open-brace-continuation-cr-at-end': '{\\\r'}
+    for k in sorted(cut):
+        addv('literal/cut-' + k, cut[k], (V1, V3), pad='none')
+    # UTF-8 cut or broken in the last bytes of a 3.0 header
+    add('encoding/utf8-truncated-at-end@v3', GOOD.encode() + b' \xc3', version=V3, pad='none')
+    add('encoding/utf8-bad-third-byte@v3',
+        b"{'descr': [('\xe2\x82\xc0', '<i4')], 'fortran_order': False, 'shape': (3,), }",
+        version=V3)
+    # a raw DEL in a name: numpy's writer escapes it
+    add('encoding/raw-del-in-name', "{'descr': [('a\x7f', '<i4')], 'fortran_order': False, "
+        "'shape': (3,), }")
+    add('descr-typestr/empty-writer-form', hdr("''"))
+    # typestrs
+    for k, t in (('control-char-size', '<f\\x018'), ('sign-only-size', '<f+'),
+                 ('space-only-size', '<S '), ('S-size-saturates', '|S99999999999999999999999'),
+                 ('U-size-times-4-overflows', '<U9999999999999999999'),
+                 ('nul-escape', '<f\\x008'), ('order-then-digit', '<3i4'),
+                 ('order-then-paren', '<(2,)i4'), ('comma-in-brackets', '<M8[1,s]'),
+                 ('letter-then-brace', 'b~'), ('datetime-digits-only', '<M8[25]'),
+                 ('datetime-tab', '<M8[\\ts]')):
+        add('descr-typestr/' + k, hdr("'%s'" % t))
+    for k, d in (('bytes-empty', "[('a', ('<i4', b''))]"),
+                 ('dict-int-key', "[('a', ('<i4', {1: 2}))]"),
+                 ('dict-names', "[('a', ('<i4', {'names': ['x'], 'formats': ['<i4']}))]"),
+                 ('dict-formats', "[('a', ('<i4', {'formats': ['<i4']}))]"),
+                 ('S0-bool', "[('a', ('|S0', True))]"),
+                 ('negative-zero-dim', "[('a', '<i4', (-0,))]"),
+                 ('items-overflow-u64', "[('a', '|u1', (2147483647, 2147483647, 2147483647))]"),
+                 ('items-over-int64', "[('a', '|u1', (2147483647, 2147483647, 3))]"),
+                 ('items-2pow32', "[('a', '|u1', (65536, 65536))]"),
+                 ('bytes-2pow31', "[('a', '<f8', (268435456,))]")):
+        add('descr-subarray/' + k, hdr(d))
+    for k, d in (('duplicates-ab-ab', "[('a', '<i4'), ('b', '<i4'), ('a', '<i4'), ('b', '<i4')]"),
+                 ('duplicates-ba-ba', "[('b', '<i4'), ('a', '<i4'), ('b', '<i4'), ('a', '<i4')]"),
+                 ('size-over-int-max', "[('a', '|S2000000000'), ('b', '|S2000000000')]"),
+                 ('set-of-1-tuple', "{('a',)}"),
+                 ('set-of-4-tuple', "{('a', 'b', 'c', 'd')}")):
+        add('descr-struct/' + k, hdr(d))
+    add('descr-title/both-not-str', hdr("[((1, 2), '<i4')]"))
+    add('shape/bytes-over-int64', hdr("'|u1'", shape='(9223372036854775807, 2)'))
+    # sets and dicts past their first item, names glued to quotes
+    for k, d in (('set-second-unhashable', "{1, [2]}"),
+                 ('set-junk-after-item', "{1 x}"),
+                 ('dict-second-key-missing-colon', "{'a': 1, 'b' 2}"),
+                 ('dict-second-key-unhashable', "{'a': 1, [2]: 3}"),
+                 ('name-3-letters-then-quote', "rbx'<f8'"),
+                 ('name-2-letters-then-quote', "xy'<f8'"),
+                 ('escape-octal-3-6-7', "[('\\3\\6\\7', '<i4')]"),
+                 ('triple-string-cr-at-end', "[(" + "'" * 3 + "a\r" + "'" * 3 + ", '<i4')]")):
+        addv('literal/' + k, hdr(d), (V1, V3))
+    addv('literal/int-float-complex-sum', hdr(shape='(1.5+2j,)'), (V1, V3))
+    addv('literal/formfeed-line-after-dict', GOOD + '\n\f\n', (V1, V3))
+    add('literal/escape-backslash-cr-at-end-of-body@v3', hdr("[('a\\\r', '<i4')]"), version=V3)
+    add('literal/error-before-backslash-cr@v1', "{'descr': @, \\\r 'x': 1}")
+    for k, h in (('string-backslash-cr-at-end', "{'descr': '<f8\\\r"),
+                 ('number-backslash-cr-at-end', "{'descr': '<f8', 'shape': (2\\\r")):
+        addv('literal/cut-' + k, h, (V1, V3), pad='none')
+    add('object/two-object-fields', hdr("[('a', '|O'), ('b', '|O')]"))
+    add('descr-typestr/name-40-chars', hdr("'" + 'a' * 40 + "'"))
+    add('encoding/v3-typestr-31-ascii-then-2-byte@v3', hdr("'" + 'a' * 31 + '\xe9' + "'"), version=V3)
+
+
 def all_cases():
     for fn in (cases_magic, cases_version, cases_length, cases_encoding,
                cases_literal, cases_pylong, cases_dict, cases_keys,
                cases_shape, cases_fortran, cases_typestr, cases_datetime,
                cases_struct, cases_subarray, cases_title, cases_pad,
                cases_object, cases_payload, cases_limit, cases_align,
-               cases_parity):
+               cases_parity, cases_branches):
         fn()
     return sorted(CASES, key=lambda c: c.name)
 

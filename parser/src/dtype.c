@@ -25,7 +25,7 @@ static NPYG__PRINTF(4, 5) int dfail(builder *b, int code, const npyg__value *at,
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = npyg__vfail(b->ctx, code, b->ctx->base + (at ? at->offset : 0), fmt, ap);
+    int rc = npyg__vfail(b->ctx, code, b->ctx->base + at->offset, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -330,10 +330,9 @@ static int build(builder *b, const npyg__value *v, uint32_t depth, bool in_field
 static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape, uint32_t depth, npyg_dtype **out);
 
 /* Lists of ints and tuples of ints are shapes to numpy; any other list or
-   tuple it first tries to read as a dtype. */
+   tuple it first tries to read as a dtype. v is a list or a tuple. */
 static bool is_int_seq(const npyg__value *v)
 {
-    if (v->type != V_LIST && v->type != V_TUPLE) return false;
     if (v->type == V_LIST && v->count == 0) return false; /* [] is the empty struct */
     for (const npyg__value *x = v->child; x; x = x->next)
         if (x->type != V_INT && x->type != V_BOOL) return false;
@@ -460,7 +459,10 @@ static int build_subarray(builder *b, npyg_dtype *base, const npyg__value *shape
         }
     if (wrapped || items > INT32_MAX)
         return dfail(b, NPYG_EOVERFLOW, shape, "%s", "subarray item count does not fit into a C int");
-    if (!npyg__mul_u64(total, items, &total) || total > ITEMSIZE_MAX)
+    /* Both factors are at most INT32_MAX (every itemsize is held to
+       ITEMSIZE_MAX), so the product fits in 64 bits. */
+    total *= items;
+    if (total > ITEMSIZE_MAX)
         return dfail(b, NPYG_EOVERFLOW, shape, "%s", "subarray size in bytes does not fit into a C int");
     npyg_dtype *d;
     int drc = new_dtype(b, NPYG_KIND_SUBARRAY, shape, &d);
@@ -543,7 +545,9 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
             if (title->type != V_STR && nv->type == V_STR)
                 return dfail(b, NPYG_EUNSUPPORTED, title, "%s", "field titles must be strings");
         }
-        if (nv->type != V_STR || (title && title->type != V_STR))
+        /* A title that is not a str has failed above unless the name is
+           not one either. */
+        if (nv->type != V_STR)
             return dfail(b, NPYG_EDESCR, nv, "%s", "field names must be strings");
         npyg_dtype *t = NULL;
         bool had_object = b->has_object;
@@ -574,7 +578,8 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
             fd->offset = offset;
             fd->type = t;
         }
-        if (!npyg__add_u64(offset, t->itemsize, &offset) || offset > ITEMSIZE_MAX)
+        offset += t->itemsize; /* both at most ITEMSIZE_MAX: no wrap */
+        if (offset > ITEMSIZE_MAX)
             return dfail(b, NPYG_EOVERFLOW, f, "%s", "structure size in bytes does not fit into a C int");
     }
     int rc = check_labels(b, labels, nlabels);
@@ -608,7 +613,8 @@ static int build(builder *b, const npyg__value *v, uint32_t depth, bool in_field
         if (v->type == V_BYTES) fields = v->len == 0;
         for (const npyg__value *x = v->type == V_BYTES ? NULL : v->child; x;
              x = v->type == V_DICT ? x->next->next : x->next) {
-            bool seq = (x->type == V_TUPLE || x->type == V_LIST) && x->count >= 2 && x->count <= 3;
+            /* Elements and keys are hashable (literal.c), so never lists. */
+            bool seq = x->type == V_TUPLE && x->count >= 2 && x->count <= 3;
             bool str = x->type == V_STR && (x->len == 2 || x->len == 3);
             if (!seq && !str) fields = false;
         }

@@ -12,7 +12,7 @@ static NPYG__PRINTF(4, 5) int hfail(npyg_ctx *ctx, int code, const npyg__value *
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = npyg__vfail(ctx, code, ctx->base + (at ? at->offset : 0), fmt, ap);
+    int rc = npyg__vfail(ctx, code, ctx->base + at->offset, fmt, ap);
     va_end(ap);
     return rc;
 }

@@ -208,15 +208,17 @@ static int decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char
             continue;
         }
         if (c != '\\') { out[o++] = (char)c; j++; continue; }
+        /* find_string_end steps over the character after each backslash,
+           so the closing quote never follows one: j + 1 < e below. */
         if (pf->raw) { /* the backslash stays, and shields the next char */
             out[o++] = '\\';
             j++;
-            if (j < e && s[j] != '\r' && s[j] < 0x80) out[o++] = (char)s[j++];
+            if (s[j] != '\r' && s[j] < 0x80) out[o++] = (char)s[j++];
             continue;
         }
         size_t at = j;
-        j++; /* past the backslash; find_string_end guarantees j < e or j == e */
-        int d = j < e ? s[j] : -1;
+        j++;
+        int d = s[j];
         uint32_t cp;
         switch (d) {
         case '\n': j++; continue;
@@ -530,16 +532,15 @@ static int unexpected_after_value(lexer *lx)
     return syntax(lx, lx->i, "invalid syntax");
 }
 
-/* After an item inside brackets: ',' (then maybe the close) or the close. */
+/* After an item inside brackets: ',' (then maybe the close) or the close.
+   The item's parse_expr has already skipped the blanks after it. */
 static int after_item(lexer *lx, int close, bool *done)
 {
-    int rc = skip_blank(lx);
-    if (rc) return rc;
     int c = peek(lx, 0);
     if (c == close) { *done = true; return close_bracket(lx); }
     if (c == ',') {
         lx->i++;
-        rc = skip_blank(lx);
+        int rc = skip_blank(lx);
         if (rc) return rc;
         if (peek(lx, 0) == close) { *done = true; return close_bracket(lx); }
         *done = false;
@@ -578,8 +579,6 @@ static int parse_paren(lexer *lx, npyg__value **out, int *form)
     }
     npyg__value *first = NULL;
     rc = parse_expr(lx, &first, form);
-    if (rc) return rc;
-    rc = skip_blank(lx);
     if (rc) return rc;
     if (peek(lx, 0) == ')') { /* parentheses around a value make no node */
         *out = first;
@@ -629,8 +628,6 @@ static int parse_brace(lexer *lx, npyg__value **out)
     int form = 0;
     rc = parse_expr(lx, &key, &form);
     if (rc) return rc;
-    rc = skip_blank(lx);
-    if (rc) return rc;
     if ((rc = need_hashable(lx, key))) return rc;
     if (peek(lx, 0) != ':') { /* a set display */
         d->type = V_SET;
@@ -667,8 +664,6 @@ static int parse_brace(lexer *lx, npyg__value **out)
         rc = parse_expr(lx, &key, &form);
         if (rc) return rc;
         if ((rc = need_hashable(lx, key))) return rc;
-        rc = skip_blank(lx);
-        if (rc) return rc;
     }
 }
 
@@ -775,7 +770,9 @@ static int parse_expr(lexer *lx, npyg__value **out, int *form)
     rc = skip_blank(lx);
     if (rc) return rc;
     c = peek(lx, 0);
-    if ((c == '+' || c == '-') && is_real(v) && *form != FORM_BINOP) {
+    /* A real part only: a value that already went through this sum is
+       complex, parenthesised or not, so two sums never chain. */
+    if ((c == '+' || c == '-') && is_real(v)) {
         size_t op = lx->i;
         lx->i++;
         rc = skip_blank(lx);
@@ -826,16 +823,12 @@ static int skip_leading_lines(lexer *lx)
     }
 }
 
-/* After the value: blanks, comments and newlines; a last line of only
-   spaces or tabs is an "unexpected indent" to CPython. */
+/* After the value: newlines, blank and comment lines; a last line of only
+   spaces or tabs is an "unexpected indent" to CPython. The blanks and
+   comment on the value's own line are behind us: the value ends with
+   parse_expr's skip_blank, or with one after a bare tuple's comma. */
 static int check_trailing(lexer *lx)
 {
-    for (;;) {
-        int c = peek(lx, 0);
-        if (c == ' ' || c == '\t' || c == '\f') lx->i++;
-        else if (c == '#') skip_comment(lx);
-        else break;
-    }
     int c = peek(lx, 0);
     if (c < 0) return 0;
     if (!is_newline(c)) return unexpected_after_value(lx);
@@ -863,7 +856,9 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
 {
     lexer lx = {ctx, (const unsigned char *)text, len, 0, 0, opts, warnings, SIZE_MAX, SIZE_MAX};
     int rc = parse_value(&lx, out);
-    if (!opts->latin1 || (rc && rc != NPYG_ESYNTAX && rc != NPYG_ENOTLITERAL && rc != NPYG_EPY2LONG)) return rc;
+    /* (latin1 comes with allow_py2long, both meaning v1/v2, so NPYG_EPY2LONG
+       does not arise here.) */
+    if (!opts->latin1 || (rc && rc != NPYG_ESYNTAX && rc != NPYG_ENOTLITERAL)) return rc;
     /* numpy's v1/v2 token filter reads lines as Python's tokenize does,
        where a CR alone ends no line; CPython's compiler, which reads the
        result, takes it as a line break. Before the value (a line that
@@ -872,7 +867,9 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
        other) the readings differ, so npyguard declines those forms. */
     for (size_t cr = 0; cr < len && cr < lx.value_end; cr++) {
         if (text[cr] != '\r' || (cr + 1 < len && text[cr + 1] == '\n')) continue;
-        if (cr >= lx.value_start && (cr == 0 || text[cr - 1] != '\\')) continue;
+        /* cr > 0 here: the value cannot start at a CR, which
+           skip_leading_lines takes as a line end. */
+        if (cr >= lx.value_start && text[cr - 1] != '\\') continue;
         if (rc && ctx->err.offset < ctx->base + cr) return rc;
         memset(&ctx->err, 0, sizeof ctx->err);
         return npyg__fail(ctx, NPYG_EUNSUPPORTED, ctx->base + cr, "%s",
@@ -901,8 +898,8 @@ static int parse_value(lexer *lx, npyg__value **out)
             lx->i++;
             rc = skip_blank(lx);
             if (rc) return rc;
-            int c = peek(lx, 0);
-            if (c < 0 || is_newline(c) || c == '#') break;
+            int c = peek(lx, 0); /* skip_blank took any comment */
+            if (c < 0 || is_newline(c)) break;
             npyg__value *item = NULL;
             rc = parse_expr(lx, &item, &form);
             if (rc) return rc;

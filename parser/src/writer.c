@@ -304,9 +304,10 @@ int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__v
     bool utf8 = ctx->info.version_major == 3;
     cursor check = {NULL, text, len, 0, 0, utf8};
     if (header(&check, &top) != 0) return 0;
+    /* The same walk over the same text: every MISS depends on the text
+       alone, so this one can only fail for memory, never miss. */
     cursor build = {ctx, text, len, 0, 0, utf8};
     int rc = header(&build, &top);
-    if (rc == MISS) return 0; /* cannot happen: the same text matched */
     if (rc) return rc;
     *out = top;
     return 0;

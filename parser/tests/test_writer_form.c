@@ -186,6 +186,63 @@ static void repr_rules(npyg_ctx *ctx)
     }
 }
 
+/* The writer's public and canonical-check edges. Expected texts are
+   numpy 1.24's: np.lib.format.dtype_to_descr(np.dtype(object)) is '|O',
+   and np.lib.format.write_array_header_1_0 writes
+   {'descr': '<f8', 'fortran_order': False, 'shape': (3,), } padded with
+   spaces to 117 bytes and '\n' for a (3,) '<f8' array. */
+static void writer_edges(void)
+{
+    char out[128];
+    tu_current = "writer edges";
+    TU_CHECK(npyg_format_descr(NULL, out, sizeof out) == 0, "%s", "a NULL dtype formats as nothing");
+
+    npyg_dtype obj = {.kind = NPYG_KIND_OBJECT, .byteorder = '|', .itemsize = 8};
+    size_t n = npyg_format_descr(&obj, out, sizeof out);
+    TU_CHECK(n == 4 && !strcmp(out, "'|O'"), "object dtype formats as %s, numpy '|O'", out);
+    /* snprintf's contract (npyguard.h): the length needed, at most size
+       bytes written, NUL included */
+    TU_CHECK(npyg_format_descr(&obj, NULL, 0) == 4, "%s", "no buffer: the length needed");
+    memset(out, 'x', sizeof out);
+    TU_CHECK(npyg_format_descr(&obj, out, 3) == 4 && !strcmp(out, "'|") && out[3] == 'x', "a 3-byte buffer holds %s",
+             out);
+
+    /* A caller's own dtype may hold a name whose last UTF-8 sequence is
+       cut short: the writer must stay inside the name (ASan checks) and
+       return the length it wrote. */
+    static const char cut[] = {'a', (char)0xc3};
+    npyg_dtype i4 = {.kind = NPYG_KIND_INT, .byteorder = '<', .itemsize = 4};
+    npyg_field fld = {.name = cut, .name_len = sizeof cut, .type = &i4};
+    npyg_dtype st = {.kind = NPYG_KIND_STRUCT, .byteorder = '|', .itemsize = 4, .nfields = 1, .fields = &fld};
+    n = npyg_format_descr(&st, out, sizeof out);
+    TU_CHECK(n == strlen(out) && !strncmp(out, "[('a", 4) && n > 13 && !strcmp(out + n - 10, "', '<i4')]"),
+             "a cut UTF-8 name: %s", out);
+
+    npyg_dtype f8 = {.kind = NPYG_KIND_FLOAT, .byteorder = '<', .itemsize = 8};
+    uint64_t dims[1] = {3};
+    npyg_info info = {.version_major = 1, .dtype = &f8, .ndim = 1, .shape = dims};
+    char text[118];
+    static const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }";
+    memset(text, ' ', sizeof text);
+    memcpy(text, dict, sizeof dict - 1);
+    text[117] = '\n';
+    TU_CHECK(npyg__header_is_canonical(&info, text, sizeof text), "%s", "numpy's own header is canonical");
+    TU_CHECK(!npyg__header_is_canonical(&info, dict, sizeof dict - 1), "%s",
+             "the dict without numpy's newline is not canonical");
+    static const char tight[] = "{'descr':'<f8','fortran_order':False,'shape':(3,)}\n";
+    TU_CHECK(!npyg__header_is_canonical(&info, tight, sizeof tight - 1), "%s",
+             "a header shorter than numpy's spelling is not canonical");
+    /* 32 bytes at most for a typestr: a v3 string that a 2-byte character
+       takes past that is the general parser's */
+    static const char longts[] = "{'descr': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9', 'fortran_order': False, 'shape': (3,), }\n";
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    npyg__value *top = NULL;
+    ctx->info.version_major = 3;
+    TU_CHECK(npyg__parse_writer_form(ctx, longts, sizeof longts - 1, &top) == 0 && top == NULL, "%s",
+             "a 33-byte typestr is left to the general parser");
+    npyg_ctx_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -202,6 +259,7 @@ int main(int argc, char **argv)
     cases(ctx, argv[1]);
     corpus(ctx, argv[2]);
     repr_rules(ctx);
+    writer_edges();
     npyg_ctx_free(ctx);
     printf("writer form: %zu headers matched (%zu structured), %zu one-byte mutants matched\n",
            matched, matched_struct, mutants_matched);
