@@ -7,7 +7,9 @@ each payload.
 
     /usr/bin/python3 gen/gen_pickles.py [OUTDIR]     (default: corpus/pickle)
 
-Nothing here is ever unpickled. Pickles come from pickle.dumps (pickling
+Nothing that imports is ever unpickled (only import-free pickles, through
+an Unpickler that refuses every import, where pickletools.dis is stricter
+than pickle.loads). Pickles come from pickle.dumps (pickling
 runs no payload) or are written opcode by opcode; each .npy header is
 numpy's own (numpy.lib.format.write_array_header_1_0 / 2_0), followed by
 the pickle as numpy.save writes one (pickle.dump after the header; numpy
@@ -118,8 +120,16 @@ def replay(payload):
                 stack.append(note("ext:%d" % arg))
             elif n in ("STRING", "BINSTRING", "SHORT_BINSTRING", "UNICODE", "BINUNICODE",
                        "SHORT_BINUNICODE", "BINUNICODE8"):
+                if n == "STRING":
+                    raw = payload[_pos + 1:payload.index(b"\n", _pos + 1)]
+                    if not (len(raw) >= 2 and raw[:1] == raw[-1:] and raw[:1] in (b"'", b'"')):
+                        # pickletools takes a lone quote as ''; Lib/pickle.py's load_string does not.
+                        raise ValueError("the STRING opcode argument must be quoted")
                 stack.append(Str(arg if isinstance(arg, str) else arg.decode("latin-1")))
             elif n in ("PUT", "BINPUT", "LONG_BINPUT"):
+                if arg < 0:
+                    # pickletools does not check it; Lib/pickle.py's load_put does.
+                    raise ValueError("negative PUT argument")
                 memo[arg] = stack[-1] if stack else None
             elif n == "MEMOIZE":
                 memo[len(memo)] = stack[-1] if stack else None
@@ -190,6 +200,26 @@ def replay(payload):
     return imports, sorted(called), sorted(built), err
 
 
+class NoImports(pickle.Unpickler):
+    """pickle.Unpickler that refuses every import and persistent id: with
+    nothing callable it runs no code, so an import-free pickle can be
+    loaded to see whether pickle.loads is laxer than pickletools.dis."""
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError("import refused: %s.%s" % (module, name))
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("persistent id refused")
+
+
+def loads_error(payload):
+    """None when pickle.loads (refusing imports) accepts payload, else its error."""
+    try:
+        NoImports(io.BytesIO(payload)).load()
+    except Exception as e:  # what the loader raises: UnpicklingError, ValueError, EOFError, ...
+        return "%s: %s" % (type(e).__name__, e)
+    return None
+
+
 # ---------------------------------------------------------------- objects
 
 class Reduce:
@@ -251,8 +281,9 @@ def npy_bytes(descr, shape, payload, version=(1, 0)):
 def cases():
     out = []
 
-    def add(name, payload, description, error=None, descr="|O", shape=None, version=(1, 0), rule=None):
-        out.append((name, payload, description, error, descr, shape, version, rule))
+    def add(name, payload, description, error=None, descr="|O", shape=None, version=(1, 0), rule=None,
+            limits=None):
+        out.append((name, payload, description, error, descr, shape, version, rule, limits))
 
     mixed = [1, "a", None, 2.5, {"k": [1, 2]}, b"raw", (1, "t")]
     for proto in range(6):
@@ -370,6 +401,87 @@ def cases():
     add("obj-on-global-p1.npy", b"(cbuiltins\nset\no(cbuiltins\nlist\n)o0)\x81.",
         "OBJ on a class, then NEWOBJ on an empty tuple (the loader would refuse it)")
 
+    # Argument forms and malformed arguments of the text opcodes (GET, PUT,
+    # STRING, UNICODE), read as int(), codecs.escape_decode and
+    # raw-unicode-escape read them.
+    add("text-index-blanks-p0.npy", b"Np\t1\r\n0g\r1\t\n0g1 \n.",
+        "PUT and GET indexes with a tab, a carriage return and a space around the digits (int() strips them)")
+    add("put-index-blank.npy", b"Np \n.", "PUT with an index of blanks only", error="NPYG_EPICKLE")
+    add("put-index-negative.npy", b"Np-1\n.", "PUT -1 (Lib/pickle.py: negative PUT argument)", error="NPYG_EPICKLE")
+    add("put-index-underscore-first.npy", b"Np_1\n.", "PUT index _1: int() refuses a leading underscore",
+        error="NPYG_EPICKLE")
+    add("put-index-underscore-last.npy", b"Np1_\n.", "PUT index 1_: int() refuses a trailing underscore",
+        error="NPYG_EPICKLE")
+    add("put-index-underscore-double.npy", b"Np1__0\n.", "PUT index 1__0: int() refuses a doubled underscore",
+        error="NPYG_EPICKLE")
+    add("put-index-too-long.npy", b"Np" + b"x" * 40 + b"\n.", "PUT with a 40-letter index", error="NPYG_EPICKLE")
+    add("get-index-huge.npy", b"Ng99999999999999999999\n.",
+        "GET of memo entry 10**20 - 1: never stored, and past every max_memo", error="NPYG_ELIMIT_PICKLE_MEMO")
+    add("long-binget-past-memo.npy", b"\x80\x02j\xff\xff\xff\xff.",
+        "LONG_BINGET 2**32 - 1: never stored, and past the default max_memo", error="NPYG_ELIMIT_PICKLE_MEMO")
+    add("get-unset-below-stored.npy", b"Nq\x05h\x03.", "BINGET 3 after only BINPUT 5 stored",
+        error="NPYG_EPICKLE")
+    add("put-redefined-p1.npy", b"Nq\x00Nq\x000.",
+        "BINPUT 0 twice: pickle.loads overwrites the entry, pickletools.dis alone refuses it", error="NPYG_OK")
+    add("string-escape-forms-p0.npy", b"S'\\x4A\\x6f\\!\\1!'\n0S'\\1'\n.",
+        "STRING with upper- and lower-case \\x digits, an unknown escape below '0' and octal escapes"
+        " cut by the quote and by a non-digit")
+    for name, arg, what in (("space", b"\\x 0", "a space"), ("upper-g", b"\\xaG", "'G'"),
+                            ("letter-z", b"\\xz0", "'z'"), ("none", b"\\x", "nothing"), ("one", b"\\x1", "one digit")):
+        add("string-bad-hex-%s.npy" % name, b"S'" + arg + b"'\n.",
+            "STRING whose \\x escape is followed by %s (codecs.escape_decode: invalid \\x escape)" % what,
+            error="NPYG_EPICKLE")
+    add("string-trailing-backslash.npy", b"S'abc\\'\n.", "STRING ending in a backslash", error="NPYG_EPICKLE")
+    add("string-one-quote.npy", b"S'\n.", "STRING of a single quote character", error="NPYG_EPICKLE")
+    add("string-other-delimiters.npy", b"Sxabcx\n.", "STRING between two x's, not quotes", error="NPYG_EPICKLE")
+    add("string-long-p0.npy", b"S'" + b"a" * 3000 + b"'\n.", "a 3000-character STRING, longer than any name")
+    add("stack-global-long-text-string-p0.npy", b"S'" + b"m" * 300 + b"'\nS'x'\n\x93.",
+        "STACK_GLOBAL whose module is a 300-character STRING: unresolved",
+        rule=lambda imps: ["?." + i.split(".")[1] for i in imps])
+    add("unicode-long-p0.npy", b"V" + b"a" * 3000 + b"\n.", "a 3000-character UNICODE string")
+    add("unicode-backslashes-p0.npy", b"Va\\\n0V\\x\n.",
+        "UNICODE ending in a backslash, and a backslash before x: both literal in raw-unicode-escape")
+    add("unicode-short-escape.npy", b"V\\u12\n.", "UNICODE with a \\u escape of 2 digits", error="NPYG_EPICKLE")
+    add("unicode-bad-escape.npy", b"V\\u12G4\n.", "UNICODE with a \\u escape holding 'G'", error="NPYG_EPICKLE")
+    add("unicode-above-max.npy", b"V\\U00110000\n.", "UNICODE \\U00110000, above U+10FFFF", error="NPYG_EPICKLE")
+    add("binunicode8-huge.npy", b"\x8d" + b"\xff" * 8 + b".", "BINUNICODE8 longer than any size",
+        error="NPYG_EPICKLE")
+
+    # Every opcode whose argument or data the pickle ends inside.
+    for name, p in (("put", b"Np1"), ("binput", b"Nq"), ("long-binput", b"Nr\x01"), ("binget", b"h"),
+                    ("long-binget", b"j\x01"), ("long1-arg", b"\x8a"), ("long1-data", b"\x8a\x05ab"),
+                    ("long4-arg", b"\x8b\x01"), ("long4-data", b"\x8b\x05\x00\x00\x00ab"),
+                    ("binstring-arg", b"T\x01"), ("binunicode-arg", b"X\x01"), ("binunicode8-arg", b"\x8d\x01"),
+                    ("short-binbytes-arg", b"C"), ("binbytes-arg", b"B\x01"), ("binbytes8-arg", b"\x8e\x01")):
+        add("truncated-%s.npy" % name, p, "the pickle ends inside the argument of its last opcode (%s)" % name,
+            error="NPYG_EPICKLE_TRUNC")
+    add("obj-no-mark.npy", b"o.", "OBJ with no MARK at all", error="NPYG_EPICKLE")
+    add("binpersid-empty.npy", b"Q.", "BINPERSID on an empty stack", error="NPYG_EPICKLE")
+
+    # Imports that differ only in their bytes, flags or what they come from.
+    add("same-length-imports-p0.npy", b"cos\nsystem\n0cnt\nsystem\n0cos\ngetcwd\n0cos\nsystem\n.",
+        "os.system, nt.system, os.getcwd, then os.system again: names of equal lengths told apart")
+    add("global-cut-and-exact-p0.npy",
+        b"c" + b"m" * 255 + b"\n" + b"n" * 255 + b"\n0c" + b"m" * 300 + b"\n" + b"n" * 300 + b"\n.",
+        "a GLOBAL of exactly 255-byte names, then one of 300-byte names cut to the same 255: two imports",
+        rule=lambda imps: [".".join(part[:255] for part in i.split(".")) for i in imps])
+    add("global-long-attribute-p0.npy", b"cos\n" + b"n" * 300 + b"\n.",
+        "GLOBAL with a short module and a 300-byte name: cut at 255",
+        rule=lambda imps: [".".join(part[:255] for part in i.split(".")) for i in imps])
+    add("build-on-none-p2.npy", b"\x80\x02N}b.", "BUILD on None: no import is given state")
+    add("stack-global-from-call-p4.npy", b"\x80\x04cbuiltins\nstr\n)R\x8c\x01x\x93.",
+        "STACK_GLOBAL whose module is what calling builtins.str returned: unresolved")
+    add("stack-global-from-persid-p4.npy", b"\x80\x04Pabc\n\x8c\x01x\x93.",
+        "STACK_GLOBAL whose module is a persistent id: unresolved")
+
+    # Limits of the scan itself, on pickles pickletools walks cleanly.
+    add("marks-40-p1.npy", b"(" * 40 + b"t" * 40 + b".",
+        "40 nested MARKs, each closed by TUPLE: past max_stack 16 at the 16th MARK",
+        error="NPYG_ELIMIT_PICKLE_STACK", limits={"max_stack": 16})
+    add("list-200-p1.npy", b"(" + b"N" * 200 + b"l.",
+        "a list of 200 Nones after one MARK: past max_stack 100, the stack grown to the limit's size",
+        error="NPYG_ELIMIT_PICKLE_STACK", limits={"max_stack": 100})
+
     # Malformed and truncated pickles: numpy's loader gets an UnpicklingError
     # (or EOFError) from pickle.load before anything is called.
     full = pickle.dumps(obj_array([os_system, Reduce(eval, ("1",))]), protocol=4)
@@ -421,13 +533,24 @@ def main():
     manifest = {"python_version": "%d.%d.%d" % sys.version_info[:3], "numpy_version": np.__version__,
                 "files": {}}
     files = {}
-    for name, payload, description, error, descr, shape, version, rule in cases():
+    for name, payload, description, error, descr, shape, version, rule, limits in cases():
         data = npy_bytes(descr, shape if shape is not None else (), payload, version)
         imports, called, built, perr = replay(payload)
         if error is None and perr is not None:
             raise SystemExit("FATAL: %s: pickletools says %s" % (name, perr))
-        if error is not None and perr is None:
+        if limits is not None and perr is not None:
+            raise SystemExit("FATAL: %s: a limit case must be well formed, pickletools says %s" % (name, perr))
+        if error is not None and limits is None and perr is None:
             raise SystemExit("FATAL: %s: expected malformed, pickletools accepts it" % name)
+        lerr = None
+        if error == "NPYG_OK":
+            # pickletools.dis refuses it, the scan accepts it: only where
+            # pickle.loads accepts it too (import-free, so it can be loaded).
+            if imports:
+                raise SystemExit("FATAL: %s: loads check needs an import-free pickle" % name)
+            lerr = loads_error(payload)
+            if lerr is not None:
+                raise SystemExit("FATAL: %s: pickle.loads refuses it: %s" % (name, lerr))
         files[name] = data
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
@@ -441,6 +564,10 @@ def main():
             "pickletools_error": perr,
             "npyguard_scan": error or "NPYG_OK",
         }
+        if error == "NPYG_OK":
+            manifest["files"][name]["pickle_loads_error"] = lerr
+        if limits is not None:
+            manifest["files"][name]["npyguard_limits"] = limits
         if rule:
             # Where npyguard's documented naming rule (npyguard.h: names cut
             # at NPYG_PICKLE_NAME_MAX bytes; a STACK_GLOBAL string that is
