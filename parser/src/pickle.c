@@ -442,10 +442,10 @@ static int line_import(scan *s, uint32_t *idx)
                       fl, 0, idx);
 }
 
-static void use(scan *s, uint32_t tag, unsigned flag)
+/* BUILD gives state to an import, or to what calling one returned. */
+static void build(scan *s, uint32_t tag)
 {
-    if (KIND(tag) == K_GLOBAL || (KIND(tag) == K_RESULT && flag == NPYG_PI_BUILD))
-        imps(s)[VAL(tag)].flags |= flag;
+    if (KIND(tag) == K_GLOBAL || KIND(tag) == K_RESULT) imps(s)[VAL(tag)].flags |= NPYG_PI_BUILD;
 }
 
 /* What calling tag returns, marking the use on the import. */
@@ -453,7 +453,7 @@ static uint32_t call(scan *s, uint32_t tag, unsigned flag)
 {
     switch (KIND(tag)) {
     case K_GLOBAL:
-        use(s, tag, flag);
+        imps(s)[VAL(tag)].flags |= flag;
         return TAG(K_RESULT, VAL(tag));
     case K_RESULT:
     case K_OPAQUE:
@@ -571,10 +571,7 @@ static int text_string(scan *s)
     uint64_t n;
     int rc = take_line(s, line, sizeof line, &n);
     if (rc) return rc;
-    if (n > sizeof line) {
-        if (n < 2) return BAD(s, "the STRING argument must be quoted");
-        return push(s, TAG(K_STRX, 0)); /* quoting of a cut line is not checked */
-    }
+    if (n > sizeof line) return push(s, TAG(K_STRX, 0)); /* quoting of a cut line is not checked */
     if (n < 2 || line[0] != line[n - 1] || (line[0] != '\'' && line[0] != '"'))
         return BAD(s, "the STRING argument must be quoted");
     uint8_t out[LINE_KEEP];
@@ -585,7 +582,6 @@ static int text_string(scan *s)
         if (i + 2 >= n) return BAD(s, "STRING argument ends with a backslash");
         c = (uint8_t)line[++i];
         switch (c) {
-        case '\n': break;
         case '\\': case '\'': case '"': out[o++] = c; break;
         case 'a': out[o++] = 7; break;
         case 'b': out[o++] = 8; break;
@@ -870,7 +866,7 @@ static int step(scan *s)
         rc = need(s, 2, "BUILD");
         if (rc) return rc;
         s->sp--;
-        use(s, stk(s)[s->sp - 1], NPYG_PI_BUILD);
+        build(s, stk(s)[s->sp - 1]);
         return 0;
     case 0x82: case 0x83: case 0x84: {                         /* EXT1, EXT2, EXT4 */
         unsigned w = op == 0x82 ? 1 : op == 0x83 ? 2 : 4;
