@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes corpus/pickle/: object-dtype .npy files whose payloads are pickles
 of every protocol (0-5) and opcode family the static scanner must name,
-malformed and truncated pickles, and an .npz of object members, with
+malformed and truncated pickles, an .npz of object members and one whose
+members' deflate streams break (zipfile's read raises zlib.error), with
 corpus/pickle/manifest.json recording what Python's own pickletools sees in
 each payload.
 
@@ -38,6 +39,7 @@ import struct
 import sys
 import types
 import zipfile
+import zlib
 
 import numpy as np
 import numpy.lib.format as npf
@@ -527,6 +529,53 @@ def members_npz(files):
     return f.getvalue()
 
 
+def deflate_broken_at(data, good):
+    """A raw deflate stream holding data[:good] in stored blocks, then a
+    stored block whose NLEN is not the one's complement of its LEN (RFC
+    1951, 3.2.4): zlib refuses it there, after good bytes."""
+    out = b""
+    for i in range(0, good, 65535):
+        chunk = data[i:min(i + 65535, good)]
+        out += b"\x00" + struct.pack("<HH", len(chunk), len(chunk) ^ 0xFFFF) + chunk
+    return out + b"\x00" + struct.pack("<HH", 5, 5)
+
+
+def raw_zip(members):
+    """A zip archive of (name, data, deflate stream) members, laid out as
+    zipfile writes a deflated member (no data descriptor, no extras)."""
+    local, central = b"", b""
+    for name, data, stream in members:
+        crc = zlib.crc32(data)
+        fields = struct.pack("<HHHHHIIIHH", 20, 0, 8, 0, 0x21, crc, len(stream), len(data), len(name), 0)
+        central += (b"PK\x01\x02" + struct.pack("<H", 20) + fields + struct.pack("<HHHII", 0, 0, 0, 0, len(local))
+                    + name.encode())
+        local += b"PK\x03\x04" + fields + name.encode() + stream
+    eocd = b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, len(members), len(members), len(central), len(local), 0)
+    return local + central + eocd
+
+
+def broken_members_npz(files):
+    """Object members whose deflate stream breaks in the preamble, in the
+    header and inside the pickle; zipfile's read raises zlib.error on each."""
+    big = npy_bytes("|O", (1,), pickle.dumps(obj_array([bytes(100000)]), protocol=3))
+    members = [("break-in-preamble.npy", files["os-system-p3.npy"], 8),
+               ("break-in-header.npy", files["os-system-p3.npy"], 40),
+               ("break-in-pickle.npy", big, 90000)]
+    blob = raw_zip([(n, d, deflate_broken_at(d, k)) for n, d, k in members])
+    errors = {}
+    with zipfile.ZipFile(io.BytesIO(blob)) as z:
+        for n, d, k in members:
+            if z.getinfo(n).file_size != len(d):
+                raise SystemExit("FATAL: broken-members.npz: %s: size" % n)
+            try:
+                z.read(n)
+            except zlib.error as e:
+                errors[n] = "zlib.error: %s" % e
+            else:
+                raise SystemExit("FATAL: broken-members.npz: zipfile reads %s" % n)
+    return blob, errors
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "corpus", "pickle")
     os.makedirs(out, exist_ok=True)
@@ -581,10 +630,20 @@ def main():
         "description": "three object members, deflated; each member's imports as its .npy above",
         "members": {n: manifest["files"][n]["pickle_imports"]
                     for n in ("os-system-p3.npy", "stdlib-p4.npy", "list-p0.npy")}}}
+    broken, zerrors = broken_members_npz(files)
+    with open(os.path.join(out, "broken-members.npz"), "wb") as f:
+        f.write(broken)
+    manifest["archives"]["broken-members.npz"] = {
+        "description": "object members whose deflate stream breaks after 8 bytes (in the preamble), after 40 (in"
+                       " the header) and after 90,000 (inside a pickle of 100,000 bytes): the scan reports the"
+                       " archive's inflate error, not a read error",
+        "members": {},
+        "member_errors": {n: "NPYG_EZIP_INFLATE" for n in zerrors},
+        "zipfile_errors": zerrors}
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
-    print("gen_pickles: %d files and 1 archive -> %s" % (len(files), out))
+    print("gen_pickles: %d files and 2 archives -> %s" % (len(files), out))
 
 
 if __name__ == "__main__":

@@ -302,7 +302,8 @@ static void check_npy_entry(npyg_ctx *ctx, const char *dir, const char *name, co
     free(data);
 }
 
-static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members_by_name, bool is_list)
+static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members_by_name, bool is_list,
+                          const json_t *member_errors)
 {
     tu_current = path;
     int fd = open(path, O_RDONLY);
@@ -323,6 +324,18 @@ static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members
                     want = json_object_get(e, "pickle_imports");
         } else {
             want = json_object_get(members_by_name, m->name);
+        }
+        const char *err = json_string_value(json_object_get(member_errors, m->name));
+        if (err) {
+            /* The member's own error (what zipfile's zlib.error is to
+               npyguard), never a bare read error. */
+            seen++;
+            npyg_pickle_report *r = NULL;
+            rc = npyg_zip_scan_member_pickle(z, i, NULL, &r);
+            TU_CHECK(rc == tu_code_of(err), "member %s: %s, expected %s", m->name, npyg_error_name(rc), err);
+            TU_CHECK(!r || r->status == rc, "member %s: report status %d", m->name, r ? r->status : 0);
+            npyg_pickle_report_free(ctx, r);
+            continue;
         }
         if (!want) continue;
         seen++;
@@ -558,7 +571,7 @@ int main(int argc, char **argv)
         free(text);
         if (!has) continue;
         snprintf(path, sizeof path, "%s/npz/%s", corpus, key);
-        check_archive(ctx, path, json_object_get(e, "members"), true);
+        check_archive(ctx, path, json_object_get(e, "members"), true, NULL);
         files++;
     }
     json_decref(m);
@@ -571,7 +584,7 @@ int main(int argc, char **argv)
     }
     json_object_foreach(json_object_get(m, "archives"), key, e) {
         snprintf(path, sizeof path, "%s/%s", dir, key);
-        check_archive(ctx, path, json_object_get(e, "members"), false);
+        check_archive(ctx, path, json_object_get(e, "members"), false, json_object_get(e, "member_errors"));
         files++;
     }
     json_decref(m);
