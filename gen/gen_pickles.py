@@ -408,6 +408,10 @@ def cases():
     # raw-unicode-escape read them.
     add("text-index-blanks-p0.npy", b"Np\t1\r\n0g\r1\t\n0g1 \n.",
         "PUT and GET indexes with a tab, a carriage return and a space around the digits (int() strips them)")
+    add("text-index-padded-p0.npy",
+        b"Np" + b"0" * 40 + b"1\n0cos\nsystem\n0g\x0b\x0c" + b" " * 40 + b"0_0_1\t\x0c\n.",
+        "PUT 1 written with 40 leading zeros, then os.system, then GET 1 with 42 blanks (vertical tab, form feed,"
+        " spaces), underscores and trailing blanks: int() reads both as 1, however long the line")
     add("put-index-blank.npy", b"Np \n.", "PUT with an index of blanks only", error="NPYG_EPICKLE")
     add("put-index-negative.npy", b"Np-1\n.", "PUT -1 (Lib/pickle.py: negative PUT argument)", error="NPYG_EPICKLE")
     add("put-index-underscore-first.npy", b"Np_1\n.", "PUT index _1: int() refuses a leading underscore",
