@@ -412,6 +412,15 @@ def cases():
         b"Np" + b"0" * 40 + b"1\n0cos\nsystem\n0g\x0b\x0c" + b" " * 40 + b"0_0_1\t\x0c\n.",
         "PUT 1 written with 40 leading zeros, then os.system, then GET 1 with 42 blanks (vertical tab, form feed,"
         " spaces), underscores and trailing blanks: int() reads both as 1, however long the line")
+    add("put-index-digit-after-blank.npy", b"Np1 2\n.", "PUT index '1 2': int() refuses a blank inside",
+        error="NPYG_EPICKLE")
+    add("put-index-blank-after-sign.npy", b"Np+ 1\n.", "PUT index '+ 1': int() refuses a blank after the sign",
+        error="NPYG_EPICKLE")
+    add("put-index-sign-last.npy", b"Np1+\n.", "PUT index '1+'", error="NPYG_EPICKLE")
+    add("put-index-cut-by-max-bytes.npy", b"Np" + b"0" * 100 + b"1\n0N.",
+        "PUT 1 with 100 leading zeros: max_bytes 64 ends the scan inside the index line",
+        error="NPYG_ELIMIT_PICKLE_BYTES", limits={"max_bytes": 64})
+    add("build-on-global-p0.npy", b"cbuiltins\nobject\n}b.", "BUILD on builtins.object itself, never called")
     add("put-index-blank.npy", b"Np \n.", "PUT with an index of blanks only", error="NPYG_EPICKLE")
     add("put-index-negative.npy", b"Np-1\n.", "PUT -1 (Lib/pickle.py: negative PUT argument)", error="NPYG_EPICKLE")
     add("put-index-underscore-first.npy", b"Np_1\n.", "PUT index _1: int() refuses a leading underscore",

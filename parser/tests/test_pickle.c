@@ -231,6 +231,7 @@ static void check_npy_entry(npyg_ctx *ctx, const char *dir, const char *name, co
     json_object_foreach((json_t *)lj, lk, lv) {
         uint64_t x = tu_json_u64(lv);
         if (!strcmp(lk, "max_stack")) lim.max_stack = (uint32_t)x;
+        else if (!strcmp(lk, "max_bytes")) lim.max_bytes = x;
         else if (!strcmp(lk, "max_memo")) lim.max_memo = (uint32_t)x;
         else TU_CHECK(0, "unknown limit %s", lk);
     }
@@ -457,6 +458,10 @@ static void api(npyg_ctx *ctx)
              "NULL empty buffer: a pickle without STOP");
     npyg_pickle_report_free(ctx, r);
     TU_CHECK(npyg_pickle_scan_read(ctx, NULL, NULL, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL callback");
+    TU_CHECK(npyg_pickle_scan_read(NULL, tu_chunked_read, NULL, NULL, &r) == NPYG_EINVAL && r == NULL,
+             "callback: NULL ctx");
+    TU_CHECK(npyg_pickle_scan_npy_read(NULL, tu_chunked_read, NULL, NULL, &r) == NPYG_EINVAL && r == NULL,
+             "npy callback: NULL ctx");
     TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, NULL, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "npy: NULL buffer");
     TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, NULL, 0, NULL, &r) == NPYG_ETRUNC_PREAMBLE && r == NULL,
              "npy: NULL empty buffer: ends before the preamble");
