@@ -268,6 +268,10 @@ def valid(c):
     c.array("valid", "c64-empty-3d.ra", np.zeros((4, 0, 2), dtype="<c8"), 4, "zero-size: dims (4, 0, 2)")
     c.raw("valid", "f64-huge-zero-dim.ra", 3, 8, [0, 2 ** 62, 2 ** 62], b"",
           "dims (0, 2**62, 2**62): zero elements, although the other dims multiply past 64 bits")
+    c.raw("valid", "f64-zero-dim-last.ra", 3, 8, [2 ** 62, 2 ** 62, 0], b"",
+          "dims (2**62, 2**62, 0): the first two multiply past 64 bits, the last makes it zero elements")
+    c.array("valid", "u8-70000.ra", (np.arange(70000) % 251).astype("u1"), 2,
+            "70,000 bytes of uint8: a data segment longer than one 64 KiB read")
 
     # The example in the format's documentation (README "File Introspection"):
     # eltype 4, elbyte 8, size 96, ndims 2, dims (3, 4); element k is k - i/k.
@@ -370,6 +374,10 @@ def invalid(c):
     c.bad("invalid", "lz4-size-zero.ra", lz(b"", dims=(3, 4)), "NPYG_ERA_LZ4", "compressed, size 0: not an LZ4 block")
     c.bad("invalid", "lz4-size-over-bound.ra", lz(b"\0" * 100, dims=(2,)), "NPYG_ERA_LZ4",
           "100 compressed bytes for 8 bytes of data: over LZ4_compressBound(8) = 24")
+    c.bad("invalid", "lz4-size-over-2gib.ra", header(FLAG_COMPRESSED, 2, 1, 2 ** 31, [2 ** 31]), "NPYG_ERA_LZ4",
+          "compressed size 2**31: above LZ4_MAX_INPUT_SIZE (0x7E000000), no LZ4 block is that long")
+    c.bad("invalid", "lz4-decodes-over-2gib.ra", lz(b"\0" * 16, dims=(2 ** 31,), eltype=2, elbyte=1), "NPYG_ERA_LZ4",
+          "16 compressed bytes declared to decode to 2**31: one LZ4 block decodes to at most LZ4_MAX_INPUT_SIZE")
     c.bad("invalid", "lz4-trunc-data.ra", lz(block)[:-10], "NPYG_ERA_TRUNC_DATA", "the file ends 10 bytes into the block")
     c.bad("invalid", "lz4-raw-data.ra", header(FLAG_COMPRESSED, 3, 4, 48, [3, 4]) + data, "NPYG_ERA_LZ4",
           "compressed flag on uncompressed float32 data")

@@ -33,6 +33,9 @@ static void *charged_alloc(const npyg_alloc *al, uint64_t *total, uint64_t cap,
 
 void *npyg__arena_alloc(npyg__arena *a, size_t size)
 {
+    /* Rounding a size within 7 of SIZE_MAX up to 8 would wrap to 0 and
+       hand out an 8-byte block for it. */
+    if (size > SIZE_MAX - 7u) { a->over_cap = true; return NULL; }
     size = (size + 7u) & ~(size_t)7u;
     if (size == 0) size = 8;
     if (a->head && a->head->size - a->used >= size) {

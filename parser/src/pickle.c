@@ -442,10 +442,10 @@ static int line_import(scan *s, uint32_t *idx)
                       fl, 0, idx);
 }
 
-static void use(scan *s, uint32_t tag, unsigned flag)
+/* BUILD gives state to an import, or to what calling one returned. */
+static void build(scan *s, uint32_t tag)
 {
-    if (KIND(tag) == K_GLOBAL || (KIND(tag) == K_RESULT && flag == NPYG_PI_BUILD))
-        imps(s)[VAL(tag)].flags |= flag;
+    if (KIND(tag) == K_GLOBAL || KIND(tag) == K_RESULT) imps(s)[VAL(tag)].flags |= NPYG_PI_BUILD;
 }
 
 /* What calling tag returns, marking the use on the import. */
@@ -453,7 +453,7 @@ static uint32_t call(scan *s, uint32_t tag, unsigned flag)
 {
     switch (KIND(tag)) {
     case K_GLOBAL:
-        use(s, tag, flag);
+        imps(s)[VAL(tag)].flags |= flag;
         return TAG(K_RESULT, VAL(tag));
     case K_RESULT:
     case K_OPAQUE:
@@ -526,30 +526,54 @@ static int memo_get(scan *s, uint64_t i)
     return push(s, memo(s)[i]);
 }
 
-/* The decimal argument of GET and PUT, as int() reads it: blanks around,
-   an optional '+', digits with single underscores between them. */
+/* The decimal argument of GET and PUT, as int() reads it (and so
+   pickle.loads): ASCII whitespace around, an optional '+', digits with
+   single underscores between them, leading zeros and blanks of any
+   length. Read as it streams past, so that no length makes a valid index
+   malformed; the line is consumed as take_line consumes one. */
+enum { IX_LEAD, IX_SIGN, IX_DIGIT, IX_UNDER, IX_TRAIL, IX_BAD };
+
+static bool index_blank(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
 static int text_index(scan *s, const char *op, uint64_t *out)
 {
-    char line[32];
-    uint64_t n;
-    int rc = take_line(s, line, sizeof line, &n);
-    if (rc) return rc;
-    if (n > sizeof line) return BAD(s, "%s index is too long", op);
-    size_t a = 0, b = (size_t)n;
-    while (a < b && (line[a] == ' ' || line[a] == '\t' || line[a] == '\r')) a++;
-    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t' || line[b - 1] == '\r')) b--;
-    if (a < b && line[a] == '+') a++;
+    int st = IX_LEAD;
     uint64_t v = 0;
-    bool digit = false;
-    for (size_t i = a; i < b; i++) {
-        char c = line[i];
-        if (c == '_' && digit && i + 1 < b && line[i + 1] != '_') continue;
-        if (c < '0' || c > '9') return BAD(s, "%s index is not a non-negative integer", op);
-        if (v > (UINT64_MAX - 9) / 10) return memo_index_ok(s, UINT64_MAX);
-        v = v * 10 + (uint64_t)(c - '0');
-        digit = true;
+    bool over = false;
+    for (;;) {
+        const uint8_t *p;
+        long long got = peek(s, &p, SIZE_MAX);
+        if (got < 0) return read_failed(s);
+        if (got == 0) return truncated(s);
+        const uint8_t *nl = memchr(p, '\n', (size_t)got);
+        size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)got;
+        uint64_t room = s->lim.max_bytes - s->pos;
+        bool cut = n > room;
+        if (cut) n = (size_t)room;
+        size_t text = nl && !cut ? n - 1 : n;
+        for (size_t i = 0; i < text && st != IX_BAD; i++) {
+            uint8_t c = p[i];
+            bool digit = c >= '0' && c <= '9';
+            if (digit && st != IX_TRAIL) {
+                if (v > (UINT64_MAX - 9) / 10) over = true;
+                else v = v * 10 + (uint64_t)(c - '0');
+                st = IX_DIGIT;
+            } else if (index_blank(c) && (st == IX_LEAD || st == IX_DIGIT || st == IX_TRAIL)) {
+                st = st == IX_LEAD ? IX_LEAD : IX_TRAIL;
+            } else if (c == '+' && st == IX_LEAD) {
+                st = IX_SIGN;
+            } else if (c == '_' && st == IX_DIGIT) {
+                st = IX_UNDER;
+            } else {
+                st = IX_BAD;
+            }
+        }
+        consume(s, n);
+        if (cut) return budget(s, 1);
+        if (nl) break;
     }
-    if (!digit) return BAD(s, "%s index is not a non-negative integer", op);
+    if (st != IX_DIGIT && st != IX_TRAIL) return BAD(s, "%s index is not a non-negative integer", op);
+    if (over) return memo_index_ok(s, UINT64_MAX);
     *out = v;
     return 0;
 }
@@ -571,10 +595,7 @@ static int text_string(scan *s)
     uint64_t n;
     int rc = take_line(s, line, sizeof line, &n);
     if (rc) return rc;
-    if (n > sizeof line) {
-        if (n < 2) return BAD(s, "the STRING argument must be quoted");
-        return push(s, TAG(K_STRX, 0)); /* quoting of a cut line is not checked */
-    }
+    if (n > sizeof line) return push(s, TAG(K_STRX, 0)); /* quoting of a cut line is not checked */
     if (n < 2 || line[0] != line[n - 1] || (line[0] != '\'' && line[0] != '"'))
         return BAD(s, "the STRING argument must be quoted");
     uint8_t out[LINE_KEEP];
@@ -585,7 +606,6 @@ static int text_string(scan *s)
         if (i + 2 >= n) return BAD(s, "STRING argument ends with a backslash");
         c = (uint8_t)line[++i];
         switch (c) {
-        case '\n': break;
         case '\\': case '\'': case '"': out[o++] = c; break;
         case 'a': out[o++] = 7; break;
         case 'b': out[o++] = 8; break;
@@ -870,7 +890,7 @@ static int step(scan *s)
         rc = need(s, 2, "BUILD");
         if (rc) return rc;
         s->sp--;
-        use(s, stk(s)[s->sp - 1], NPYG_PI_BUILD);
+        build(s, stk(s)[s->sp - 1]);
         return 0;
     case 0x82: case 0x83: case 0x84: {                         /* EXT1, EXT2, EXT4 */
         unsigned w = op == 0x82 ? 1 : op == 0x83 ? 2 : 4;

@@ -14,6 +14,8 @@
  *    retries: same verdict), with EIO, or returns 0 early (a file that
  *    shrinks), for every k; and a pipe fed one byte at a time by a child
  *    process (short reads as a real pipe gives them).
+ *  - the pickle scan by descriptor (npyg_pickle_scan_npy_fd) on every .npy
+ *    of corpus/pickle, under the same descriptor faults.
  *
  *   test_faults CORPUSDIR
  */
@@ -452,6 +454,69 @@ static void hdf5_file(const char *path)
     free(data);
 }
 
+/* ---------------- the pickle scan by descriptor ---------------- */
+
+static int pickle_files;
+
+/* A scan's verdict and what it found, for comparing two runs. */
+typedef struct scanned {
+    int rc;
+    uint64_t offset, length, opcodes;
+    uint32_t nimports;
+} scanned;
+
+static scanned scan_fd(npyg_ctx *ctx, int fd)
+{
+    npyg_pickle_report *r = NULL;
+    int rc = npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);
+    scanned o = {rc, rc ? npyg_last_error(ctx)->offset : 0, r ? r->length : 0, r ? r->opcodes : 0,
+                 r ? r->nimports : 0};
+    npyg_pickle_report_free(ctx, r);
+    return o;
+}
+
+static bool same_scan(scanned a, scanned b)
+{
+    return a.rc == b.rc && a.offset == b.offset && a.length == b.length && a.opcodes == b.opcodes &&
+           a.nimports == b.nimports;
+}
+
+/* npyg_pickle_scan_npy_fd on every .npy of corpus/pickle: EINTR is
+   retried (same scan), EIO is an I/O error, a read that returns 0 early
+   is a file that ends early. */
+static void pickle_file(const char *path)
+{
+    tu_current = path;
+    pickle_files++;
+    npyg_ctx *ctx = new_ctx();
+    int fd = open(path, O_RDONLY);
+    shim_set(P_NONE, -1);
+    scanned want = scan_fd(ctx, fd);
+    long calls = shim.calls;
+    TU_CHECK(calls > 0, "the shim saw no read");
+    shim_set(P_SHORT, -1);
+    scanned got = scan_fd(ctx, fd);
+    TU_CHECK(same_scan(got, want), "short preads: %s, fault-free %s", npyg_error_name(got.rc), npyg_error_name(want.rc));
+    for (enum plan p = P_EINTR; p <= P_EOF; p++) {
+        for (long k = 0; k <= calls; k++) {
+            shim_set(p, k);
+            got = scan_fd(ctx, fd);
+            runs++;
+            if (shim.fired && got.rc == NPYG_EIO) eio_seen++;
+            bool ended = got.rc == NPYG_EPICKLE_TRUNC || got.rc == NPYG_ETRUNC_HEADER ||
+                         got.rc == NPYG_ETRUNC_PREAMBLE || got.rc == NPYG_EMAGIC;
+            bool ok = same_scan(got, want) || (shim.fired && p == P_EIO && got.rc == NPYG_EIO) ||
+                      (shim.fired && p == P_EOF && ended);
+            TU_CHECK(ok, "pread call %ld %s: %s, fault-free %s", k,
+                     p == P_EINTR ? "EINTR" : p == P_EIO ? "EIO" : "returns 0", npyg_error_name(got.rc),
+                     npyg_error_name(want.rc));
+        }
+    }
+    shim_set(P_NONE, -1);
+    close(fd);
+    free_ctx(ctx, path);
+}
+
 /* ---------------- walking the corpus ---------------- */
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -502,6 +567,9 @@ int main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s/%s", argv[1], ra_dirs[i]);
         each(dir, ".ra", 1 << 16, ra_file);
     }
+    snprintf(dir, sizeof dir, "%s/pickle", argv[1]);
+    each(dir, ".npy", 1 << 20, pickle_file);
+    TU_AT_LEAST(pickle_files, 100, "corpus/pickle files scanned by descriptor");
     static const char *h5_dirs[] = {"hdf5/valid/mat", "hdf5/valid/h5", "hdf5/hazard", "hdf5/invalid"};
     static const char *h5_suffix[] = {".mat", ".h5"};
     for (size_t i = 0; i < sizeof h5_dirs / sizeof h5_dirs[0]; i++) {

@@ -53,6 +53,15 @@ static unsigned char *mat73(size_t *len, unsigned version, const char *endian)
     return b;
 }
 
+/* An input of zeros as long as the caller says; counts its reads. */
+static long long zero_pread(void *user, void *buf, size_t len, uint64_t off)
+{
+    (void)off;
+    ++*(long *)user;
+    memset(buf, 0, len);
+    return (long long)len;
+}
+
 static int probe(const void *b, size_t len, npyg_probe_info *info, npyg_error *err)
 {
     npyg_ctx *ctx = npyg_ctx_new(NULL);
@@ -170,6 +179,95 @@ int main(void)
         TU_CHECK(probe(v4, sizeof v4, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "rc %d", e.code);
     }
 
+    tu_current = "MAT header text padded with NULs, not spaces";
+    b = mat73(&len, 0x0200, "IM");
+    memset(b + 19, 0, 116 - 19);
+    TU_CHECK(probe(b, len, &in, &e) == 0 && !strcmp(in.text, "MATLAB 7.3 MAT-file"), "rc %d text '%s'", e.code,
+             in.text);
+    TU_CHECK(in.warnings == NPYG_PW_MAT_TEXT, "warnings %#x", in.warnings);
+    free(b);
+
+    tu_current = "a byte above 0x7e in the header text";
+    b = mat73(&len, 0x0200, "IM");
+    b[50] = 0xe9;
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 50, "rc %d at %llu", e.code,
+             (unsigned long long)e.offset);
+    free(b);
+
+    tu_current = "endian indicators 'II' and 'MM'";
+    for (int k = 0; k < 2; k++) {
+        b = mat73(&len, 0x0200, "IM");
+        b[126] = b[127] = k ? 'M' : 'I';
+        TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 126, "%s: rc %d at %llu", k ? "MM" : "II",
+                 e.code, (unsigned long long)e.offset);
+        free(b);
+    }
+
+    tu_current = "version 0x0100 and 7.3 text, no HDF5 at 512";
+    b = mat73(&len, 0x0100, "IM");
+    memset(b + 512, 0, 8);
+    TU_CHECK(probe(b, len, &in, &e) == NPYG_EMAT_HEADER && e.offset == 124 && strstr(e.message, "MATLAB 7.3"),
+             "rc %d at %llu: %s", e.code, (unsigned long long)e.offset, e.message);
+    free(b);
+
+    tu_current = "MAT v4: big-endian (M digit 1) and headers that are not v4";
+    {
+        /* type MOPT, rows, cols, imagf, namlen: 1x1 double 'a' */
+        unsigned char be[30] = {0, 0, 0x03, 0xe8, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 'a', 0};
+        TU_CHECK(probe(be, sizeof be, &in, &e) == NPYG_EMAT_V4 && in.format == NPYG_FORMAT_MAT4, "type 1000, BE: rc %d",
+                 e.code);
+        static const struct {
+            int field;      /* which 32-bit field */
+            uint32_t value; /* little-endian */
+            const char *what;
+        } bad[] = {
+            {0, 1000, "M 1 (big-endian) written little-endian"},
+            {0, 100, "O digit 1 (must be 0)"},
+            {0, 60, "P digit 6 (precision 0-5)"},
+            {0, 3, "T digit 3 (type 0-2)"},
+            {1, 0x80000000u, "rows over INT32_MAX"},
+            {2, 0x80000000u, "columns over INT32_MAX"},
+            {3, 2, "imaginary flag 2"},
+            {4, 1, "name length 1 (the NUL alone)"},
+            {4, 4097, "name length 4097"},
+            {4, 11, "name past the end of the file"},
+        };
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            unsigned char v4[30] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 'a', 0};
+            unsigned char *f = v4 + 4 * bad[k].field;
+            for (int i = 0; i < 4; i++) f[i] = (unsigned char)(bad[k].value >> (8 * i));
+            TU_CHECK(probe(v4, sizeof v4, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "%s: rc %d format %d",
+                     bad[k].what, e.code, in.format);
+        }
+    }
+
+    tu_current = "probe warning texts";
+    {
+        unsigned bits[] = {NPYG_PW_SUBSYS, NPYG_PW_USERBLOCK, NPYG_PW_MAT_TEXT};
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < k; j++)
+                TU_CHECK(strcmp(npyg_probe_warning_string(bits[k]), npyg_probe_warning_string(bits[j])) != 0,
+                         "bits %#x and %#x share a text", bits[k], bits[j]);
+        TU_CHECK(strstr(npyg_probe_warning_string(NPYG_PW_SUBSYS), "subsystem") &&
+                     strstr(npyg_probe_warning_string(NPYG_PW_USERBLOCK), "user block") &&
+                     strstr(npyg_probe_warning_string(NPYG_PW_MAT_TEXT), "HDF5 schema 1.00"),
+                 "texts name what they warn of");
+        TU_CHECK(!strcmp(npyg_probe_warning_string(1u << 9), "unknown warning"), "an unknown bit");
+    }
+
+    tu_current = "an input that says it is 2**64 - 1 bytes long";
+    {
+        /* The superblock search doubles its offset from 512; it stops at
+           2**63 instead of wrapping, and reads only what the size allows. */
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        long reads = 0;
+        TU_CHECK(npyg_probe(ctx, zero_pread, &reads, UINT64_MAX, &in) == 0 && in.format == NPYG_FORMAT_UNKNOWN,
+                 "rc %d format %d", npyg_last_error(ctx)->code, in.format);
+        TU_CHECK(reads == 1 + 1 + 55, "%ld reads: the header, then offsets 0 and 2**9, 2**10, ... 2**63",
+                 reads);
+        npyg_ctx_free(ctx);
+    }
+
     tu_current = "HDF5 superblock at 0, 512, 2048; not at 768";
     b = calloc(1, 4096);
     memcpy(b, SIG, 8);
@@ -190,6 +288,29 @@ int main(void)
     TU_CHECK(probe("\x93NUMPY\x01\x00", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_NPY, "npy");
     TU_CHECK(probe("PK\x03\x04....", 8, &in, &e) == 0 && in.format == NPYG_FORMAT_NPZ, "zip");
     TU_CHECK(probe("", 0, &in, &e) == 0 && in.format == NPYG_FORMAT_UNKNOWN, "empty");
+
+    tu_current = "probe: NULL arguments, and descriptors it cannot use";
+    {
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        TU_CHECK(npyg_probe(NULL, zero_pread, NULL, 0, &in) == NPYG_EINVAL, "NULL ctx");
+        TU_CHECK(npyg_probe(ctx, NULL, NULL, 0, &in) == NPYG_EINVAL, "NULL read function");
+        TU_CHECK(npyg_probe(ctx, zero_pread, NULL, 0, NULL) == NPYG_EINVAL, "NULL info");
+        TU_CHECK(npyg_probe_buffer(ctx, NULL, 64, &in) == 0 && in.format == NPYG_FORMAT_UNKNOWN,
+                 "no buffer: no bytes");
+        TU_CHECK(npyg_probe_fd(NULL, 0, &in) == NPYG_EINVAL, "fd: NULL ctx");
+        TU_CHECK(npyg_probe_fd(ctx, -1, &in) == NPYG_EIO, "fd -1");
+        int fd = open("/dev/null", O_RDONLY);
+        TU_CHECK(npyg_probe_fd(ctx, fd, &in) == NPYG_ENOTREG, "a character device");
+        close(fd);
+        TU_CHECK(npyg_probe_fd(ctx, fd, &in) == NPYG_EIO, "a closed descriptor");
+        char tmpl[] = "/tmp/npyg-mat-XXXXXX";
+        fd = mkstemp(tmpl);
+        TU_CHECK(fd >= 0 && write(fd, "MATLAB", 6) == 6 && lseek(fd, 100, SEEK_SET) == 100, "temp file");
+        TU_CHECK(npyg_probe_fd(ctx, fd, &in) == NPYG_EIO, "positioned past the end of the file");
+        close(fd);
+        unlink(tmpl);
+        npyg_ctx_free(ctx);
+    }
 
     tu_current = "the fd input agrees with the buffer";
     {

@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <jansson.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,8 +222,22 @@ static void check_npy_entry(npyg_ctx *ctx, const char *dir, const char *name, co
     unsigned char *data = tu_slurp(path, &len);
     TU_CHECK(data != NULL, "cannot read");
     if (!data) return;
+    /* gen_pickles.py's limit cases name the limits they run under. */
+    npyg_pickle_limits lim;
+    npyg_pickle_limits_default(&lim);
+    const json_t *lj = json_object_get(e, "npyguard_limits");
+    const char *lk;
+    const json_t *lv;
+    json_object_foreach((json_t *)lj, lk, lv) {
+        uint64_t x = tu_json_u64(lv);
+        if (!strcmp(lk, "max_stack")) lim.max_stack = (uint32_t)x;
+        else if (!strcmp(lk, "max_bytes")) lim.max_bytes = x;
+        else if (!strcmp(lk, "max_memo")) lim.max_memo = (uint32_t)x;
+        else TU_CHECK(0, "unknown limit %s", lk);
+    }
+    if (lj) full = false; /* the torture runs under the default limits */
     npyg_pickle_report *r = NULL;
-    int rc = scan_three_ways(ctx, path, data, len, NULL, &r);
+    int rc = scan_three_ways(ctx, path, data, len, lj ? &lim : NULL, &r);
 
     /* gen_corpus.py / gen_npz.py mark a pickle pickletools cannot walk. */
     const json_t *want = json_object_get(e, "pickle_imports");
@@ -288,7 +303,8 @@ static void check_npy_entry(npyg_ctx *ctx, const char *dir, const char *name, co
     free(data);
 }
 
-static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members_by_name, bool is_list)
+static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members_by_name, bool is_list,
+                          const json_t *member_errors)
 {
     tu_current = path;
     int fd = open(path, O_RDONLY);
@@ -309,6 +325,18 @@ static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members
                     want = json_object_get(e, "pickle_imports");
         } else {
             want = json_object_get(members_by_name, m->name);
+        }
+        const char *err = json_string_value(json_object_get(member_errors, m->name));
+        if (err) {
+            /* The member's own error (what zipfile's zlib.error is to
+               npyguard), never a bare read error. */
+            seen++;
+            npyg_pickle_report *r = NULL;
+            rc = npyg_zip_scan_member_pickle(z, i, NULL, &r);
+            TU_CHECK(rc == tu_code_of(err), "member %s: %s, expected %s", m->name, npyg_error_name(rc), err);
+            TU_CHECK(!r || r->status == rc, "member %s: report status %d", m->name, r ? r->status : 0);
+            npyg_pickle_report_free(ctx, r);
+            continue;
         }
         if (!want) continue;
         seen++;
@@ -364,6 +392,125 @@ static void limits(npyg_ctx *ctx)
     TU_CHECK(npyg_pickle_worst_case_alloc(&bad) == 0, "bound of invalid limits");
     TU_CHECK(npyg_pickle_worst_case_alloc(NULL) < NPYG_DEFAULT_MAX_ALLOC_BYTES,
              "the default scan fits the default max_alloc_bytes");
+    free(data);
+}
+
+/* A callback that hands out more bytes than it was asked for breaks the
+   read contract: an I/O error, whatever it wrote. */
+typedef struct liar {
+    const unsigned char *p;
+    size_t len, pos, lie_at;
+} liar;
+
+static long long lying_read(void *user, void *buf, size_t n)
+{
+    liar *l = user;
+    size_t k = l->len - l->pos < n ? l->len - l->pos : n;
+    memcpy(buf, l->p + l->pos, k);
+    l->pos += k;
+    return l->pos > l->lie_at ? (long long)n + 1 : (long long)k;
+}
+
+/* The entry points' documented refusals (npyguard.h): NPYG_EINVAL for a
+   missing argument or invalid limits, NPYG_EIO for a descriptor that
+   cannot be read, NPYG_ENOTREG for one that is neither a file, a pipe
+   nor a socket; and a pipe and a socket scan as the file does. */
+static void api(npyg_ctx *ctx)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/pickle/os-system-p2.npy", corpus);
+    tu_current = "api";
+    size_t len;
+    unsigned char *data = tu_slurp(path, &len);
+    if (!data) { TU_CHECK(0, "cannot read %s", path); return; }
+    npyg_pickle_report *r = (void *)1;
+
+    /* Each limit at 0, and each capped one past its cap. */
+    for (int k = 0; k < 11; k++) {
+        npyg_pickle_limits l;
+        npyg_pickle_limits_default(&l);
+        switch (k) {
+        case 0: l.max_bytes = 0; break;
+        case 1: l.max_ops = 0; break;
+        case 2: l.max_memo = 0; break;
+        case 3: l.max_memo = NPYG_PICKLE_MAX_MEMO_CAP + 1; break;
+        case 4: l.max_stack = 0; break;
+        case 5: l.max_stack = NPYG_PICKLE_MAX_STACK_CAP + 1; break;
+        case 6: l.max_string_bytes = 0; break;
+        case 7: l.max_string_bytes = NPYG_PICKLE_MAX_STRING_BYTES_CAP + 1; break;
+        case 8: l.max_imports = 0; break;
+        case 9: l.max_imports = NPYG_PICKLE_MAX_IMPORTS_CAP + 1; break;
+        case 10: l.max_imports = NPYG_PICKLE_MAX_IMPORTS_CAP; break; /* the cap itself is valid */
+        }
+        r = (void *)1;
+        int rc = npyg_pickle_scan_npy_buffer(ctx, data, len, &l, &r);
+        if (k == 10) TU_CHECK(rc == 0 && r != NULL, "limits at their caps: %s", npyg_error_name(rc));
+        else TU_CHECK(rc == NPYG_EINVAL && r == NULL, "invalid limits %d: %s", k, npyg_error_name(rc));
+        TU_CHECK((npyg_pickle_worst_case_alloc(&l) == 0) == (k != 10), "bound of limits %d", k);
+        npyg_pickle_report_free(ctx, r == (void *)1 ? NULL : r);
+    }
+
+    static const char stop[] = "N.";
+    TU_CHECK(npyg_pickle_scan_buffer(NULL, stop, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL ctx");
+    TU_CHECK(npyg_pickle_scan_buffer(ctx, stop, 2, NULL, NULL) == NPYG_EINVAL, "NULL report pointer");
+    TU_CHECK(npyg_pickle_scan_buffer(ctx, NULL, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL buffer");
+    TU_CHECK(npyg_pickle_scan_buffer(ctx, NULL, 0, NULL, &r) == NPYG_EPICKLE_TRUNC && r && r->length == 0,
+             "NULL empty buffer: a pickle without STOP");
+    npyg_pickle_report_free(ctx, r);
+    TU_CHECK(npyg_pickle_scan_read(ctx, NULL, NULL, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL callback");
+    TU_CHECK(npyg_pickle_scan_read(NULL, tu_chunked_read, NULL, NULL, &r) == NPYG_EINVAL && r == NULL,
+             "callback: NULL ctx");
+    TU_CHECK(npyg_pickle_scan_npy_read(NULL, tu_chunked_read, NULL, NULL, &r) == NPYG_EINVAL && r == NULL,
+             "npy callback: NULL ctx");
+    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, NULL, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "npy: NULL buffer");
+    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, NULL, 0, NULL, &r) == NPYG_ETRUNC_PREAMBLE && r == NULL,
+             "npy: NULL empty buffer: ends before the preamble");
+    TU_CHECK(npyg_pickle_scan_npy_read(ctx, NULL, NULL, NULL, &r) == NPYG_EINVAL && r == NULL, "npy: NULL callback");
+    TU_CHECK(npyg_pickle_scan_npy_fd(NULL, 0, NULL, &r) == NPYG_EINVAL && r == NULL, "fd: NULL ctx");
+    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, -1, NULL, NULL) == NPYG_EIO, "fd -1, NULL report pointer");
+    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, -1, NULL, &r) == NPYG_EIO && r == NULL, "fd -1");
+    int fd = open(path, O_RDONLY);
+    close(fd);
+    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r) == NPYG_EIO && r == NULL, "a closed descriptor");
+    fd = open("/dev/null", O_RDONLY);
+    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r) == NPYG_ENOTREG && r == NULL, "a character device");
+    close(fd);
+    TU_CHECK(npyg_pickle_format_imports(NULL, NULL, 0) == 0, "no report, no text");
+
+    /* The file through a pipe and through a socket: the same imports. */
+    npyg_pickle_report *want = NULL;
+    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, data, len, NULL, &want) == 0 && want, "buffer");
+    char wtext[256] = "", gtext[256] = "";
+    if (want) npyg_pickle_format_imports(want, wtext, sizeof wtext);
+    for (int kind = 0; kind < 2; kind++) {
+        int p[2];
+        int ok = kind == 0 ? pipe(p) : socketpair(AF_UNIX, SOCK_STREAM, 0, p);
+        TU_CHECK(ok == 0, "%s", kind ? "socketpair" : "pipe");
+        if (ok) continue;
+        TU_CHECK(len < 60000 && write(p[1], data, len) == (ssize_t)len, "write");
+        close(p[1]);
+        r = NULL;
+        int rc = npyg_pickle_scan_npy_fd(ctx, p[0], NULL, &r);
+        gtext[0] = 0;
+        if (r) npyg_pickle_format_imports(r, gtext, sizeof gtext);
+        TU_CHECK(rc == 0 && r && strcmp(gtext, wtext) == 0, "%s: %s, '%s' (buffer '%s')", kind ? "socket" : "pipe",
+                 npyg_error_name(rc), gtext, wtext);
+        npyg_pickle_report_free(ctx, r);
+        close(p[0]);
+    }
+    npyg_pickle_report_free(ctx, want);
+
+    /* A callback returning more than asked: in the preamble, in the
+       header, in the pickle. */
+    size_t at[] = {3, 20, len - 2};
+    for (int k = 0; k < 3; k++) {
+        liar l = {data, len, 0, at[k]};
+        r = NULL;
+        int rc = npyg_pickle_scan_npy_read(ctx, lying_read, &l, NULL, &r);
+        TU_CHECK(rc == NPYG_EIO, "a callback that returns more than asked, from byte %zu: %s", at[k],
+                 npyg_error_name(rc));
+        npyg_pickle_report_free(ctx, r);
+    }
     free(data);
 }
 
@@ -429,7 +576,7 @@ int main(int argc, char **argv)
         free(text);
         if (!has) continue;
         snprintf(path, sizeof path, "%s/npz/%s", corpus, key);
-        check_archive(ctx, path, json_object_get(e, "members"), true);
+        check_archive(ctx, path, json_object_get(e, "members"), true, NULL);
         files++;
     }
     json_decref(m);
@@ -442,12 +589,13 @@ int main(int argc, char **argv)
     }
     json_object_foreach(json_object_get(m, "archives"), key, e) {
         snprintf(path, sizeof path, "%s/%s", dir, key);
-        check_archive(ctx, path, json_object_get(e, "members"), false);
+        check_archive(ctx, path, json_object_get(e, "members"), false, json_object_get(e, "member_errors"));
         files++;
     }
     json_decref(m);
     limits(ctx);
     escaping(ctx);
+    api(ctx);
     npyg_ctx_free(ctx);
     TU_CHECK(files >= 60, "only %d files", files);
     printf("test_pickle: %d files, %d checks passed, %d failed\n", files, tu_passed, tu_failed);

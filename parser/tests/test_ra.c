@@ -289,6 +289,10 @@ static void api(const char *dir)
     int fd = open("/dev/null", O_RDONLY);
     TU_CHECK(npyg_ra_validate_fd(ctx, fd) == NPYG_ENOTREG, "character device");
     close(fd);
+    TU_CHECK(npyg_ra_validate_fd(NULL, 0) == NPYG_EINVAL && npyg_ra_validate_read(NULL, tu_chunked_read, NULL) ==
+             NPYG_EINVAL, "NULL ctx (fd, callback)");
+    TU_CHECK(npyg_ra_validate_buffer(ctx, NULL, 0) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
+    TU_CHECK(npyg_ra_get_info(NULL) == NULL, "npyg_ra_get_info(NULL)");
     TU_CHECK(npyg_ra_validate_buffer(ctx, "\x93NUMPY\x01\x00", 8) == NPYG_ERA_MAGIC, ".npy magic");
     TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after an error");
 
@@ -321,6 +325,60 @@ static void api(const char *dir)
     npyg_ctx_free(ctx);
 }
 
+/* npyg_ra_type_name off the element table (npyguard.h: kind and bits, as
+   the reference readers name them): no info and an unknown eltype are
+   "?", a width whose bits overflow is the kind and "?". */
+static void type_names(void)
+{
+    tu_current = "type names";
+    char out[32];
+    npyg_ra_info in;
+    memset(&in, 0, sizeof in);
+    TU_CHECK(npyg_ra_type_name(NULL, out, sizeof out) == 1 && !strcmp(out, "?"), "no info: '%s'", out);
+    in.eltype = 6;
+    in.elbyte = 4;
+    TU_CHECK(npyg_ra_type_name(&in, out, sizeof out) == 1 && !strcmp(out, "?"), "eltype 6: '%s'", out);
+    in.eltype = NPYG_RA_USER;
+    in.elbyte = UINT64_MAX / 8 + 1;
+    TU_CHECK(npyg_ra_type_name(&in, out, sizeof out) == 5 && !strcmp(out, "user?"), "user of 2**61 bytes: '%s'", out);
+    in.elbyte = UINT64_MAX / 8;
+    TU_CHECK(npyg_ra_type_name(&in, out, sizeof out) == strlen("user18446744073709551608") &&
+                 !strcmp(out, "user18446744073709551608"),
+             "user of 2**61 - 1 bytes: '%s'", out);
+    in.eltype = NPYG_RA_COMPLEX;
+    in.elbyte = 16;
+    TU_CHECK(npyg_ra_type_name(&in, NULL, 0) == strlen("complex128"), "length only, no buffer");
+    strcpy(out, "untouched");
+    TU_CHECK(npyg_ra_type_name(&in, out, 0) == strlen("complex128") && !strcmp(out, "untouched"),
+             "a buffer of size 0 is not written");
+    TU_CHECK(npyg_ra_type_name(&in, out, 6) == strlen("complex128") && !strcmp(out, "compl"), "cut: '%s'", out);
+}
+
+/* The LZ4 file needs its compressed bytes and its output at once: with
+   max_alloc_bytes exactly that (1 MiB and 4 KiB: room for the context
+   and its read buffer), the bytes the context already holds put it over,
+   and it is refused as a limit before the block is read. */
+static void lz4_total(const char *dir, const json_t *m)
+{
+    tu_current = "lz4: held bytes plus the context's";
+    const json_t *e = json_object_get(json_object_get(m, "files"), "valid/u8-zeros-lz4.ra");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/valid/u8-zeros-lz4.ra", dir);
+    size_t len;
+    unsigned char *buf = tu_slurp(path, &len);
+    if (!buf || !e) { TU_CHECK(0, "cannot read %s", path); free(buf); return; }
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    lim.max_alloc_bytes = tu_json_u64(json_object_get(e, "size")) + tu_json_u64(json_object_get(e, "data_bytes"));
+    npyg_options opt = {.limits = &lim};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    tu_chunks ch = {buf, len, 0, 5, 4096};
+    int rc = npyg_ra_validate_read(ctx, tu_chunked_read, &ch);
+    TU_CHECK(rc == NPYG_ELIMIT_ALLOC, "callback: %s", npyg_error_name(rc));
+    npyg_ctx_free(ctx);
+    free(buf);
+}
+
 static int refuse_sink(void *user, const void *data, size_t len)
 {
     (void)user; (void)data; (void)len;
@@ -340,6 +398,8 @@ static void sink_stops(const char *dir)
         npyg_ctx *ctx = npyg_ctx_new(NULL);
         npyg_set_payload_sink(ctx, refuse_sink, NULL);
         TU_CHECK(npyg_ra_validate_buffer(ctx, buf, len) == NPYG_EIO, "%s: sink refusal", names[k]);
+        tu_chunks ch = {buf, len, 0, 7, 512};
+        TU_CHECK(npyg_ra_validate_read(ctx, tu_chunked_read, &ch) == NPYG_EIO, "%s: sink refusal, callback", names[k]);
         npyg_ctx_free(ctx);
         free(buf);
     }
@@ -365,6 +425,8 @@ int main(int argc, char **argv)
     torture(argv[1], "valid/u8-64d.ra");
     api(argv[1]);
     sink_stops(argv[1]);
+    type_names();
+    lz4_total(argv[1], m);
     json_decref(m);
     printf("ra corpus: %zu files\n", n);
     return tu_finish();
