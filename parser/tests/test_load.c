@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static void sha256_hex(const void *p, size_t n, char out[65])
@@ -534,6 +535,36 @@ static void inputs_and_sinks(void)
     TU_CHECK(npyg_validate_read(ctx, NULL, NULL) == NPYG_EINVAL && npyg_open_read(ctx, NULL, NULL) == NPYG_EINVAL,
              "NULL callback");
     TU_CHECK(npyg_parse_header(ctx, npy, 128) == 0 && npyg_get_info(ctx)->payload_bytes == n, "header only");
+    /* no buffer and no length is an empty input */
+    TU_CHECK(npyg_validate_buffer(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE && npyg_parse_header(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE &&
+                 npyg_open_buffer(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE,
+             "NULL buffer of length 0");
+    /* a descriptor number that is not open */
+    fd = dup(2);
+    close(fd);
+    TU_CHECK(npyg_validate_fd(ctx, fd) == NPYG_EIO && npyg_open_fd(ctx, fd) == NPYG_EIO, "closed descriptor");
+    /* a socket is read like a pipe */
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+        bool sent = write(sv[1], npy, 4096) == 4096;
+        close(sv[1]);
+        TU_CHECK(sent && npyg_validate_fd(ctx, sv[0]) == NPYG_ETRUNC_PAYLOAD &&
+                     npyg_last_error(ctx)->offset == 4096,
+                 "socket holding the first 4096 bytes: %s", npyg_error_name(npyg_last_error(ctx)->code));
+        close(sv[0]);
+    }
+    /* a regular file with trailing bytes, the payload to a sink: counted from the file's size */
+    fd = temp_fd(tail, tlen, 0);
+    sinkst sk = {0, UINT64_MAX, 0, NULL};
+    npyg_set_payload_sink(ctx, sink_fn, &sk);
+    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == 0 && npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
+             "file with trailing bytes, to a sink");
+    sk.bytes = 0;
+    TU_CHECK(fd >= 0 && npyg_open_fd(ctx, fd) == 0 && npyg_read_payload(ctx, NULL, 0) == 0 &&
+                 npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
+             "file with trailing bytes, loaded to a sink");
+    npyg_set_payload_sink(ctx, NULL, NULL);
+    if (fd >= 0) close(fd);
 out:
     free(dst);
     free(npy);

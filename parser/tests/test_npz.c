@@ -399,7 +399,7 @@ typedef struct zmem {
 } zmem;
 
 typedef struct zarch {
-    uint8_t b[8192];
+    uint8_t b[72 * 1024];
     size_t len;
     size_t loc[4], cen[4], dat[4]; /* local header, central entry, data */
     size_t cd_off, cd_size, eocd, rec64, loc64;
@@ -1023,6 +1023,215 @@ static void crafted_streams(void)
     zcase("deflated-zeros", &a, NUMPY, &zl, NPYG_ELIMIT_INFLATE, "z.npy", "accept");
 }
 
+
+/* Rules the cases above leave out: name edges, records inside a comment,
+   marker combinations, directory arithmetic, streams that end early or at
+   a chunk boundary, the limits' own validity and the API's arguments. */
+static void crafted_more(void)
+{
+    static zarch a, s; /* big: a member of more than one 64 KiB read */
+    const int OK = 0;
+    uint8_t x[64], v[32];
+
+    /* names that only look like the refused ones */
+    static const char *const fine[] = {"1:a.npy", "~:a.npy", ".a/x.npy"};
+    static const char *const fine_slug[] = {"name-digit-colon", "name-tilde-colon", "name-dot-prefixed-component"};
+    for (size_t k = 0; k < 3; k++) {
+        zbuild(&a, &(zmem){.name = fine[k]}, 1, false, NULL);
+        zcase(fine_slug[k], &a, STRICT, NULL, OK, NULL, "accept");
+    }
+    /* a key that runs longer than another member's whole name */
+    zmem ab[2] = {{.name = "a"}, {.name = "ab.npy"}};
+    zbuild(&a, ab, 2, false, NULL);
+    zcase("key-longer-than-a-name", &a, NUMPY, NULL, OK, NULL, "accept");
+
+    /* a 22-byte comment that is itself an end record with a comment: the
+       last signature is the comment's, whose comment runs past the end */
+    char fake[23] = "PK\5\6";
+    memset(fake + 4, 'x', 18);
+    fake[22] = 0;
+    zbuild(&a, &(zmem){0}, 1, false, fake);
+    zcase("comment-holds-end-record", &a, NUMPY, NULL, NPYG_EZIP_EOCD, NULL, "reject");
+
+    zbuild(&a, &(zmem){0}, 1, false, NULL);
+    s = a;
+    w32(&s, 18, 0xFFFFFFFFu);
+    zcase("local-compressed-marker-without-zip64", &s, NUMPY, NULL, NPYG_EZIP_ZIP64, NULL, "accept");
+    s = a;
+    w32(&s, 22, sizeof small_npy + 1);
+    zcase("local-uncompressed-size-differs", &s, NUMPY, NULL, NPYG_EZIP_LOCAL, NULL, "accept");
+
+    /* zip64 sums: a directory offset plus size past 2^64 */
+    zbuild(&a, &(zmem){0}, 1, true, NULL);
+    s = a;
+    w64(&s, s.rec64 + 48, UINT64_MAX);
+    w32(&s, s.eocd + 16, 0xFFFFFFFFu);
+    zcase("zip64-directory-offset-past-2-64", &s, NUMPY, NULL, NPYG_EZIP_CDIR, NULL, "reject");
+
+    /* a deflated member declared 2^32 bytes by the directory's zip64
+       record only: the local header has zeros and a descriptor follows,
+       whose sizes must then be 8 bytes wide (4.3.9.2) */
+    uint8_t def[512], zero[4096] = {0};
+    size_t dn = deflate_raw(zero, sizeof zero, def, sizeof def);
+    uint64_t big = UINT64_C(1) << 32;
+    le64_to(v, big);
+    size_t xn = xrec(x, 0x0001, 8, v);
+    uint8_t d[24];
+    uint32_t zcrc = 0x12345678u;
+    memcpy(d, "PK\7\10", 4);
+    le64_to(d + 4, zcrc);
+    le64_to(d + 8, dn);
+    le64_to(d + 16, big);
+    zmem wide = {.name = "w.npy", .flags = 0x0008, .method = 8, .data = def, .len = dn, .declared = true,
+                 .usize = 0xFFFFFFFFu, .crc = zcrc, .cx = x, .cxl = xn, .lzero = true, .desc = d, .descl = 24};
+    zbuild(&a, &wide, 1, false, NULL);
+    /* opens; the member then declares 4 GiB from about 30 bytes */
+    zcase("descriptor-wide-for-directory-zip64-size", &a, NUMPY, NULL, NPYG_ELIMIT_RATIO, "w.npy", "reject");
+    /* local markers with the zip64 record only in the directory: the
+       uncompressed size is 0xFFFFFFFF itself, the compressed one is not */
+    le64_to(v, 0xFFFFFFFFu);
+    xrec(x, 0x0001, 8, v);
+    wide.flags = 0;
+    wide.lzero = false;
+    wide.descl = 0;
+    zbuild(&a, &wide, 1, false, NULL);
+    w32(&a, 18, 0xFFFFFFFFu);
+    w32(&a, 22, 0xFFFFFFFFu);
+    zcase("local-markers-zip64-only-in-directory", &a, NUMPY, NULL, NPYG_EZIP_ZIP64, NULL, "reject");
+
+    /* a deflate stream flushed but never finished: its data is all there,
+       the final block never comes (3.2.3 of RFC 1951) */
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    uint8_t fl[512];
+    size_t fn = 0;
+    if (deflateInit2(&zs, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
+        zs.next_in = small_npy;
+        zs.avail_in = sizeof small_npy;
+        zs.next_out = fl;
+        zs.avail_out = sizeof fl;
+        if (deflate(&zs, Z_SYNC_FLUSH) == Z_OK) fn = sizeof fl - zs.avail_out;
+        deflateEnd(&zs);
+    }
+    TU_CHECK(fn > 0, "sync-flushed deflate");
+    zbuild(&a, &(zmem){.method = 8, .data = fl, .len = fn, .declared = true, .usize = sizeof small_npy,
+                       .crc = (uint32_t)crc32(0, small_npy, sizeof small_npy)}, 1, false, NULL);
+    /* zipfile stops at the compressed size and never asks for the end */
+    zcase("deflate-no-final-block", &a, NUMPY, NULL, NPYG_EZIP_INFLATE, "a.npy", "accept");
+
+    /* one final stored block of 65531 bytes: the stream is 65536 bytes,
+       exactly one read of the library's 64 KiB input chunk, and ends
+       there; four bytes of the declared compressed size are left over */
+    static uint8_t blk[65536 + 4];
+    size_t dlen = 65531;
+    blk[0] = 1; /* BFINAL, stored */
+    blk[1] = (uint8_t)dlen;
+    blk[2] = (uint8_t)(dlen >> 8);
+    blk[3] = (uint8_t)~dlen;
+    blk[4] = (uint8_t)(~dlen >> 8);
+    for (size_t i = 0; i < dlen; i++) blk[5 + i] = (uint8_t)(i * 7);
+    memcpy(blk + 65536, "junk", 4);
+    zmem chunk = {.name = "c.bin", .method = 8, .data = blk, .len = sizeof blk, .declared = true, .usize = dlen,
+                  .crc = (uint32_t)crc32(0, blk + 5, (uInt)dlen)};
+    zbuild(&a, &chunk, 1, false, NULL);
+    zcase("deflate-ends-at-chunk-end-then-junk", &a, NUMPY, NULL, NPYG_EZIP_SIZE, "c.bin", "accept");
+    chunk.len = 65536;
+    zbuild(&a, &chunk, 1, false, NULL);
+    zcase("deflate-ends-at-chunk-end", &a, NUMPY, NULL, OK, NULL, "accept");
+
+    /* limits: an inflation budget past 2^64 saturates */
+    npyg_zip_limits zl;
+    npyg_zip_limits_default(&zl);
+    zl.inflate_budget_bytes = UINT64_MAX;
+    zcase("deflate-ends-at-chunk-end", &a, NUMPY, &zl, OK, NULL, "accept");
+}
+
+/* The archive API's arguments and limits, and members loaded as raw bytes. */
+static void crafted_api(void)
+{
+    tu_current = "archive API";
+    static zarch a;
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    npyg_zip *z = (npyg_zip *)&a; /* must be reset to NULL by a failed open */
+    npyg_zip_limits zl;
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    zbuild(&a, &(zmem){0}, 1, false, NULL);
+
+    /* each limit out of its range is refused, not clamped */
+    for (int k = 0; k < 3; k++) {
+        npyg_zip_limits_default(&zl);
+        if (k == 0) zl.max_members = NPYG_MAX_MEMBERS_CAP + 1;
+        if (k == 1) zl.max_name_bytes = 0;
+        if (k == 2) zl.max_name_bytes = NPYG_MAX_NAME_BYTES_CAP + 1;
+        TU_CHECK(npyg_zip_worst_case_alloc(&lim, &zl) == 0, "worst case of invalid zip limits %d", k);
+        TU_CHECK(npyg_zip_open_buffer(ctx, a.b, a.len, &zl, &z) == NPYG_EINVAL && z == NULL, "invalid zip limits %d", k);
+        TU_CHECK(npyg_zip_open_fd(ctx, 0, &zl, &z) == NPYG_EINVAL, "invalid zip limits %d, fd", k);
+    }
+    npyg_limits bad = lim;
+    bad.max_header_bytes = 0;
+    TU_CHECK(npyg_worst_case_alloc(&bad) == 0 && npyg_zip_worst_case_alloc(&bad, NULL) == 0, "invalid npy limits");
+
+    TU_CHECK(npyg_zip_open_buffer(NULL, a.b, a.len, NULL, &z) == NPYG_EINVAL, "NULL context");
+    TU_CHECK(npyg_zip_open_fd(NULL, 0, NULL, &z) == NPYG_EINVAL, "NULL context, fd");
+    TU_CHECK(npyg_zip_open_fd(ctx, 0, NULL, NULL) == NPYG_EINVAL, "NULL output, fd");
+    TU_CHECK(npyg_zip_open_buffer(ctx, NULL, 5, NULL, &z) == NPYG_EINVAL, "NULL buffer with a length");
+    TU_CHECK(npyg_zip_count(NULL) == 0 && npyg_zip_member(NULL, 0) == NULL, "NULL archive");
+    TU_CHECK(npyg_zip_validate_member(NULL, 0) == NPYG_EINVAL && npyg_zip_open_member(NULL, 0) == NPYG_EINVAL,
+             "NULL archive, member");
+    npyg_pickle_report *rep = (npyg_pickle_report *)&a;
+    TU_CHECK(npyg_zip_scan_member_pickle(NULL, 0, NULL, &rep) == NPYG_EINVAL && rep == NULL, "NULL archive, scan");
+
+    /* descriptors: closed, and positioned past the end of the file */
+    int fd = dup(2);
+    close(fd);
+    TU_CHECK(npyg_zip_open_fd(ctx, fd, NULL, &z) == NPYG_EIO, "closed descriptor");
+    FILE *f = tmpfile();
+    fd = f ? dup(fileno(f)) : -1;
+    if (f) fclose(f);
+    if (fd >= 0 && write(fd, a.b, a.len) == (ssize_t)a.len) {
+        lseek(fd, (off_t)a.len + 5, SEEK_SET);
+        TU_CHECK(npyg_zip_open_fd(ctx, fd, NULL, &z) == NPYG_EIO, "position past the end");
+        /* each allocation of an open from a descriptor failing in turn */
+        for (long n = 0; n < 64; n++) {
+            tu_alloc t;
+            npyg_alloc al;
+            npyg_ctx *c = tu_ctx_failing_at(&t, &al, n);
+            if (!c) continue;
+            lseek(fd, 0, SEEK_SET);
+            int rc = npyg_zip_open_fd(c, fd, NULL, &z);
+            if (!rc) rc = npyg_zip_validate_member(z, 0);
+            npyg_zip_close(z);
+            npyg_ctx_free(c);
+            TU_CHECK((rc == 0 || rc == NPYG_ENOMEM) && t.now == 0, "allocation %ld fails: %s", n, npyg_error_name(rc));
+            if (rc == 0) break;
+        }
+    } else {
+        TU_CHECK(0, "temporary file");
+    }
+    if (fd >= 0) close(fd);
+
+    /* members that are not .npy, loaded: numpy hands back their bytes */
+    zmem raw[2] = {{.name = "r.bin", .data = (const uint8_t *)"hello world", .len = 11},
+                   {.name = "bad.bin", .data = (const uint8_t *)"hello world", .len = 11, .declared = true,
+                    .usize = 11, .crc = 0x0badc0deu}};
+    zbuild(&a, raw, 2, false, NULL);
+    char buf[16];
+    TU_CHECK(npyg_zip_open_buffer(ctx, a.b, a.len, NULL, &z) == 0, "raw members: open");
+    if (z) {
+        TU_CHECK(npyg_zip_open_member(z, 0) == 0 && npyg_get_info(ctx) == NULL, "raw member: open");
+        TU_CHECK(npyg_zip_read_member(z, buf, 10) == NPYG_EINVAL, "raw member: wrong size");
+        TU_CHECK(npyg_zip_read_member(z, buf, 11) == 0 && !memcmp(buf, "hello world", 11), "raw member: bytes");
+        TU_CHECK(npyg_zip_read_member(z, buf, 11) == NPYG_EBADSTATE, "raw member: read twice");
+        TU_CHECK(npyg_zip_open_member(z, 0) == 0 && npyg_zip_read_member(z, NULL, 0) == 0, "raw member: drained");
+        TU_CHECK(npyg_zip_open_member(z, 1) == 0 && npyg_zip_read_member(z, buf, 11) == NPYG_EZIP_CRC,
+                 "raw member with a wrong CRC");
+        TU_CHECK(npyg_zip_scan_member_pickle(z, 5, NULL, NULL) == NPYG_EINVAL, "scan: no such member");
+        npyg_zip_close(z);
+    }
+    npyg_ctx_free(ctx);
+}
+
 /* Members with numpy-read fields in archives whose structure is expected
    to open, other than the member expected to fail. */
 static size_t members_with_fields(const json_t *e)
@@ -1058,9 +1267,11 @@ int main(int argc, char **argv)
         crafted_entries();
         crafted_locals();
         crafted_streams();
+        crafted_more();
+        crafted_api();
         if (dump_list) fclose(dump_list);
         tu_current = "totals";
-        TU_CHECK(crafted_cases >= 90, "only %zu crafted cases", crafted_cases);
+        TU_CHECK(crafted_cases >= 100, "only %zu crafted cases", crafted_cases);
         printf("crafted archives: %zu cases\n", crafted_cases);
         return tu_finish();
     }
