@@ -1045,6 +1045,13 @@ static void crafted_more(void)
     zbuild(&a, ab, 2, false, NULL);
     zcase("key-longer-than-a-name", &a, NUMPY, NULL, OK, NULL, "accept");
 
+    /* 'éééé.npy' in cp437 and 'éééé' flagged UTF-8, both 8 bytes: one key
+       to numpy, which finds the second by its whole name first and never
+       reads the first (as key-is-other-name.npz in the corpus) */
+    zmem same_key[2] = {{.name = "\x82\x82\x82\x82.npy"}, {.name = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", .flags = 0x0800}};
+    zbuild(&a, same_key, 2, false, NULL);
+    zcase("duplicate-key-cp437-npy-and-utf8-bare", &a, NUMPY, NULL, NPYG_EZIP_DUPNAME, NULL, "accept");
+
     /* a 22-byte comment that is itself an end record with a comment: the
        last signature is the comment's, whose comment runs past the end */
     char fake[23] = "PK\5\6";
@@ -1087,6 +1094,26 @@ static void crafted_more(void)
     zbuild(&a, &wide, 1, false, NULL);
     /* opens; the member then declares 4 GiB from about 30 bytes */
     zcase("descriptor-wide-for-directory-zip64-size", &a, NUMPY, NULL, NPYG_ELIMIT_RATIO, "w.npy", "reject");
+    /* bit 3, but the local header keeps its uncompressed size where all
+       three fields should be zero (4.4.4): the local values must then
+       agree with the directory, and the CRC does not */
+    zmem partial = {.flags = 0x0008, .lzero = true};
+    zbuild(&s, &partial, 1, false, NULL);
+    w32(&s, 22, sizeof small_npy);
+    zcase("descriptor-local-uncompressed-size-kept", &s, NUMPY, NULL, NPYG_EZIP_LOCAL, NULL, "accept");
+
+    /* the local uncompressed size is the marker and the directory's zip64
+       record says 0xFFFFFFFF: the same value, so the header agrees; the
+       member then declares 4 GiB from about 30 bytes */
+    le64_to(v, 0xFFFFFFFFu);
+    xrec(x, 0x0001, 8, v);
+    wide.flags = 0;
+    wide.lzero = false;
+    wide.descl = 0;
+    zbuild(&a, &wide, 1, false, NULL);
+    w32(&a, 22, 0xFFFFFFFFu);
+    zcase("local-uncompressed-marker-same-as-zip64", &a, NUMPY, NULL, NPYG_ELIMIT_RATIO, "w.npy", "reject");
+
     /* local markers with the zip64 record only in the directory: the
        uncompressed size is 0xFFFFFFFF itself, the compressed one is not */
     le64_to(v, 0xFFFFFFFFu);
