@@ -79,10 +79,12 @@ static int feed_sink(npyg_ctx *ctx, const uint8_t *p, uint64_t n)
     return 0;
 }
 
+/* A source whose size is known (a buffer, a regular file) holds the
+   payload: opened() refused it otherwise, from the same len, size and pos,
+   and only opened() makes a source readable here. */
 static int into_buffer(npyg_ctx *ctx, npyg__source *s, uint8_t *dst)
 {
     uint64_t need = ctx->info.payload_bytes, avail = s->len - s->pos;
-    if (avail < need) return npyg__truncated(ctx, avail);
     memcpy(dst, s->buf + s->pos, (size_t)need);
     s->pos += need;
     int rc = feed_sink(ctx, dst, need);
@@ -91,8 +93,8 @@ static int into_buffer(npyg_ctx *ctx, npyg__source *s, uint8_t *dst)
 
 static int into_stream(npyg_ctx *ctx, npyg__source *s, uint8_t *dst)
 {
-    uint64_t need = ctx->info.payload_bytes, avail;
-    if (available(s, &avail) && avail < need) return npyg__truncated(ctx, avail);
+    uint64_t need = ctx->info.payload_bytes;
+    /* A file that shrank since it was opened reads short: truncated. */
     long long got = npyg__src_read(s, dst, (size_t)need);
     if (got < 0) return npyg__fail(ctx, NPYG_EIO, s->pos, "read error");
     if ((uint64_t)got < need) return npyg__truncated(ctx, (uint64_t)got);

@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,8 +165,12 @@ int npyg_is_zip(const void *buf, size_t len)
 static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
 {
     npyg_zip *z = opaque;
-    uint64_t n;
-    if (!npyg__mul_u64(items, size, &n) || n > SIZE_MAX - ZHDR) return Z_NULL;
+    /* Two factors of at most 32 bits: the product fits in 64. */
+    _Static_assert(UINT_MAX <= UINT32_MAX, "uInt wider than 32 bits");
+    uint64_t n = (uint64_t)items * size;
+#if SIZE_MAX < UINT64_MAX
+    if (n > SIZE_MAX - ZHDR) return Z_NULL;
+#endif
     uint8_t *p = npyg__xalloc(z->ctx, (size_t)n + ZHDR);
     if (!p) return Z_NULL;
     size_t total = (size_t)n + ZHDR;
@@ -459,7 +464,10 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         if (nl > z->lim.max_name_bytes)
             return zfail(ctx, NPYG_ELIMIT_NAME, pos + CDIR_LEN, "member name of %u bytes is over max_name_bytes (%u)",
                               nl, z->lim.max_name_bytes);
-        if (name_used + nl + 1u > z->names_cap) /* cannot happen: the pool is sized from the directory */
+        /* The pool holds what the directory leaves after count fixed-size
+           entries; an early entry can still take room the later ones'
+           fixed parts need (they are refused below anyway). */
+        if (name_used + nl + 1u > z->names_cap)
             return zfail(ctx, NPYG_EZIP_CDIR, pos, "member names longer than the directory");
         char *name = z->names + name_used;
         if ((rc = rd(z, pos + CDIR_LEN, name, nl))) return rc;
@@ -1032,10 +1040,10 @@ static int check_inflate_budget(npyg_zip *z, const npyg_zip_entry *e)
 {
     if (e->method != 8) return 0;
     if (!z->deflate_summed) {
+        /* No overflow: opening summed every member's size without one. */
         uint64_t total = 0;
         for (uint32_t k = 0; k < z->count; k++)
-            if (z->entries[k].method == 8 && !npyg__add_u64(total, z->entries[k].uncompressed_size, &total))
-                total = UINT64_MAX;
+            if (z->entries[k].method == 8) total += z->entries[k].uncompressed_size;
         z->deflate_total = total;
         z->deflate_summed = true;
     }

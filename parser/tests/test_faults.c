@@ -4,6 +4,9 @@
  * (the probe, and the scan's reads of its sandboxed child) of the corpus. The rule: a run ends in
  * the verdict of the fault-free run, or in NPYG_EIO when a fault hit a read
  * the verdict needed; never another verdict, never a hang, never a leak.
+ * The two-step load (npyg_open_* then npyg_read_payload, and archive
+ * members through npyg_zip_open_member / npyg_zip_read_member) is faulted
+ * the same way on a share of the files.
  *
  *  - read callback: 1-byte reads; -1 (errno EINTR, then EIO) from the k-th
  *    byte on, for every k (the callback contract: -1 is an error, retrying
@@ -13,7 +16,8 @@
  *    at most a few bytes; the k-th call fails with EINTR (the library
  *    retries: same verdict), with EIO, or returns 0 early (a file that
  *    shrinks), for every k; and a pipe fed one byte at a time by a child
- *    process (short reads as a real pipe gives them).
+ *    process (short reads as a real pipe gives them); then pipes read
+ *    through the shim, read(2) failing at each call in turn.
  *  - the pickle scan by descriptor (npyg_pickle_scan_npy_fd) on every .npy
  *    of corpus/pickle, under the same descriptor faults.
  *
@@ -45,6 +49,7 @@ static struct {
     long calls;   /* wrapped calls so far */
     long fail_at; /* the call that fails (P_EINTR, P_EIO, P_EOF) */
     bool fired;
+    bool chunked; /* short reads under every plan, not only P_SHORT */
 } shim;
 
 ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
@@ -53,7 +58,7 @@ ssize_t __real_read(int fd, void *buf, size_t n);
 static ssize_t shim_io(int fd, void *buf, size_t n, off_t off, bool positional)
 {
     long k = shim.calls++;
-    if (shim.plan == P_SHORT && n > 1) n = 1 + (size_t)(k % 5) < n ? 1 + (size_t)(k % 5) : n;
+    if ((shim.plan == P_SHORT || shim.chunked) && n > 1) n = 1 + (size_t)(k % 5) < n ? 1 + (size_t)(k % 5) : n;
     if (k == shim.fail_at && shim.plan >= P_EINTR) {
         shim.fired = true;
         if (shim.plan == P_EOF) return 0;
@@ -172,6 +177,23 @@ static const kind npy_kind = {npyg_validate_buffer, npyg_validate_read, npyg_val
 static const kind ra_kind = {npyg_ra_validate_buffer, npyg_ra_validate_read, npyg_ra_validate_fd, take_ra, &ra_files,
                              {NPYG_ERA_TRUNC_DATA, NPYG_ERA_TRUNC_DIMS, NPYG_ERA_TRUNC_HEADER, NPYG_ERA_MAGIC}};
 
+/* The two-step load, open then read into a buffer, as one call. */
+static int load_rest(npyg_ctx *ctx, int rc)
+{
+    if (rc) return rc;
+    size_t n = (size_t)npyg_get_info(ctx)->payload_bytes;
+    void *p = malloc(n ? n : 1);
+    rc = p ? npyg_read_payload(ctx, p, n) : NPYG_ENOMEM;
+    free(p);
+    return rc;
+}
+static int load_buffer(npyg_ctx *ctx, const void *buf, size_t len) { return load_rest(ctx, npyg_open_buffer(ctx, buf, len)); }
+static int load_read(npyg_ctx *ctx, npyg_read_fn fn, void *user) { return load_rest(ctx, npyg_open_read(ctx, fn, user)); }
+static int load_fd(npyg_ctx *ctx, int fd) { return load_rest(ctx, npyg_open_fd(ctx, fd)); }
+static int load_files;
+static const kind load_kind = {load_buffer, load_read, load_fd, take, &load_files,
+                               {NPYG_ETRUNC_PAYLOAD, NPYG_ETRUNC_HEADER, NPYG_ETRUNC_PREAMBLE, NPYG_EMAGIC}};
+
 static bool truncated(const kind *k, int rc)
 {
     for (size_t i = 0; i < sizeof k->truncated / sizeof k->truncated[0]; i++)
@@ -234,7 +256,15 @@ static void stream_file(const char *path, const kind *kd)
     free(data);
 }
 
-static void npy_file(const char *path) { stream_file(path, &npy_kind); }
+static void npy_file(const char *path)
+{
+    static unsigned seen;
+    stream_file(path, &npy_kind);
+    /* the load's read paths, on one small file in four (a fault at every
+       byte costs the square of the size) */
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size <= 4096 && seen++ % 4 == 0) stream_file(path, &load_kind);
+}
 static void ra_file(const char *path) { stream_file(path, &ra_kind); }
 
 /* A pipe fed by a child one byte per write: the reader sees the short
@@ -269,12 +299,69 @@ static void npy_pipe(const char *path)
     free(data);
 }
 
+/* The same pipe, filled before it is read, through the shim: read(2)
+   returns a few bytes at a time and its k-th call fails with EINTR (the
+   library retries), EIO, or returns 0 early (the writer went away). */
+static void npy_pipe_faults(const char *path)
+{
+    tu_current = path;
+    size_t len;
+    unsigned char *data = tu_slurp(path, &len);
+    if (!data) return;
+    npyg_ctx *ctx = new_ctx();
+    outcome want = take(ctx, npyg_validate_buffer(ctx, data, len));
+    for (enum plan p = P_EINTR; p <= P_EOF; p++) {
+        for (long k = 0;; k++) {
+            int fds[2];
+            if (len > 60000 || pipe(fds) != 0 || write(fds[1], data, len) != (ssize_t)len) {
+                TU_CHECK(0, "pipe");
+                break;
+            }
+            close(fds[1]);
+            shim_set(p, k);
+            shim.chunked = true;
+            outcome got = take(ctx, npyg_validate_fd(ctx, fds[0]));
+            bool fired = shim.fired;
+            shim.chunked = false;
+            shim_set(P_NONE, -1);
+            close(fds[0]);
+            runs++;
+            if (fired && got.rc == NPYG_EIO) eio_seen++;
+            bool ok = same(got, want) || (got.rc == want.rc && want.rc == NPYG_ETRUNC_PAYLOAD) ||
+                      (fired && p == P_EIO && got.rc == NPYG_EIO) ||
+                      (fired && p == P_EOF && truncated(&npy_kind, got.rc));
+            TU_CHECK(ok, "pipe read call %ld %s: %s, buffer %s", k,
+                     p == P_EINTR ? "EINTR" : p == P_EIO ? "EIO" : "returns 0", npyg_error_name(got.rc),
+                     npyg_error_name(want.rc));
+            if (!fired) break; /* past the last read */
+        }
+    }
+    free_ctx(ctx, path);
+    free(data);
+}
+
 /* ---------------- .npz ---------------- */
 
 #define MAX_STEPS 64
 
 /* Opens the archive and validates each member; outcome per step, and the
    shim's call count at the end of each step. */
+/* A member through npyg_zip_open_member and npyg_zip_read_member: a .npy
+   member's payload, or the raw bytes of any other, into a buffer. */
+static int npz_load_member(npyg_ctx *ctx, npyg_zip *z, size_t i)
+{
+    int rc = npyg_zip_open_member(z, i);
+    if (rc) return rc;
+    const npyg_info *in = npyg_get_info(ctx);
+    size_t n = (size_t)(in ? in->payload_bytes : npyg_zip_member(z, i)->uncompressed_size);
+    void *p = malloc(n ? n : 1);
+    rc = p ? npyg_zip_read_member(z, p, n) : NPYG_ENOMEM;
+    free(p);
+    return rc;
+}
+
+static bool npz_load; /* members loaded instead of validated */
+
 static size_t npz_run(const char *path, outcome *out, long *ends, bool *fired)
 {
     npyg_ctx *ctx = new_ctx();
@@ -287,7 +374,7 @@ static size_t npz_run(const char *path, outcome *out, long *ends, bool *fired)
     ends[n++] = shim.calls;
     for (size_t i = 0; z && i < npyg_zip_count(z) && n < MAX_STEPS; i++) {
         f0 = shim.fired;
-        out[n] = take(ctx, npyg_zip_validate_member(z, i));
+        out[n] = take(ctx, npz_load ? npz_load_member(ctx, z, i) : npyg_zip_validate_member(z, i));
         fired[n] = shim.fired != f0;
         ends[n++] = shim.calls;
     }
@@ -297,10 +384,27 @@ static size_t npz_run(const char *path, outcome *out, long *ends, bool *fired)
     return n;
 }
 
+static void npz_file_once(const char *path);
+
+/* Every archive validated member by member; the small ones numpy wrote
+   loaded member by member too (the archive reads are the same, only the
+   member's end differs). */
 static void npz_file(const char *path)
 {
-    tu_current = path;
     npz_files++;
+    npz_load = false;
+    npz_file_once(path);
+    struct stat st;
+    if (strstr(path, "/valid/") && stat(path, &st) == 0 && st.st_size <= 65536) {
+        npz_load = true;
+        npz_file_once(path);
+        npz_load = false;
+    }
+}
+
+static void npz_file_once(const char *path)
+{
+    tu_current = path;
     outcome want[MAX_STEPS], got[MAX_STEPS];
     long ends[MAX_STEPS], ends2[MAX_STEPS];
     bool fired[MAX_STEPS];
@@ -557,6 +661,10 @@ int main(int argc, char **argv)
     }
     snprintf(dir, sizeof dir, "%s/valid", argv[1]);
     each(dir, "-v3.npy", 1 << 16, npy_pipe);
+    snprintf(dir, sizeof dir, "%s/valid", argv[1]);
+    each(dir, "-le-2d-F-v1.npy", 1 << 14, npy_pipe_faults);
+    snprintf(dir, sizeof dir, "%s/invalid", argv[1]);
+    each(dir, ".npy", 1 << 12, npy_pipe_faults);
     static const char *npz_dirs[] = {"npz/valid", "npz/compat", "npz/invalid", "npz/unsafe", "pickle"};
     for (size_t i = 0; i < sizeof npz_dirs / sizeof npz_dirs[0]; i++) {
         snprintf(dir, sizeof dir, "%s/%s", argv[1], npz_dirs[i]);
@@ -577,10 +685,11 @@ int main(int argc, char **argv)
         for (size_t j = 0; j < 2; j++) each(dir, h5_suffix[j], 1 << 18, hdf5_file);
     }
     TU_CHECK(eio_seen > runs / 4, "only %d of %d faulted runs ended in EIO", eio_seen, runs);
+    TU_CHECK(load_files >= 50, "only %d .npy files loaded in two steps", load_files);
     TU_CHECK(npy_files >= 700 && npz_files >= 50 && ra_files >= 80 && hdf5_files >= 100,
              "only %d .npy, %d .npz, %d .ra and %d HDF5/MAT files", npy_files, npz_files, ra_files, hdf5_files);
-    printf("test_faults: %d .npy, %d .npz, %d .ra and %d HDF5/MAT files (%d of them scanned), %d faulted runs "
+    printf("test_faults: %d .npy (%d of them also loaded), %d .npz, %d .ra and %d HDF5/MAT files (%d of them scanned), %d faulted runs "
            "(%d ended in EIO), %d checks passed, %d failed\n",
-           npy_files, npz_files, ra_files, hdf5_files, hdf5_scanned, runs, eio_seen, tu_passed, tu_failed);
+           npy_files, load_files, npz_files, ra_files, hdf5_files, hdf5_scanned, runs, eio_seen, tu_passed, tu_failed);
     return tu_failed != 0;
 }

@@ -9,7 +9,10 @@
  *  - every .npz member loads to numpy's payload, or the archive or member
  *    fails with the manifest's code;
  *  - each allocation failing in turn gives NPYG_ENOMEM and leaks nothing;
- *  - reading out of turn gives NPYG_EBADSTATE.
+ *  - reading out of turn gives NPYG_EBADSTATE;
+ *  - every input with a callback that fails or over-reads at each stage,
+ *    a payload sink that stops, trailing bytes, descriptors at an offset,
+ *    past the end or not a file, and unusable arguments.
  *
  * usage: test_load CORPUS_DIR
  */
@@ -21,6 +24,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static void sha256_hex(const void *p, size_t n, char out[65])
@@ -304,6 +308,271 @@ static void bad_state(const char *dir)
     free(buf);
 }
 
+/* ---------------- inputs, callbacks and sinks ---------------- */
+/* The bytes np.save writes for np.zeros(n, np.uint8), n of 5 digits: a
+   128-byte version 1.0 header, then n zeros (compared byte for byte with
+   numpy 1.24's output for n = 70000 with /usr/bin/python3); extra bytes
+   0xEE after them. */
+static unsigned char *zeros_npy(size_t n, size_t extra, size_t *len)
+{
+    *len = 128 + n + extra;
+    unsigned char *p = calloc(*len, 1);
+    if (!p) return NULL;
+    char head[129];
+    int k = snprintf(head, sizeof head, "\x93NUMPY\x01%cv%c{'descr': '|u1', 'fortran_order': False, 'shape': (%zu,), }",
+                     0, 0, n);
+    memset(p, ' ', 128);
+    memcpy(p, head, (size_t)k);
+    p[127] = '\n';
+    for (size_t i = 0; i < extra; i++) p[128 + n + i] = 0xEE;
+    return p;
+}
+
+typedef struct cbsrc {
+    const unsigned char *p;
+    size_t len, pos;
+    size_t fail_at; /* -1 from here on; SIZE_MAX never */
+    bool over;      /* hand out one byte more than asked */
+    bool fired;
+} cbsrc;
+
+static long long cb_src(void *user, void *buf, size_t n)
+{
+    cbsrc *s = user;
+    if (s->pos >= s->fail_at) {
+        s->fired = true;
+        return -1;
+    }
+    size_t k = s->len - s->pos < n ? s->len - s->pos : n;
+    if (s->fail_at != SIZE_MAX && s->pos + k > s->fail_at) k = s->fail_at - s->pos; /* stop where it fails */
+    memcpy(buf, s->p + s->pos, k);
+    s->pos += k;
+    return s->over ? (long long)n + 1 : (long long)k;
+}
+
+typedef struct sinkst {
+    uint64_t bytes;
+    uint64_t stop_after; /* fail the call that would pass this many bytes */
+    unsigned calls;
+    EVP_MD_CTX *md;
+} sinkst;
+
+static int sink_fn(void *user, const void *p, size_t n)
+{
+    sinkst *s = user;
+    s->calls++;
+    if (s->bytes + n > s->stop_after) return 1;
+    s->bytes += n;
+    if (s->md) EVP_DigestUpdate(s->md, p, n);
+    return 0;
+}
+
+static int temp_fd(const unsigned char *p, size_t n, size_t skip)
+{
+    FILE *f = tmpfile();
+    int fd = f ? dup(fileno(f)) : -1;
+    if (f) fclose(f);
+    if (fd < 0) return -1;
+    for (size_t i = 0; i < skip; i++)
+        if (write(fd, "x", 1) != 1) { close(fd); return -1; }
+    if (write(fd, p, n) != (ssize_t)n || lseek(fd, (off_t)skip, SEEK_SET) != (off_t)skip) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static npyg_ctx *ctx_profile(npyg_profile prof)
+{
+    npyg_options o = {.profile = prof};
+    return npyg_ctx_new(&o);
+}
+
+static void inputs_and_sinks(void)
+{
+    tu_current = "inputs and sinks";
+    size_t n = 70000, len, tlen;
+    unsigned char *npy = zeros_npy(n, 0, &len);
+    unsigned char *tail = zeros_npy(n, 100000, &tlen); /* numpy.load reads n items and ignores the rest */
+    npyg_ctx *ctx = npyg_ctx_new(NULL), *sctx = ctx_profile(NPYG_PROFILE_STRICT);
+    unsigned char *dst = malloc(n);
+    if (!npy || !tail || !ctx || !sctx || !dst) { TU_CHECK(0, "setup"); goto out; }
+
+    TU_CHECK(npyg_validate_buffer(sctx, npy, len) == 0, "zeros(%zu, u1) strict: %s", n, npyg_last_error(sctx)->message);
+
+    /* A callback that claims more bytes than it was asked for breaks its
+       contract: a read error, never bytes taken on trust. */
+    cbsrc s = {npy, len, 0, SIZE_MAX, true, false};
+    TU_CHECK(npyg_validate_read(ctx, cb_src, &s) == NPYG_EIO, "over-long callback read");
+    s = (cbsrc){npy, len, 0, SIZE_MAX, true, false};
+    TU_CHECK(npyg_open_read(ctx, cb_src, &s) == NPYG_EIO, "over-long callback read, open");
+
+    /* The callback fails at each position: in the preamble, the header,
+       the payload, or past it (the trailing check) -- always NPYG_EIO. */
+    size_t cuts[] = {0, 3, 8, 9, 60, 128, 129, 128 + 65536, 128 + 65537, len, len + 5, len + 70000};
+    for (int input = 0; input < 2; input++)
+        for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+            const unsigned char *p = input ? tail : npy;
+            size_t l = input ? tlen : len;
+            if (cuts[k] > l) continue;
+            s = (cbsrc){p, l, 0, cuts[k], false, false};
+            int rc = npyg_validate_read(ctx, cb_src, &s);
+            TU_CHECK(rc == NPYG_EIO, "validate_read failing at %zu of %zu: %s", cuts[k], l, npyg_error_name(rc));
+            s = (cbsrc){p, l, 0, cuts[k], false, false};
+            rc = npyg_open_read(ctx, cb_src, &s);
+            if (rc == 0) rc = npyg_read_payload(ctx, dst, n);
+            TU_CHECK(rc == NPYG_EIO && s.fired, "open_read + read_payload failing at %zu of %zu: %s", cuts[k], l,
+                     npyg_error_name(rc));
+        }
+
+    /* Trailing bytes (numpy ignores them): a warning under the numpy
+       profile, NPYG_ETRAILING under strict, from every input. */
+    for (int input = 0; input < 3; input++) {
+        for (int strict = 0; strict < 2; strict++) {
+            npyg_ctx *x = strict ? sctx : ctx;
+            int fd = input == 1 ? temp_fd(tail, tlen, 0) : -1;
+            cbsrc r = {tail, tlen, 0, SIZE_MAX, false, false};
+            int rc = input == 0 ? npyg_open_buffer(x, tail, tlen) : input == 1 ? npyg_open_fd(x, fd) : npyg_open_read(x, cb_src, &r);
+            if (rc == 0) rc = npyg_read_payload(x, dst, n);
+            const npyg_info *in = npyg_get_info(x);
+            if (strict) TU_CHECK(rc == NPYG_ETRAILING, "input %d strict: %s", input, npyg_error_name(rc));
+            else TU_CHECK(rc == 0 && in && (in->warnings & NPYG_W_TRAILING) && in->trailing_bytes > 0 &&
+                              (input == 2 || in->trailing_bytes == 100000),
+                          "input %d: %s, trailing %llu", input, npyg_error_name(rc),
+                          in ? (unsigned long long)in->trailing_bytes : 0ull);
+            if (input == 2 && !strict) TU_CHECK(in && in->trailing_bytes == 100000, "callback: all trailing bytes counted");
+            /* and the one-call validation agrees */
+            r = (cbsrc){tail, tlen, 0, SIZE_MAX, false, false};
+            int vrc = input == 0 ? npyg_validate_buffer(x, tail, tlen) : input == 1 ? npyg_validate_fd(x, fd) : npyg_validate_read(x, cb_src, &r);
+            TU_CHECK(vrc == rc, "input %d %s: validation %s, load %s", input, strict ? "strict" : "numpy",
+                     npyg_error_name(vrc), npyg_error_name(rc));
+            if (fd >= 0) close(fd);
+        }
+    }
+
+    /* The sink sees every payload byte once, in chunks of at most 64 KiB,
+       whichever input and call; a sink that stops gives NPYG_EIO. */
+    unsigned char want[32], got[32];
+    unsigned wl = 0, gl = 0;
+    EVP_Digest(npy + 128, n, want, &wl, EVP_sha256(), NULL);
+    for (int input = 0; input < 3; input++) {
+        for (int call = 0; call < 3; call++) { /* validate, load into dst, load to the sink only */
+            for (int stop = 0; stop < 3; stop++) {
+                uint64_t stop_after = stop == 0 ? UINT64_MAX : stop == 1 ? 0 : 65536;
+                sinkst sk = {0, stop_after, 0, EVP_MD_CTX_new()};
+                EVP_DigestInit_ex(sk.md, EVP_sha256(), NULL);
+                npyg_set_payload_sink(ctx, sink_fn, &sk);
+                int fd = input == 1 ? temp_fd(npy, len, 0) : -1;
+                cbsrc r = {npy, len, 0, SIZE_MAX, false, false};
+                int rc;
+                if (call == 0)
+                    rc = input == 0 ? npyg_validate_buffer(ctx, npy, len) : input == 1 ? npyg_validate_fd(ctx, fd)
+                                                                                  : npyg_validate_read(ctx, cb_src, &r);
+                else {
+                    rc = input == 0 ? npyg_open_buffer(ctx, npy, len) : input == 1 ? npyg_open_fd(ctx, fd)
+                                                                             : npyg_open_read(ctx, cb_src, &r);
+                    if (rc == 0) rc = npyg_read_payload(ctx, call == 1 ? dst : NULL, n);
+                }
+                npyg_set_payload_sink(ctx, NULL, NULL);
+                EVP_DigestFinal_ex(sk.md, got, &gl);
+                EVP_MD_CTX_free(sk.md);
+                if (fd >= 0) close(fd);
+                if (stop == 0)
+                    TU_CHECK(rc == 0 && sk.bytes == n && sk.calls >= 2 && !memcmp(got, want, 32),
+                             "input %d call %d: %s, sink saw %llu bytes in %u calls", input, call, npyg_error_name(rc),
+                             (unsigned long long)sk.bytes, sk.calls);
+                else
+                    TU_CHECK(rc == NPYG_EIO && npyg_get_info(ctx) == NULL, "input %d call %d: sink stops after %llu: %s",
+                             input, call, (unsigned long long)stop_after, npyg_error_name(rc));
+            }
+        }
+    }
+
+    /* A descriptor is read from its position: an archive of bytes before
+       the file is no concern, and a position past the end is an empty input. */
+    int fd = temp_fd(npy, len, 100);
+    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == 0, "file 100 bytes into the descriptor");
+    if (fd >= 0) {
+        lseek(fd, 100 + (off_t)len + 10, SEEK_SET);
+        int want_rc = npyg_validate_buffer(ctx, "", 0);
+        TU_CHECK(want_rc == NPYG_ETRUNC_PREAMBLE, "empty buffer: %s", npyg_error_name(want_rc));
+        TU_CHECK(npyg_validate_fd(ctx, fd) == want_rc, "position past the end: %s", npyg_last_error(ctx)->message);
+        TU_CHECK(npyg_open_fd(ctx, fd) == want_rc, "open, position past the end");
+        close(fd);
+    }
+    /* a regular file cut inside the header */
+    fd = temp_fd(npy, 100, 0);
+    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ETRUNC_HEADER, "file cut inside the header");
+    if (fd >= 0) close(fd);
+    /* neither a regular file nor a pipe */
+    fd = open("/dev/null", O_RDONLY);
+    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ENOTREG && npyg_open_fd(ctx, fd) == NPYG_ENOTREG,
+             "character device");
+    if (fd >= 0) close(fd);
+    TU_CHECK(npyg_validate_fd(ctx, -1) == NPYG_EIO && npyg_open_fd(ctx, -1) == NPYG_EIO, "bad descriptor");
+
+    /* max_header_bytes holds for every input */
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    lim.max_header_bytes = 64;
+    npyg_options o = {.limits = &lim};
+    npyg_ctx *lctx = npyg_ctx_new(&o);
+    s = (cbsrc){npy, len, 0, SIZE_MAX, false, false};
+    TU_CHECK(lctx && npyg_validate_buffer(lctx, npy, len) == NPYG_ELIMIT_HEADER &&
+                 npyg_open_read(lctx, cb_src, &s) == NPYG_ELIMIT_HEADER,
+             "max_header_bytes 64 against a 118-byte header");
+    npyg_ctx_free(lctx);
+
+    /* arguments that cannot be used */
+    TU_CHECK(npyg_validate_buffer(NULL, npy, len) == NPYG_EINVAL && npyg_validate_read(NULL, cb_src, &s) == NPYG_EINVAL &&
+                 npyg_validate_fd(NULL, 0) == NPYG_EINVAL && npyg_parse_header(NULL, npy, len) == NPYG_EINVAL &&
+                 npyg_open_buffer(NULL, npy, len) == NPYG_EINVAL && npyg_open_read(NULL, cb_src, &s) == NPYG_EINVAL &&
+                 npyg_open_fd(NULL, 0) == NPYG_EINVAL,
+             "NULL context");
+    TU_CHECK(npyg_validate_buffer(ctx, NULL, 5) == NPYG_EINVAL && npyg_parse_header(ctx, NULL, 5) == NPYG_EINVAL &&
+                 npyg_open_buffer(ctx, NULL, 5) == NPYG_EINVAL,
+             "NULL buffer with a length");
+    TU_CHECK(npyg_validate_read(ctx, NULL, NULL) == NPYG_EINVAL && npyg_open_read(ctx, NULL, NULL) == NPYG_EINVAL,
+             "NULL callback");
+    TU_CHECK(npyg_parse_header(ctx, npy, 128) == 0 && npyg_get_info(ctx)->payload_bytes == n, "header only");
+    /* no buffer and no length is an empty input */
+    TU_CHECK(npyg_validate_buffer(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE && npyg_parse_header(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE &&
+                 npyg_open_buffer(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE,
+             "NULL buffer of length 0");
+    /* a descriptor number that is not open */
+    fd = dup(2);
+    close(fd);
+    TU_CHECK(npyg_validate_fd(ctx, fd) == NPYG_EIO && npyg_open_fd(ctx, fd) == NPYG_EIO, "closed descriptor");
+    /* a socket is read like a pipe */
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+        bool sent = write(sv[1], npy, 4096) == 4096;
+        close(sv[1]);
+        TU_CHECK(sent && npyg_validate_fd(ctx, sv[0]) == NPYG_ETRUNC_PAYLOAD &&
+                     npyg_last_error(ctx)->offset == 4096,
+                 "socket holding the first 4096 bytes: %s", npyg_error_name(npyg_last_error(ctx)->code));
+        close(sv[0]);
+    }
+    /* a regular file with trailing bytes, the payload to a sink: counted from the file's size */
+    fd = temp_fd(tail, tlen, 0);
+    sinkst sk = {0, UINT64_MAX, 0, NULL};
+    npyg_set_payload_sink(ctx, sink_fn, &sk);
+    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == 0 && npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
+             "file with trailing bytes, to a sink");
+    sk.bytes = 0;
+    TU_CHECK(fd >= 0 && npyg_open_fd(ctx, fd) == 0 && npyg_read_payload(ctx, NULL, 0) == 0 &&
+                 npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
+             "file with trailing bytes, loaded to a sink");
+    npyg_set_payload_sink(ctx, NULL, NULL);
+    if (fd >= 0) close(fd);
+out:
+    free(dst);
+    free(npy);
+    free(tail);
+    npyg_ctx_free(ctx);
+    npyg_ctx_free(sctx);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -319,5 +588,6 @@ int main(int argc, char **argv)
     torture(d, "valid/savez-compressed-several.npz", true);
     bound(argv[1], "valid/f8-le-2d-F-v1.npy");
     bad_state(argv[1]);
+    inputs_and_sinks();
     return tu_finish();
 }
