@@ -177,15 +177,38 @@ static const kind npy_kind = {npyg_validate_buffer, npyg_validate_read, npyg_val
 static const kind ra_kind = {npyg_ra_validate_buffer, npyg_ra_validate_read, npyg_ra_validate_fd, take_ra, &ra_files,
                              {NPYG_ERA_TRUNC_DATA, NPYG_ERA_TRUNC_DIMS, NPYG_ERA_TRUNC_HEADER, NPYG_ERA_MAGIC}};
 
+/* The buffer a load reads into, kept for all the runs of one file: a
+   header may declare a payload far larger than the file, and allocating
+   that for every faulted run had the sanitizer builds poison and unpoison
+   it each time (14 minutes of io_faults under ASan). */
+static struct {
+    void *p;
+    size_t cap;
+} scratch;
+
+static void *scratch_get(size_t n)
+{
+    if (n <= scratch.cap && scratch.p) return scratch.p;
+    free(scratch.p);
+    scratch.p = malloc(n ? n : 1);
+    scratch.cap = scratch.p ? n : 0;
+    return scratch.p;
+}
+
+static void scratch_drop(void)
+{
+    free(scratch.p);
+    scratch.p = NULL;
+    scratch.cap = 0;
+}
+
 /* The two-step load, open then read into a buffer, as one call. */
 static int load_rest(npyg_ctx *ctx, int rc)
 {
     if (rc) return rc;
     size_t n = (size_t)npyg_get_info(ctx)->payload_bytes;
-    void *p = malloc(n ? n : 1);
-    rc = p ? npyg_read_payload(ctx, p, n) : NPYG_ENOMEM;
-    free(p);
-    return rc;
+    void *p = scratch_get(n);
+    return p ? npyg_read_payload(ctx, p, n) : NPYG_ENOMEM;
 }
 static int load_buffer(npyg_ctx *ctx, const void *buf, size_t len) { return load_rest(ctx, npyg_open_buffer(ctx, buf, len)); }
 static int load_read(npyg_ctx *ctx, npyg_read_fn fn, void *user) { return load_rest(ctx, npyg_open_read(ctx, fn, user)); }
@@ -254,6 +277,7 @@ static void stream_file(const char *path, const kind *kd)
     close(fd);
     free_ctx(ctx, path);
     free(data);
+    scratch_drop();
 }
 
 static void npy_file(const char *path)
@@ -354,10 +378,8 @@ static int npz_load_member(npyg_ctx *ctx, npyg_zip *z, size_t i)
     if (rc) return rc;
     const npyg_info *in = npyg_get_info(ctx);
     size_t n = (size_t)(in ? in->payload_bytes : npyg_zip_member(z, i)->uncompressed_size);
-    void *p = malloc(n ? n : 1);
-    rc = p ? npyg_zip_read_member(z, p, n) : NPYG_ENOMEM;
-    free(p);
-    return rc;
+    void *p = scratch_get(n);
+    return p ? npyg_zip_read_member(z, p, n) : NPYG_ENOMEM;
 }
 
 static bool npz_load; /* members loaded instead of validated */
@@ -399,6 +421,7 @@ static void npz_file(const char *path)
         npz_load = true;
         npz_file_once(path);
         npz_load = false;
+        scratch_drop();
     }
 }
 
