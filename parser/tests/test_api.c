@@ -253,7 +253,8 @@ static unsigned char *struct_npy(int fields, size_t *n)
     return f;
 }
 
-static int parse_fresh(uint64_t cap, const unsigned char *f, size_t n)
+/* A context for large headers, held to cap bytes. */
+static npyg_ctx *capped_ctx(uint64_t cap)
 {
     npyg_limits l;
     npyg_limits_default(&l);
@@ -261,7 +262,12 @@ static int parse_fresh(uint64_t cap, const unsigned char *f, size_t n)
     l.max_fields = 100000;
     l.max_alloc_bytes = cap;
     npyg_options o = {.limits = &l};
-    npyg_ctx *ctx = npyg_ctx_new(&o);
+    return npyg_ctx_new(&o);
+}
+
+static int parse_fresh(uint64_t cap, const unsigned char *f, size_t n)
+{
+    npyg_ctx *ctx = capped_ctx(cap);
     if (!ctx) return -1;
     int rc = npyg_validate_buffer(ctx, f, n);
     npyg_ctx_free(ctx);
@@ -287,13 +293,7 @@ TEST(blocks_kept_between_parses_never_change_a_verdict)
     }
     TU_CHECK(parse_fresh(hi - 1, medium, nm) == NPYG_ELIMIT_ALLOC, "one byte below the smallest cap");
     for (uint64_t cap = hi - 1; cap <= hi; cap++) {
-        npyg_limits l;
-        npyg_limits_default(&l);
-        l.max_header_bytes = 100000;
-        l.max_fields = 100000;
-        l.max_alloc_bytes = cap;
-        npyg_options o = {.limits = &l};
-        npyg_ctx *ctx = npyg_ctx_new(&o);
+        npyg_ctx *ctx = capped_ctx(cap);
         TU_CHECK(ctx != NULL, "ctx");
         if (!ctx) continue;
         int brc = npyg_validate_buffer(ctx, big, nb);
