@@ -9,8 +9,10 @@
 # State lives in FUZZ_CAMPAIGN_DIR (default build-fuzz-campaign/) and is
 # reused by the next run: corpus/<target>/ is the merged corpus, findings/
 # the crashes, leaks and hangs to triage into corpus/fuzz-regressions/,
-# runs.tsv one line per engine and harness run. fuzz/campaign-report.sh
-# turns it into a table (runs, exec/s, coverage, findings) at the end.
+# runs.tsv one line per engine and harness run, cpu.tsv the CPU seconds
+# each of those runs used (engine, harness, workers, wall s, CPU s).
+# fuzz/campaign-report.sh turns them into tables (runs, exec/s, coverage,
+# findings; CPU-minutes per harness and engine over every run) at the end.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 hours=${FUZZ_HOURS:-1}
@@ -20,6 +22,25 @@ engines=${FUZZ_ENGINES:-libfuzzer afl}
 targets=${FUZZ_TARGETS:-$(cd "$root/fuzz" && ls *_fuzzer.c | sed 's/\.c$//')}
 dir=${FUZZ_CAMPAIGN_DIR:-$root/build-fuzz-campaign}
 mkdir -p "$dir/findings"
+
+# CPU seconds (user + system) of the given processes and all their
+# descendants: the live ones, plus what each has reaped (ps -S). Read just
+# before a run is stopped, it is the run's CPU however many processes the
+# engine started, restarted or lost to the kill.
+tree() { # print the given PIDs and every descendant's
+    ps -e -o pid=,ppid= | awk -v roots="$*" '
+        BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+        { pid[NR] = $1; par[NR] = $2 }
+        END { do { more = 0
+                   for (i = 1; i <= NR; i++)
+                       if (!(pid[i] in keep) && (par[i] in keep)) { keep[pid[i]] = 1; more = 1 }
+              } while (more)
+              for (p in keep) print p }'
+}
+tree_cpu() {
+    pids=$(tree "$@" | paste -sd, -)
+    ps -S -o cputimes= -p "$pids" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
+}
 
 python3 "$root/fuzz/seeds.py" "$dir/seeds" >/dev/null || exit 1
 for t in $targets; do
@@ -42,10 +63,18 @@ for e in $engines; do
             bin=$root/build-fuzz-libfuzzer/fuzz/$t
             run=$dir/libfuzzer-$t
             rm -rf "$run" && mkdir -p "$run/new"
-            # -jobs: restarted after each finding; the wrapper bounds the wall clock.
-            (cd "$run" && timeout "$secs" "$bin" -jobs=$((jobs * 1000)) -workers="$jobs" -timeout=25 \
+            # -jobs: restarted after each finding; the wall clock is bounded
+            # here, and the CPU read over the whole process tree before the stop.
+            (cd "$run" && exec "$bin" -jobs=$((jobs * 1000)) -workers="$jobs" -timeout=25 \
                 -print_final_stats=1 -rss_limit_mb=2560 -dict="$dir/$t.dict" -artifact_prefix="$dir/findings/libfuzzer-$t-" \
-                "$run/new" "$dir/corpus/$t" >/dev/null 2>&1)
+                "$run/new" "$dir/corpus/$t" >/dev/null 2>&1) &
+            lead=$!
+            sleep "$secs"
+            cpu=$(tree_cpu "$lead")
+            all=$(tree "$lead")
+            kill -TERM $all 2>/dev/null
+            wait "$lead" 2>/dev/null
+            printf '%s\t%s\t%s\t%s\t%s\n' "$e" "$t" "$jobs" "$secs" "$cpu" >>"$dir/cpu.tsv"
             # Merge what was found into the corpus, keeping only inputs that add coverage.
             mkdir -p "$run/merged"
             "$bin" -merge=1 -timeout=25 -rss_limit_mb=2560 "$run/merged" "$dir/corpus/$t" "$run/new" \
@@ -74,8 +103,10 @@ for e in $engines; do
                 k=$((k + 1))
             done
             sleep "$secs"
+            cpu=$(tree_cpu $pids)
             for p in $pids; do kill -INT "$p" 2>/dev/null; done
             for p in $pids; do wait "$p" 2>/dev/null; done
+            printf '%s\t%s\t%s\t%s\t%s\n' "$e" "$t" "$jobs" "$secs" "$cpu" >>"$dir/cpu.tsv"
             for f in "$out"/*/crashes/id:* "$out"/*/hangs/id:*; do
                 [ -f "$f" ] && cp "$f" "$dir/findings/afl-$t-$(basename "$(dirname "$(dirname "$f")")")-$(basename "$(dirname "$f")")-$(basename "$f" | cut -d, -f1)"
             done

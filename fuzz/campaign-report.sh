@@ -54,6 +54,18 @@ for run in "$dir"/libfuzzer-*/; do
                 t, w, wall, runs / 1e6, wall ? runs / wall / 1e3 : 0, cov, ft, n }'
 done
 
+# CPU-minutes per engine and harness over every run recorded in this
+# directory (ci/fuzz-campaign.sh writes cpu.tsv; older runs have no line).
+if [ -s "$dir/cpu.tsv" ]; then
+    echo
+    echo "| engine | harness | runs | wall minutes | CPU minutes |"
+    echo "|---|---|---|---|---|"
+    sort -k1,1 -k2,2 "$dir/cpu.tsv" | awk -F'\t' '
+        { k = $1 "\t" $2; n[k]++; wall[k] += $4 / 60; cpu[k] += $5 / 60; if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+        END { for (i = 1; i <= m; i++) { k = order[i]; split(k, a, "\t")
+                  printf "| %s | %s | %d | %.1f | %.1f |\n", a[1] == "afl" ? "AFL++" : "libFuzzer", a[2], n[k], wall[k], cpu[k] } }'
+fi
+
 # The slowest input of each merged corpus, timed by the replay drivers of a
 # build without sanitizers (REPLAY_BUILD, default build/release): a slow
 # unit, an input of 10 KB or less taking over 10 ms, is a finding.
