@@ -259,13 +259,12 @@ static int take(scan *s, void *dst, uint64_t n)
     return 0;
 }
 
-/* One line, its newline consumed: the first cap bytes into dst, *len the
-   whole length (so *len > cap says it was cut). A line that runs past
-   max_bytes is consumed up to the limit, whatever the chunking, so that
-   every input path stops at the same byte. */
-static int take_line(scan *s, char *dst, size_t cap, uint64_t *len)
+/* Walks one line, its newline consumed, handing each piece of its text
+   (without the newline) to fn. A line that runs past max_bytes is
+   consumed up to the limit, whatever the chunking, so that every input
+   path stops at the same byte. */
+static int walk_line(scan *s, void (*fn)(void *user, const uint8_t *p, size_t n), void *user)
 {
-    *len = 0;
     for (;;) {
         const uint8_t *p;
         long long got = peek(s, &p, SIZE_MAX);
@@ -276,16 +275,37 @@ static int take_line(scan *s, char *dst, size_t cap, uint64_t *len)
         uint64_t room = s->lim.max_bytes - s->pos;
         bool over = n > room;
         if (over) n = (size_t)room;
-        size_t text = nl && !over ? n - 1 : n;
-        if (*len < cap) {
-            size_t k = cap - (size_t)*len < text ? cap - (size_t)*len : text;
-            memcpy(dst + *len, p, k);
-        }
-        *len += text;
+        fn(user, p, nl && !over ? n - 1 : n);
         consume(s, n);
         if (over) return budget(s, 1);
         if (nl) return 0;
     }
+}
+
+typedef struct {
+    char *dst;
+    size_t cap;
+    uint64_t len;
+} line_copy;
+
+static void copy_piece(void *user, const uint8_t *p, size_t n)
+{
+    line_copy *c = user;
+    if (c->len < c->cap) {
+        size_t k = c->cap - (size_t)c->len < n ? c->cap - (size_t)c->len : n;
+        memcpy(c->dst + c->len, p, k);
+    }
+    c->len += n;
+}
+
+/* One line: the first cap bytes into dst, *len the whole length (so
+   *len > cap says it was cut). */
+static int take_line(scan *s, char *dst, size_t cap, uint64_t *len)
+{
+    line_copy c = {dst, cap, 0};
+    int rc = walk_line(s, copy_piece, &c);
+    *len = c.len;
+    return rc;
 }
 
 static uint64_t le(const uint8_t *b, unsigned n)
@@ -529,52 +549,48 @@ static int memo_get(scan *s, uint64_t i)
 /* The decimal argument of GET and PUT, as int() reads it (and so
    pickle.loads): ASCII whitespace around, an optional '+', digits with
    single underscores between them, leading zeros and blanks of any
-   length. Read as it streams past, so that no length makes a valid index
-   malformed; the line is consumed as take_line consumes one. */
+   length. Read as it streams past (walk_line), so that no length makes a
+   valid index malformed. */
 enum { IX_LEAD, IX_SIGN, IX_DIGIT, IX_UNDER, IX_TRAIL, IX_BAD };
 
 static bool index_blank(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+typedef struct {
+    int st;
+    uint64_t v;
+    bool over;
+} index_reader;
+
+static void index_piece(void *user, const uint8_t *p, size_t n)
+{
+    index_reader *r = user;
+    for (size_t i = 0; i < n && r->st != IX_BAD; i++) {
+        uint8_t c = p[i];
+        bool digit = c >= '0' && c <= '9';
+        if (digit && r->st != IX_TRAIL) {
+            if (r->v > (UINT64_MAX - 9) / 10) r->over = true;
+            else r->v = r->v * 10 + (uint64_t)(c - '0');
+            r->st = IX_DIGIT;
+        } else if (index_blank(c) && (r->st == IX_LEAD || r->st == IX_DIGIT || r->st == IX_TRAIL)) {
+            r->st = r->st == IX_LEAD ? IX_LEAD : IX_TRAIL;
+        } else if (c == '+' && r->st == IX_LEAD) {
+            r->st = IX_SIGN;
+        } else if (c == '_' && r->st == IX_DIGIT) {
+            r->st = IX_UNDER;
+        } else {
+            r->st = IX_BAD;
+        }
+    }
+}
+
 static int text_index(scan *s, const char *op, uint64_t *out)
 {
-    int st = IX_LEAD;
-    uint64_t v = 0;
-    bool over = false;
-    for (;;) {
-        const uint8_t *p;
-        long long got = peek(s, &p, SIZE_MAX);
-        if (got < 0) return read_failed(s);
-        if (got == 0) return truncated(s);
-        const uint8_t *nl = memchr(p, '\n', (size_t)got);
-        size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)got;
-        uint64_t room = s->lim.max_bytes - s->pos;
-        bool cut = n > room;
-        if (cut) n = (size_t)room;
-        size_t text = nl && !cut ? n - 1 : n;
-        for (size_t i = 0; i < text && st != IX_BAD; i++) {
-            uint8_t c = p[i];
-            bool digit = c >= '0' && c <= '9';
-            if (digit && st != IX_TRAIL) {
-                if (v > (UINT64_MAX - 9) / 10) over = true;
-                else v = v * 10 + (uint64_t)(c - '0');
-                st = IX_DIGIT;
-            } else if (index_blank(c) && (st == IX_LEAD || st == IX_DIGIT || st == IX_TRAIL)) {
-                st = st == IX_LEAD ? IX_LEAD : IX_TRAIL;
-            } else if (c == '+' && st == IX_LEAD) {
-                st = IX_SIGN;
-            } else if (c == '_' && st == IX_DIGIT) {
-                st = IX_UNDER;
-            } else {
-                st = IX_BAD;
-            }
-        }
-        consume(s, n);
-        if (cut) return budget(s, 1);
-        if (nl) break;
-    }
-    if (st != IX_DIGIT && st != IX_TRAIL) return BAD(s, "%s index is not a non-negative integer", op);
-    if (over) return memo_index_ok(s, UINT64_MAX);
-    *out = v;
+    index_reader r = {IX_LEAD, 0, false};
+    int rc = walk_line(s, index_piece, &r);
+    if (rc) return rc;
+    if (r.st != IX_DIGIT && r.st != IX_TRAIL) return BAD(s, "%s index is not a non-negative integer", op);
+    if (r.over) return memo_index_ok(s, UINT64_MAX);
+    *out = r.v;
     return 0;
 }
 
