@@ -79,25 +79,54 @@ static void free_block(npyg__arena *a, npyg__block *b)
     *a->total -= n;
 }
 
-void npyg__arena_reset(npyg__arena *a)
+/* Keeps a standard block, up to NPYG__ARENA_SPARES, for the next parses;
+   returns a big one, which fits only a header like the one just parsed. */
+static void recycle(npyg__arena *a, npyg__block *b)
 {
-    /* Keep standard blocks, up to NPYG__ARENA_SPARES, for the next parses;
-       return big ones, which fit only a header like the one just parsed. */
-    npyg__block *b = a->head;
-    while (b) {
+    if (b->size == NPYG__ARENA_BLOCK && a->nspare < NPYG__ARENA_SPARES) {
+        b->next = a->spare;
+        a->spare = b;
+        a->nspare++;
+    } else {
+        free_block(a, b);
+    }
+}
+
+/* Recycles the blocks of the chain from b up to, not including, stop. */
+static void recycle_chain(npyg__arena *a, npyg__block *b, const npyg__block *stop)
+{
+    while (b != stop) {
         npyg__block *next = b->next;
-        if (b->size == NPYG__ARENA_BLOCK && a->nspare < NPYG__ARENA_SPARES) {
-            b->next = a->spare;
-            a->spare = b;
-            a->nspare++;
-        } else {
-            free_block(a, b);
-        }
+        recycle(a, b);
         b = next;
     }
+}
+
+void npyg__arena_reset(npyg__arena *a)
+{
+    recycle_chain(a, a->head, NULL);
     a->head = NULL;
     a->used = 0;
     a->over_cap = false;
+}
+
+npyg__arena_mark npyg__arena_mark_now(const npyg__arena *a)
+{
+    return (npyg__arena_mark){a->head, a->head ? a->head->next : NULL, a->used, a->over_cap};
+}
+
+void npyg__arena_rewind(npyg__arena *a, npyg__arena_mark m)
+{
+    /* Newer blocks sit in front of the marked head; big ones taken while
+       it was the head sit right behind it. */
+    recycle_chain(a, a->head, m.head);
+    if (m.head) {
+        recycle_chain(a, m.head->next, m.next);
+        m.head->next = m.next;
+    }
+    a->head = m.head;
+    a->used = m.used;
+    a->over_cap = m.over_cap;
 }
 
 void npyg__arena_drop_spares(npyg__arena *a)

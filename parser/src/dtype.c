@@ -498,9 +498,40 @@ static int cmp_label(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* Most structs have distinct labels: an open-addressing set of them
+   (2n slots, taken from the arena and given back) shows it in linear time.
+   false on any match, when there is no room, and when probes pass a
+   linear budget (labels crafted to collide): the sort then decides and
+   finds the use to report. */
+static bool labels_distinct_fast(builder *b, const label *labels, uint32_t n)
+{
+    npyg__arena *a = &b->ctx->arena;
+    npyg__arena_mark m = npyg__arena_mark_now(a);
+    size_t cap = 2u * (size_t)n;
+    uint32_t *slot = npyg__arena_alloc(a, cap * sizeof *slot);
+    bool distinct = slot != NULL;
+    if (slot) {
+        memset(slot, 0, cap * sizeof *slot);
+        size_t budget = 4u * cap;
+        for (uint32_t i = 0; distinct && i < n; i++) {
+            const npyg__value *v = labels[i].v;
+            uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
+            for (size_t k = 0; k < v->len; k++) h = (h ^ (unsigned char)v->s[k]) * UINT64_C(0x100000001b3);
+            size_t p = (size_t)(h % cap);
+            for (; distinct && slot[p]; p = p + 1 == cap ? 0 : p + 1) {
+                const npyg__value *x = labels[slot[p] - 1].v;
+                if (!budget-- || (x->len == v->len && memcmp(x->s, v->s, v->len) == 0)) distinct = false;
+            }
+            slot[p] = i + 1;
+        }
+    }
+    npyg__arena_rewind(a, m);
+    return distinct;
+}
+
 static int check_labels(builder *b, label *labels, uint32_t n)
 {
-    if (n < 2) return 0;
+    if (n < 2 || labels_distinct_fast(b, labels, n)) return 0;
     qsort(labels, n, sizeof *labels, cmp_label);
     const label *first = NULL; /* the earliest second use, as a sequential check finds it */
     for (uint32_t k = 1; k < n; k++)

@@ -88,8 +88,9 @@ static int fill_shape(npyg_ctx *ctx, const npyg__value *shape, npyg_info *info)
     return 0;
 }
 
-int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len)
+int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len, npyg__span *descr_text)
 {
+    *descr_text = (npyg__span){0, 0};
     npyg_info *info = &ctx->info;
     const unsigned char *u = (const unsigned char *)text;
     bool v3 = info->version_major == 3;
@@ -115,19 +116,27 @@ int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len)
 
     npyg__lit_opts opts = {.allow_py2long = !v3, .latin1 = !v3};
     npyg__value *top = NULL;
-    int rc = npyg__parse_writer_form(ctx, text, len, &top);
-    if (!rc && !top) rc = npyg__parse_literal(ctx, text, len, &opts, &top, &info->warnings);
+    int rc = npyg__parse_writer_form(ctx, text, len, &top, descr_text);
+    bool writer = top != NULL;
+    if (!rc && !writer) rc = npyg__parse_literal(ctx, text, len, &opts, &top, &info->warnings);
     if (rc) return rc;
-    if (top->type != V_DICT) return hfail(ctx, NPYG_ENOTDICT, top, "%s", "not a dict");
-
     const npyg__value *vals[3] = {NULL, NULL, NULL};
-    rc = check_keys(ctx, top, vals, &info->warnings);
-    if (rc) return rc;
+    if (writer) {
+        /* numpy's spelling: the three keys in its order, a tuple of ints,
+           a bool. Only the descr can be spelled other than numpy would. */
+        vals[0] = top->child->next;
+        vals[1] = vals[0]->next->next;
+        vals[2] = vals[1]->next->next;
+    } else {
+        if (top->type != V_DICT) return hfail(ctx, NPYG_ENOTDICT, top, "%s", "not a dict");
+        rc = check_keys(ctx, top, vals, &info->warnings);
+        if (rc) return rc;
+        rc = check_shape_type(ctx, vals[2]);
+        if (rc) return rc;
+        if (vals[1]->type != V_BOOL)
+            return hfail(ctx, NPYG_EFORTRAN, vals[1], "%s", "fortran_order is not a bool");
+    }
     const npyg__value *descr = vals[0], *fortran = vals[1], *shape = vals[2];
-    rc = check_shape_type(ctx, shape);
-    if (rc) return rc;
-    if (fortran->type != V_BOOL)
-        return hfail(ctx, NPYG_EFORTRAN, fortran, "%s", "fortran_order is not a bool");
     info->fortran_order = fortran->u != 0;
     rc = npyg__build_dtype(ctx, descr, &info->dtype, &info->warnings);
     if (rc) return rc;

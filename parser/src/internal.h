@@ -45,6 +45,16 @@ void npyg__arena_release(npyg__arena *a); /* returns them all */
    blocks in use, so any allocation that the cap refuses is retried after
    this: what a parse may allocate never depends on the parses before. */
 void npyg__arena_drop_spares(npyg__arena *a);
+/* A point to come back to: npyg__arena_rewind gives back everything
+   allocated since npyg__arena_mark, as if it had never been asked for
+   (standard blocks to the spares, big ones to the allocator). */
+typedef struct npyg__arena_mark {
+    npyg__block *head, *next; /* head and what followed it */
+    size_t used;
+    bool over_cap;
+} npyg__arena_mark;
+npyg__arena_mark npyg__arena_mark_now(const npyg__arena *a);
+void npyg__arena_rewind(npyg__arena *a, npyg__arena_mark m);
 
 /* Tracked allocation outside the arena (read buffer, the zip state). A
    refusal by the cap sets ctx->xalloc_over_cap, never the arena's flag. */
@@ -168,10 +178,17 @@ int npyg__parse_literal(npyg_ctx *ctx, const char *text, size_t len,
                         const npyg__lit_opts *opts, npyg__value **out,
                         unsigned *warnings);
 
-/* numpy's writer form of a plain-dtype header, recognised without the
-   general parser; *out is NULL (and 0 returned) when the text is anything
-   else (writer.c). */
-int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out);
+/* A piece of the header text: [at, at+len). */
+typedef struct npyg__span {
+    size_t at, len;
+} npyg__span;
+
+/* numpy's writer spelling of a header, recognised without the general
+   parser: *out is the tree that parser would build and *descr_text the
+   descr's text, or *out is NULL (and 0 returned) when the text is spelled
+   any other way; an error only when memory runs out (writer.c). */
+int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out,
+                            npyg__span *descr_text);
 
 /* descr value -> dtype tree (dtype.c). */
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
@@ -189,12 +206,16 @@ int npyg__trailing(npyg_ctx *ctx, uint64_t extra);
 int npyg__truncated(npyg_ctx *ctx, uint64_t have);
 int npyg__sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at);
 
-/* Interprets the header text; fills ctx->info (header.c). */
-int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len);
+/* Interprets the header text; fills ctx->info (header.c). When the text
+   is in numpy's writer spelling, *descr_text is the descr's text (len > 0):
+   the header is then canonical exactly when that descr is. */
+int npyg__parse_header_text(npyg_ctx *ctx, const char *text, size_t len, npyg__span *descr_text);
 
-/* Is the header text byte-for-byte what numpy's writer makes of info?
-   Compares as it formats: allocates nothing, cannot fail (writer.c). */
+/* Is the header text byte-for-byte what numpy's writer makes of info? Is
+   a descr's text what it writes for info->dtype? Both compare as they
+   format: they allocate nothing and cannot fail (writer.c). */
 bool npyg__header_is_canonical(const npyg_info *info, const char *text, size_t len);
+bool npyg__descr_is_canonical(const npyg_info *info, const char *text, size_t len);
 
 /* Overflow-checked arithmetic: false when the result does not fit. */
 static inline bool npyg__mul_u64(uint64_t a, uint64_t b, uint64_t *out)

@@ -100,7 +100,8 @@ static int finish_header(npyg_ctx *ctx, const char *text, uint32_t hlen, unsigne
     info->data_offset = 8 + lensize + (uint64_t)hlen;
     ctx->base = 8 + lensize;
     if (hlen == 0) return npyg__fail(ctx, NPYG_ESYNTAX, ctx->base, "header is empty");
-    int rc = npyg__parse_header_text(ctx, text, hlen);
+    npyg__span descr_text;
+    int rc = npyg__parse_header_text(ctx, text, hlen, &descr_text);
     if (rc) return rc;
     bool strict = ctx->profile == NPYG_PROFILE_STRICT;
     if (info->data_offset % 64 != 0) {
@@ -110,7 +111,9 @@ static int finish_header(npyg_ctx *ctx, const char *text, uint32_t hlen, unsigne
                               (unsigned long long)info->data_offset);
         info->warnings |= info->data_offset % 16 == 0 ? NPYG_W_LEGACY_ALIGN : NPYG_W_ALIGN;
     }
-    if (!npyg__header_is_canonical(info, text, hlen)) {
+    bool canonical = descr_text.len ? npyg__descr_is_canonical(info, text + descr_text.at, descr_text.len)
+                                    : npyg__header_is_canonical(info, text, hlen);
+    if (!canonical) {
         if (strict)
             return npyg__fail(ctx, NPYG_ENONCANON, ctx->base,
                               "header text is not what numpy's writer produces");

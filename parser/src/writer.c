@@ -60,16 +60,16 @@ static uint32_t utf8_cp(const char *s, size_t n, size_t *k)
 
 /* ---------------- recognising ---------------- */
 
-/* One recursive descent over numpy's spelling, run twice: first with ctx
-   NULL, which only checks the text and allocates nothing (so a header that
-   is not in writer form costs the general parser no arena space), then with
-   ctx set, which builds the nodes. Any departure from the spelling is MISS,
-   never an error: the general parser then decides, so what is accepted here
-   only has to give the same tree that parser gives for the same text. */
+/* One recursive descent over numpy's spelling that builds the tree as it
+   goes. Any departure from the spelling is MISS, never an error: the walk
+   is rewound and the general parser decides, so what is accepted here
+   only has to give the same tree that parser gives for the same text.
+   Running out of memory is an error: the nodes built so far are ones the
+   general parser builds too, in the same sizes. */
 #define MISS (-1)
 
 typedef struct cursor {
-    npyg_ctx *ctx; /* NULL: check only */
+    npyg_ctx *ctx;
     const char *s;
     size_t n, i;
     unsigned depth; /* open brackets, counted as the general parser counts them */
@@ -105,45 +105,60 @@ static bool close_bracket(cursor *c, char ch)
 
 static int node(cursor *c, npyg__vtype t, size_t at, npyg__value **out)
 {
-    *out = NULL;
-    return c->ctx ? npyg__new_value(c->ctx, t, at, out) : 0;
+    npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v);
+    if (!v) return npyg__nomem(c->ctx, c->ctx->base + at);
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    v->offset = (uint32_t)at;
+    return 0;
 }
 
 static void append(npyg__value *parent, npyg__value **tail, npyg__value *item)
 {
-    if (!parent) return;
     if (*tail) (*tail)->next = item;
     else parent->child = item;
     *tail = item;
     parent->count++;
 }
 
+/* The bytes repr() writes as they are inside single quotes: printable
+   ASCII other than the quotes and the backslash. */
+static const unsigned char plain_byte[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 /* A str that repr() writes without escapes: single quotes around printable
    ASCII other than quotes and backslash (and, in a version 3.0 header, the
    non-ASCII characters repr() leaves as they are, which the general parser
-   also copies unchanged), at least min and at most max bytes. Anything else (escapes, latin-1 text,
-   prefixes, adjacent literals) is the general parser's. */
+   also copies unchanged), at least min and at most max bytes. Anything else
+   (escapes, latin-1 text, prefixes, adjacent literals) is the general
+   parser's. */
 static int str(cursor *c, size_t min, size_t max, npyg__value **out)
 {
     size_t at = c->i;
-    *out = NULL;
     if (!at_char(c, '\'')) return MISS;
+    const unsigned char *u = (const unsigned char *)c->s;
     size_t b = at + 1, e = b;
-    while (e < c->n && c->s[e] != '\'') {
-        unsigned char ch = (unsigned char)c->s[e];
-        if (ch < 0x20 || ch == 0x7f || (ch > 0x7f && !c->utf8) || ch == '\\' || ch == '"' || e - b >= max)
-            return MISS;
-        if (ch < 0x80) e++;
-        else if (!printable(utf8_cp(c->s, c->n, &e))) return MISS;
+    for (;;) {
+        while (e < c->n && plain_byte[u[e]]) e++;
+        if (e >= c->n || e - b > max) return MISS;
+        if (u[e] == '\'') break;
+        if (u[e] < 0x80 || !c->utf8 || !printable(utf8_cp(c->s, c->n, &e))) return MISS;
     }
-    if (e >= c->n || e - b < min || e - b > max) return MISS;
+    if (e - b < min || e - b > max) return MISS;
     c->i = e + 1;
-    if (!c->ctx) return 0;
     char *copy = npyg__arena_alloc(&c->ctx->arena, e - b + 1);
     if (!copy) return npyg__nomem(c->ctx, c->ctx->base + at);
     memcpy(copy, c->s + b, e - b);
     copy[e - b] = '\0';
-    int rc = npyg__new_value(c->ctx, V_STR, at, out);
+    int rc = node(c, V_STR, at, out);
     if (rc) return rc;
     (*out)->s = copy;
     (*out)->len = e - b;
@@ -161,7 +176,7 @@ static int dim(cursor *c, npyg__value **out)
     }
     if (digits == 0 || (digits > 1 && c->s[at] == '0')) return MISS;
     int rc = node(c, V_INT, at, out);
-    if (!rc && *out) (*out)->u = v;
+    if (!rc) (*out)->u = v;
     return rc;
 }
 
@@ -247,7 +262,7 @@ static int descr(cursor *c, npyg__value **out)
 static int str_const(cursor *c, const char *s, size_t len, size_t at, npyg__value **out)
 {
     int rc = node(c, V_STR, at, out);
-    if (!rc && *out) {
+    if (!rc) {
         (*out)->s = s;
         (*out)->len = len;
     }
@@ -255,7 +270,7 @@ static int str_const(cursor *c, const char *s, size_t len, size_t at, npyg__valu
 }
 
 /* The whole header: the dict, the spaces numpy pads with, the newline. */
-static int header(cursor *c, npyg__value **out)
+static int header(cursor *c, npyg__value **out, npyg__span *descr_text)
 {
     npyg__value *top, *kd, *vd, *kf, *vf, *ks, *vs;
     int rc;
@@ -264,7 +279,9 @@ static int header(cursor *c, npyg__value **out)
     /* A key's offset is its quote, after the separator that starts its piece. */
     if (!TAKE(c, W_DESCR)) return MISS;
     if ((rc = str_const(c, K_DESCR, LEN(K_DESCR), LEN(W_OPEN), &kd))) return rc;
+    descr_text->at = c->i;
     if ((rc = descr(c, &vd))) return rc;
+    descr_text->len = c->i - descr_text->at;
     size_t kf_at = c->i + LEN(W_COMMA);
     if (!TAKE(c, W_FORTRAN)) return MISS;
     if ((rc = str_const(c, K_FORTRAN, LEN(K_FORTRAN), kf_at, &kf))) return rc;
@@ -283,34 +300,35 @@ static int header(cursor *c, npyg__value **out)
     while (c->n - c->i > 8 && memcmp(c->s + c->i, spaces, 8) == 0) c->i += 8;
     while (c->i < c->n && c->s[c->i] == ' ') c->i++;
     if (c->i != c->n - 1 || c->s[c->i] != '\n') return MISS;
-    if (top) {
-        vf->u = fortran;
-        top->child = kd;
-        kd->next = vd;
-        vd->next = kf;
-        kf->next = vf;
-        vf->next = ks;
-        ks->next = vs;
-        top->count = 3;
-    }
+    vf->u = fortran;
+    top->child = kd;
+    kd->next = vd;
+    vd->next = kf;
+    kf->next = vf;
+    vf->next = ks;
+    ks->next = vs;
+    top->count = 3;
     *out = top;
     return 0;
 }
 
-int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out)
+int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out,
+                            npyg__span *descr_text)
 {
-    *out = NULL;
     npyg__value *top = NULL;
-    bool utf8 = ctx->info.version_major == 3;
-    cursor check = {NULL, text, len, 0, 0, utf8};
-    if (header(&check, &top) != 0) return 0;
-    /* The same walk over the same text: every MISS depends on the text
-       alone, so this one can only fail for memory, never miss. */
-    cursor build = {ctx, text, len, 0, 0, utf8};
-    int rc = header(&build, &top);
-    if (rc) return rc;
+    cursor c = {ctx, text, len, 0, 0, ctx->info.version_major == 3};
+    npyg__arena_mark m = npyg__arena_mark_now(&ctx->arena);
+    int rc = header(&c, &top, descr_text);
+    if (rc == MISS) {
+        /* Not numpy's spelling: the general parser starts from the arena
+           as it was. */
+        npyg__arena_rewind(&ctx->arena, m);
+        top = NULL;
+        *descr_text = (npyg__span){0, 0};
+        rc = 0;
+    }
     *out = top;
-    return 0;
+    return rc;
 }
 
 /* ---------------- writing ---------------- */
@@ -396,7 +414,7 @@ static void put_repr(sbuf *b, const char *s, size_t n)
 static void put_name(sbuf *b, const char *s, size_t n)
 {
     size_t k = 0;
-    while (k < n && (unsigned char)(s[k] - 0x20) < 0x5f && s[k] != '\\' && s[k] != '\'') k++;
+    while (k < n && plain_byte[(unsigned char)s[k]]) k++; /* a '"' too goes to put_repr */
     if (k < n) {
         put_repr(b, s, n);
         return;
@@ -517,6 +535,13 @@ static void put_dict(sbuf *b, const npyg_info *info)
     put(b, W_SHAPE, LEN(W_SHAPE));
     put_shape(b, info->ndim, info->shape);
     put(b, W_TAIL, LEN(W_TAIL));
+}
+
+bool npyg__descr_is_canonical(const npyg_info *info, const char *text, size_t len)
+{
+    sbuf b = {.cmp = text, .size = len, .latin1 = info->version_major < 3};
+    put_descr(&b, info->dtype);
+    return !b.diff && !b.unfit && b.len == len;
 }
 
 bool npyg__header_is_canonical(const npyg_info *info, const char *text, size_t len)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t matched, matched_struct, mutants_matched;
+static size_t matched, matched_struct, mutants_matched, canonical_matched;
 
 static bool same_tree(const npyg__value *a, const npyg__value *b)
 {
@@ -31,22 +31,46 @@ static bool same_tree(const npyg__value *a, const npyg__value *b)
     return a == NULL && b == NULL;
 }
 
+/* For a text in writer form, the whole header is canonical exactly when
+   its descr is (read.c checks only the descr then): the dict around it is
+   numpy's own spelling. tree is the general parser's. */
+static void same_canonical_verdict(npyg_ctx *ctx, const char *text, size_t len, const npyg__value *tree,
+                                   npyg__span descr_text, const char *what)
+{
+    const npyg__value *descr = tree->child->next, *fortran = descr->next->next, *shape = fortran->next->next;
+    unsigned warnings = 0;
+    npyg_info info = {.version_major = ctx->info.version_major, .fortran_order = fortran->u != 0,
+                      .ndim = shape->count};
+    if (npyg__build_dtype(ctx, descr, &info.dtype, &warnings) != 0) return;
+    uint64_t dims[64];
+    if (shape->count > 64) return;
+    const npyg__value *x = shape->child;
+    for (uint32_t k = 0; k < shape->count; k++, x = x->next) dims[k] = x->u;
+    info.shape = dims;
+    bool whole = npyg__header_is_canonical(&info, text, len);
+    bool part = npyg__descr_is_canonical(&info, text + descr_text.at, descr_text.len);
+    TU_CHECK(whole == part, "%s: canonical as a whole %d, by its descr %d", what, whole, part);
+    if (whole) canonical_matched++;
+}
+
 /* One header text through both parsers; returns whether the fast one took it. */
 static bool compare(npyg_ctx *ctx, const char *text, size_t len, bool v3, const char *what)
 {
     npyg__lit_opts opts = {.allow_py2long = !v3, .latin1 = !v3};
     unsigned warnings = 0;
     npyg__value *fast = NULL, *general = NULL;
+    npyg__span descr_text;
     ctx->base = 0;
     ctx->info.version_major = v3 ? 3 : 1; /* the recogniser copies UTF-8 names in 3.0 only */
     npyg__arena_reset(&ctx->arena);
-    int frc = npyg__parse_writer_form(ctx, text, len, &fast);
+    int frc = npyg__parse_writer_form(ctx, text, len, &fast, &descr_text);
     TU_CHECK(frc == 0, "%s: the recogniser failed (%d) on a text it should only accept or pass on", what, frc);
     if (!fast) return false;
     int grc = npyg__parse_literal(ctx, text, len, &opts, &general, &warnings);
     TU_CHECK(grc == 0, "%s: accepted by the recogniser, refused by the literal parser (%d)", what, grc);
     TU_CHECK(warnings == 0, "%s: the literal parser warns (%#x) on a writer-form text", what, warnings);
     if (grc == 0) TU_CHECK(same_tree(fast, general), "%s: the two parsers built different trees", what);
+    if (grc == 0) same_canonical_verdict(ctx, text, len, general, descr_text, what);
     return true;
 }
 
@@ -237,8 +261,9 @@ static void writer_edges(void)
     static const char longts[] = "{'descr': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9', 'fortran_order': False, 'shape': (3,), }\n";
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg__value *top = NULL;
+    npyg__span descr_text;
     ctx->info.version_major = 3;
-    TU_CHECK(npyg__parse_writer_form(ctx, longts, sizeof longts - 1, &top) == 0 && top == NULL, "%s",
+    TU_CHECK(npyg__parse_writer_form(ctx, longts, sizeof longts - 1, &top, &descr_text) == 0 && top == NULL, "%s",
              "a 33-byte typestr is left to the general parser");
     npyg_ctx_free(ctx);
 }
@@ -261,11 +286,14 @@ int main(int argc, char **argv)
     repr_rules(ctx);
     writer_edges();
     npyg_ctx_free(ctx);
-    printf("writer form: %zu headers matched (%zu structured), %zu one-byte mutants matched\n",
-           matched, matched_struct, mutants_matched);
+    printf("writer form: %zu headers matched (%zu structured), %zu one-byte mutants matched, %zu canonical\n",
+           matched, matched_struct, mutants_matched, canonical_matched);
     /* The corpus holds numpy-written structured headers of every kind the
        recogniser claims (titles, padding, subarrays, nesting). */
     TU_AT_LEAST(matched, 100, "plain and structured headers in writer form");
     TU_AT_LEAST(matched_struct, 20, "structured headers in writer form");
+    /* ... and both canonical and non-canonical spellings among them */
+    TU_AT_LEAST(canonical_matched, 100, "canonical headers in writer form");
+    TU_AT_LEAST(matched + mutants_matched - canonical_matched, 100, "non-canonical headers in writer form");
     return tu_finish();
 }
