@@ -31,16 +31,17 @@ static void *charged_alloc(const npyg_alloc *al, uint64_t *total, uint64_t cap,
     return p;
 }
 
-void *npyg__arena_alloc(npyg__arena *a, size_t size)
+void *npyg__arena_alloc_slow(npyg__arena *a, size_t size)
 {
     /* Rounding a size within 7 of SIZE_MAX up to 8 would wrap to 0 and
        hand out an 8-byte block for it. */
     if (size > SIZE_MAX - 7u) { a->over_cap = true; return NULL; }
     size = (size + 7u) & ~(size_t)7u;
     if (size == 0) size = 8;
-    if (a->head && a->head->size - a->used >= size) {
-        void *p = (char *)a->head + BLOCK_HDR + a->used;
-        a->used += size;
+    if (size <= a->left) {
+        void *p = a->cur;
+        a->cur += size;
+        a->left -= size;
         return p;
     }
     npyg__block *b = NULL;
@@ -68,7 +69,8 @@ void *npyg__arena_alloc(npyg__arena *a, size_t size)
     }
     b->next = a->head;
     a->head = b;
-    a->used = size;
+    a->cur = (char *)b + BLOCK_HDR + size;
+    a->left = b->size - size;
     return (char *)b + BLOCK_HDR;
 }
 
@@ -106,13 +108,14 @@ void npyg__arena_reset(npyg__arena *a)
 {
     recycle_chain(a, a->head, NULL);
     a->head = NULL;
-    a->used = 0;
+    a->cur = NULL;
+    a->left = 0;
     a->over_cap = false;
 }
 
 npyg__arena_mark npyg__arena_mark_now(const npyg__arena *a)
 {
-    return (npyg__arena_mark){a->head, a->head ? a->head->next : NULL, a->used, a->over_cap};
+    return (npyg__arena_mark){a->head, a->head ? a->head->next : NULL, a->cur, a->left, a->over_cap};
 }
 
 void npyg__arena_rewind(npyg__arena *a, npyg__arena_mark m)
@@ -125,7 +128,8 @@ void npyg__arena_rewind(npyg__arena *a, npyg__arena_mark m)
         m.head->next = m.next;
     }
     a->head = m.head;
-    a->used = m.used;
+    a->cur = m.cur;
+    a->left = m.left;
     a->over_cap = m.over_cap;
 }
 

@@ -193,11 +193,56 @@ static int parse_datetime(builder *b, npyg_dtype *d, const char *meta, const cha
     return dfail(b, NPYG_EDESCR, at, "invalid datetime unit in '%s'", at->s);
 }
 
+/* dtype.str as numpy writes it for every simple type but datetimes: '<',
+   '>' or '|', a kind letter, the size without leading zeros ('<f8',
+   '|S12', '<U3'). Read straight off; anything else, or anything wrong
+   with it, leaves *out NULL for the general reading below, which gives
+   these strings the same dtype. */
+static int build_writer_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
+{
+    const char *s = v->s;
+    *out = NULL;
+    if (v->len < 3 || v->len > 11 || (s[0] != '<' && s[0] != '>' && s[0] != '|') || (s[2] == '0' && v->len > 3))
+        return 0;
+    uint64_t size = 0;
+    for (size_t k = 2; k < v->len; k++) {
+        if (s[k] < '0' || s[k] > '9') return 0;
+        size = size * 10 + (uint64_t)(s[k] - '0'); /* 9 digits at most */
+    }
+    char kind = s[1];
+    switch (kind) {
+    case 'U':
+        size *= 4;
+        /* fall through */
+    case 'S':
+    case 'V':
+        if (size > ITEMSIZE_MAX) return 0;
+        break;
+    case 'b': case 'i': case 'u': case 'f': case 'c': case 'O':
+        if (!numeric_size_ok(kind, size)) return 0;
+        break;
+    default:
+        return 0;
+    }
+    npyg_dtype *d;
+    int rc = new_dtype(b, kind_of(kind), v, &d);
+    if (rc) return rc;
+    d->itemsize = size;
+    *out = d;
+    return finish_simple(b, d, s[0] == '|' ? '=' : s[0], v);
+}
+
 static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
 {
     const char *s = v->s, *e = v->s + v->len;
     if (v->len == 0) return dfail(b, NPYG_EDESCR, v, "%s", "empty type string");
     if (memchr(s, '\0', v->len)) return dfail(b, NPYG_EDESCR, v, "%s", "NUL in type string");
+    npyg_dtype *fast = NULL;
+    int frc = build_writer_typestr(b, v, &fast);
+    if (frc || fast) {
+        *out = fast;
+        return frc;
+    }
     /* numpy reads digits, '(' or ',' as a comma-string struct or subarray. */
     bool comma = (*s >= '0' && *s <= '9') || *s == '(';
     if (v->len > 1 && strchr("<>|=", *s) && ((s[1] >= '0' && s[1] <= '9') || s[1] == '(')) comma = true;

@@ -34,11 +34,25 @@ typedef struct npyg__arena {
     npyg__block *head;   /* blocks in use, newest first */
     npyg__block *spare;  /* blocks kept from earlier parses */
     uint32_t nspare;     /* at most NPYG__ARENA_SPARES */
-    size_t used;         /* bytes used in head */
+    char *cur;           /* the free bytes at the end of head */
+    size_t left;
     bool over_cap;       /* the last failure was the cap, not the allocator */
 } npyg__arena;
 
-void *npyg__arena_alloc(npyg__arena *a, size_t size);
+/* size bytes, 8-aligned, or NULL (over_cap says why). Most requests fit
+   in the current block: that case is inline, the rest is arena.c's. */
+void *npyg__arena_alloc_slow(npyg__arena *a, size_t size);
+static inline void *npyg__arena_alloc(npyg__arena *a, size_t size)
+{
+    size_t r = (size + 7u) & ~(size_t)7u;
+    if (r - 1 < a->left) { /* 0 < r <= left; a wrapped or zero r goes on */
+        void *p = a->cur;
+        a->cur += r;
+        a->left -= r;
+        return p;
+    }
+    return npyg__arena_alloc_slow(a, size);
+}
 void npyg__arena_reset(npyg__arena *a);   /* keeps blocks for reuse */
 void npyg__arena_release(npyg__arena *a); /* returns them all */
 /* Returns the kept blocks. They are charged against max_alloc_bytes like
@@ -50,7 +64,8 @@ void npyg__arena_drop_spares(npyg__arena *a);
    (standard blocks to the spares, big ones to the allocator). */
 typedef struct npyg__arena_mark {
     npyg__block *head, *next; /* head and what followed it */
-    size_t used;
+    char *cur;
+    size_t left;
     bool over_cap;
 } npyg__arena_mark;
 npyg__arena_mark npyg__arena_mark_now(const npyg__arena *a);

@@ -190,7 +190,8 @@ static void memory(void)
     tu_current = "arena";
     npyg__arena *a = &ctx->arena;
     void *p = npyg__arena_alloc(a, 0);
-    TU_CHECK(p != NULL && a->used == 8, "a zero-byte request gets 8 bytes: used %zu", a->used);
+    TU_CHECK(p != NULL && a->left == NPYG__ARENA_BLOCK - 8, "a zero-byte request gets 8 bytes: %zu left",
+             a->left);
     /* Sizes whose rounding up to 8 wraps past SIZE_MAX, and sizes whose
        block header would: refused as over the cap, never a small block. */
     size_t huge[] = {SIZE_MAX, SIZE_MAX - 3, SIZE_MAX - 7, SIZE_MAX - NPYG__BLOCK_HDR + 1};
@@ -201,6 +202,36 @@ static void memory(void)
                  p ? "a block was returned" : "not flagged as over the cap");
     }
     TU_CHECK(ctx->allocated - base == NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK, "only the first block is charged");
+
+    tu_current = "arena rewind";
+    /* Everything taken after a mark is given back by a rewind: bytes in
+       the current block, big blocks put behind it, new standard blocks in
+       front of it. The standard ones are kept as spares (still charged),
+       the big ones freed; the next request gets the bytes the first one
+       after the mark got. */
+    a->over_cap = false;
+    uint64_t before = ctx->allocated;
+    npyg__arena_mark m = npyg__arena_mark_now(a);
+    void *first = npyg__arena_alloc(a, 24);
+    void *big = npyg__arena_alloc(a, 2 * NPYG__ARENA_BLOCK);       /* behind the head */
+    void *next = npyg__arena_alloc(a, NPYG__ARENA_BLOCK / 4 - 64); /* fits the head */
+    /* The head has 4096 - 8 - 24 - 960 = 3,104 bytes left: three of these
+       fit in it, the other five take two new standard blocks. */
+    void *fresh = NULL;
+    for (int k = 0; k < 8; k++) fresh = npyg__arena_alloc(a, NPYG__ARENA_BLOCK / 4);
+    TU_CHECK(first && big && next && fresh && a->head != m.head, "allocations after the mark");
+    uint32_t spares = a->nspare;
+    npyg__arena_rewind(a, m);
+    npyg__arena_mark back = npyg__arena_mark_now(a);
+    TU_CHECK(back.head == m.head && back.next == m.next && back.cur == m.cur && back.left == m.left,
+             "the marked head, its successor and free bytes are back");
+    TU_CHECK(a->nspare == spares + 2, "the new standard blocks are spares: %u, was %u", a->nspare, spares);
+    TU_CHECK(ctx->allocated == before + 2 * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK),
+             "charged: the spares only (%llu bytes over the mark)", (unsigned long long)(ctx->allocated - before));
+    TU_CHECK(npyg__arena_alloc(a, 24) == first, "the next request reuses the bytes given back");
+    npyg__arena_mark empty = {0};
+    npyg__arena_rewind(a, empty);
+    TU_CHECK(a->head == NULL && a->left == 0, "a mark taken on an empty arena empties it");
     npyg_ctx_free(ctx);
     TU_CHECK(ta.now == 0, "%llu bytes left", (unsigned long long)ta.now);
 
