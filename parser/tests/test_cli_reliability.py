@@ -248,6 +248,21 @@ def test_special_files_say_what_they_are():
         shutil.rmtree(d)
 
 
+def test_what_is_read_is_what_the_file_gives():
+    """A small file is read whole with the size stat() gave, plus one byte
+    to see whether there is more; when there is (the file grew, or it is
+    one of /proc's regular files, which stat() calls empty), the verdict
+    is on what the file gives, as numpy.load reads it (to its end), not on
+    an empty file. /proc/self/status is text, not the NPY magic."""
+    p = "/proc/self/status"
+    with open(p, "rb") as f:
+        text = f.read()
+    check(os.stat(p).st_size == 0 and len(text) > 0 and not text.startswith(b"\x93NUMPY"),
+          "stat() calls %s empty; it holds %d bytes of text" % (p, len(text)))
+    r = run_json(p)
+    check(r["error"]["name"] == "NPYG_EMAGIC", "%s: refused for its magic, not as empty: %r" % (p, r))
+
+
 def zeros_archive(n, size):
     """n deflated members, each a valid uint8 .npy of `size` bytes of zeros
     (header included), written by zipfile with zlib."""

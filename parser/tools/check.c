@@ -93,20 +93,27 @@ typedef struct input {
    lie, so memory stays bounded by the limits, not by the file. */
 #define WHOLE_FILE_BYTES ((size_t)64 << 10)
 
-/* The whole of a regular file of size bytes opened here, or NULL when it
-   is larger than WHOLE_FILE_BYTES or a read comes up short or fails (the
-   descriptor path then reads it again and reports what it finds). */
+/* The whole of a file that stat() called regular and size bytes long, or
+   NULL when it is larger than WHOLE_FILE_BYTES or the read does not give
+   exactly size bytes (it failed, came up short, or found more: the file
+   changed, or is no longer the one stat() saw). The descriptor path then
+   looks at what was opened and reports what it finds. */
 static unsigned char *read_whole(int fd, uint64_t size)
 {
     if (size > WHOLE_FILE_BYTES) return NULL;
-    unsigned char *p = malloc(size ? (size_t)size : 1);
+    unsigned char *p = malloc((size_t)size + 1);
     if (!p) die_oom();
     size_t got = 0;
-    while (got < size) {
-        ssize_t r = pread(fd, p + got, (size_t)size - got, (off_t)got);
+    while (got <= size) { /* one byte more than stat() said: is there more? */
+        size_t want = (size_t)size + 1 - got;
+        ssize_t r = pread(fd, p + got, want, (off_t)got);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
         got += (size_t)r;
+        /* A short read is taken as the end: so it is for a regular file,
+           and where it is not, got falls short and the descriptor path
+           reads the file again. */
+        if ((size_t)r < want) break;
     }
     if (got == size) return p;
     free(p);
@@ -295,32 +302,39 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 /* Opens a path for reading: only regular files (a FIFO or device named on
    the command line could block, never end, or act when opened; standard
    input may be a pipe). What is not a regular file is named and refused
-   before it is opened; fstat checks again what was opened. Returns -1
-   after reporting. */
+   before it is opened. Returns -1 after reporting. */
 static int open_input(const options *o, strbuf *b, const char *path, uint64_t *size)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        report_refused(o, b, path, (unsigned)st.st_mode);
-        return -1;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            report_refused(o, b, path, (unsigned)st.st_mode);
+            return -1;
+        }
+        *size = (uint64_t)st.st_size;
     }
     /* O_NONBLOCK: should the path become a FIFO meanwhile, opening it must
        not wait for a writer. */
     int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        report_io(o, b, path, "cannot open", errno);
-        return -1;
-    }
+    if (fd < 0) report_io(o, b, path, "cannot open", errno);
+    return fd;
+}
+
+/* What was opened, when it was not read whole: refused unless it is (still)
+   a regular file, whose size is then taken anew. */
+static bool recheck_opened(const options *o, strbuf *b, const char *path, int fd, uint64_t *size)
+{
+    struct stat st;
     if (fstat(fd, &st) != 0) {
         report_io(o, b, path, "cannot stat", errno);
-    } else if (!S_ISREG(st.st_mode)) {
-        report_refused(o, b, path, (unsigned)st.st_mode);
-    } else {
-        *size = (uint64_t)st.st_size;
-        return fd;
+        return false;
     }
-    close(fd);
-    return -1;
+    if (!S_ISREG(st.st_mode)) {
+        report_refused(o, b, path, (unsigned)st.st_mode);
+        return false;
+    }
+    *size = (uint64_t)st.st_size;
+    return true;
 }
 
 void validate_one(const options *o, npyg_ctx *ctx, job *j)
@@ -334,13 +348,20 @@ void validate_one(const options *o, npyg_ctx *ctx, job *j)
         j->out = b.p;
         return;
     }
+    unsigned char *whole = NULL;
     if (is_stdin) {
         struct stat st;
         in.regular = fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
     } else {
-        in.regular = in.at_start = true; /* open_input refuses anything else */
+        in.regular = in.at_start = true;
+        whole = read_whole(in.fd, size);
+        if (!whole && !recheck_opened(o, &b, j->path, in.fd, &size)) {
+            close(in.fd);
+            j->status = 2;
+            j->out = b.p;
+            return;
+        }
     }
-    unsigned char *whole = is_stdin ? NULL : read_whole(in.fd, size);
     in.data = whole;
     in.len = (size_t)size;
     in.rp.fd = in.fd;
