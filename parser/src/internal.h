@@ -250,5 +250,9 @@ static inline bool npyg__add_u64(uint64_t a, uint64_t b, uint64_t *out)
 /* 0 when [s, s+len) is valid UTF-8 as Python's strict decoder reads it;
    else 1 and *bad_at (utf8.c). */
 int npyg__utf8_check(const unsigned char *s, size_t len, size_t *bad_at);
+/* cp (at most U+10FFFF) as UTF-8 into out[0..3]; the bytes written. */
+size_t npyg__utf8_put(char *out, uint32_t cp);
+/* The value of a hex digit, or -1 (utf8.c). */
+int npyg__hexval(int c);
 
 #endif

@@ -110,35 +110,6 @@ static int skip_blank(lexer *lx)
 
 /* ---------------- strings ---------------- */
 
-static size_t put_utf8(char *out, uint32_t cp)
-{
-    if (cp < 0x80) { out[0] = (char)cp; return 1; }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 typedef struct str_prefix {
     bool raw, bytes, fmt;
 } str_prefix;
@@ -202,7 +173,7 @@ static int decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char
             if (pf->bytes) {
                 return syntax(lx, j, "bytes can only contain ASCII literal characters");
             }
-            if (lx->opts->latin1) o += put_utf8(out + o, (uint32_t)c);
+            if (lx->opts->latin1) o += npyg__utf8_put(out + o, (uint32_t)c);
             else out[o++] = (char)c; /* already valid UTF-8 */
             j++;
             continue;
@@ -236,18 +207,18 @@ static int decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char
             for (int k = 0; k < 3 && j < e && s[j] >= '0' && s[j] <= '7'; k++) cp = cp * 8 + (uint32_t)(s[j++] - '0');
             /* Above \377 CPython 3.11 only warns; bytes keep the low byte. */
             if (pf->bytes) out[o++] = (char)(cp & 0xFF);
-            else o += put_utf8(out + o, cp);
+            else o += npyg__utf8_put(out + o, cp);
             continue;
         case 'x': {
-            int h1 = j + 1 < e ? hexval(s[j + 1]) : -1;
-            int h2 = j + 2 < e ? hexval(s[j + 2]) : -1;
+            int h1 = j + 1 < e ? npyg__hexval(s[j + 1]) : -1;
+            int h2 = j + 2 < e ? npyg__hexval(s[j + 2]) : -1;
             if (h1 < 0 || h2 < 0) {
                 return syntax(lx, at, "truncated \\xXX escape");
             }
             cp = (uint32_t)(h1 * 16 + h2);
             j += 3;
             if (pf->bytes) out[o++] = (char)cp;
-            else o += put_utf8(out + o, cp);
+            else o += npyg__utf8_put(out + o, cp);
             continue;
         }
         case 'u': case 'U':
@@ -256,7 +227,7 @@ static int decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char
                 int digits = d == 'u' ? 4 : 8;
                 cp = 0;
                 for (int k = 1; k <= digits; k++) {
-                    int h = j + (size_t)k < e ? hexval(s[j + (size_t)k]) : -1;
+                    int h = j + (size_t)k < e ? npyg__hexval(s[j + (size_t)k]) : -1;
                     if (h < 0) {
                         return syntax(lx, at, d == 'u' ? "truncated \\uXXXX escape" : "truncated \\UXXXXXXXX escape");
                     }
@@ -270,7 +241,7 @@ static int decode_body(lexer *lx, size_t b, size_t e, const str_prefix *pf, char
                          "lone surrogate escape in a string (not representable in UTF-8)");
                 }
                 j += (size_t)digits + 1;
-                o += put_utf8(out + o, cp);
+                o += npyg__utf8_put(out + o, cp);
                 continue;
             }
         case 'N':
@@ -378,12 +349,12 @@ static long scan_digits(lexer *lx, int base, bool leading_underscore_ok,
         if (c == '_') {
             if ((count == 0 && !leading_underscore_ok) || lx->i + 1 >= lx->n) return -1;
             int nx = lx->s[lx->i + 1];
-            int dv = hexval(nx);
+            int dv = npyg__hexval(nx);
             if (dv < 0 || dv >= base) return -1;
             lx->i++;
             continue;
         }
-        int dv = hexval(c);
+        int dv = npyg__hexval(c);
         if (dv < 0 || dv >= base) return count;
         if (mag) {
             if (*mag > (UINT64_MAX - (uint64_t)dv) / (uint64_t)base) *big = true;

@@ -596,14 +596,6 @@ static int text_index(scan *s, const char *op, uint64_t *out)
 
 /* ---------------- text strings ---------------- */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* STRING: a quoted repr, decoded as codecs.escape_decode does. */
 static int text_string(scan *s)
 {
@@ -631,8 +623,8 @@ static int text_string(scan *s)
         case 't': out[o++] = 9; break;
         case 'v': out[o++] = 11; break;
         case 'x': {
-            int h = i + 1 + 1 < n ? hexval(line[i + 1]) : -1;
-            int l = i + 2 + 1 < n ? hexval(line[i + 2]) : -1;
+            int h = i + 1 + 1 < n ? npyg__hexval(line[i + 1]) : -1;
+            int l = i + 2 + 1 < n ? npyg__hexval(line[i + 2]) : -1;
             if (h < 0 || l < 0) return BAD(s, "invalid \\x escape in a STRING argument");
             out[o++] = (uint8_t)(h << 4 | l);
             i += 2;
@@ -688,7 +680,7 @@ static int text_unicode(scan *s)
             if (i + 2 + digits > n) return BAD(s, "truncated \\%c escape in a UNICODE argument", line[i + 1]);
             uint32_t cp = 0;
             for (size_t k = 0; k < digits; k++) {
-                int h = hexval(line[i + 2 + k]);
+                int h = npyg__hexval(line[i + 2 + k]);
                 if (h < 0) return BAD(s, "invalid \\%c escape in a UNICODE argument", line[i + 1]);
                 cp = cp << 4 | (uint32_t)h;
             }

@@ -134,34 +134,76 @@ static const unsigned char plain_byte[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
 };
 
-/* A str that repr() writes without escapes: single quotes around printable
-   ASCII other than quotes and backslash (and, in a version 3.0 header, the
-   non-ASCII characters repr() leaves as they are, which the general parser
-   also copies unchanged), at least min and at most max bytes. Anything else
-   (escapes, latin-1 text, prefixes, adjacent literals) is the general
-   parser's. */
+/* The escape at s[*k] (a backslash), if it is one repr() writes: \\, \',
+   \t, \n, \r, \xHH, \uHHHH or \UHHHHHHHH, the last two neither a surrogate
+   nor above U+10FFFF. Its code point, *k moved past it; -1 for anything
+   else, which the general parser reads (or refuses). */
+static long escape(const unsigned char *s, size_t n, size_t *k)
+{
+    size_t j = *k + 1;
+    if (j >= n) return -1;
+    unsigned char d = s[j];
+    size_t digits = d == 'x' ? 2 : d == 'u' ? 4 : d == 'U' ? 8 : 0;
+    long cp = -1;
+    if (!digits) {
+        cp = d == '\\' || d == '\'' ? d : d == 't' ? '\t' : d == 'n' ? '\n' : d == 'r' ? '\r' : -1;
+    } else if (n - j - 1 >= digits) {
+        cp = 0;
+        for (size_t q = 1; q <= digits && cp >= 0; q++) {
+            int h = npyg__hexval(s[j + q]);
+            cp = h < 0 ? -1 : cp * 16 + h;
+        }
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = -1;
+    }
+    if (cp >= 0) *k = j + 1 + digits;
+    return cp;
+}
+
+/* A str as repr() writes it in single quotes: printable ASCII other than
+   the quotes and the backslash, the escapes above and, in a version 3.0
+   header, the non-ASCII characters repr() leaves as they are (copied
+   unchanged, as the general parser copies them); names only (max
+   SIZE_MAX) take escapes. At least min and at most max bytes of text.
+   Anything else (latin-1 bytes, double quotes, other escapes, prefixes,
+   adjacent literals) is the general parser's. */
 static int str(cursor *c, size_t min, size_t max, npyg__value **out)
 {
     size_t at = c->i;
     if (!at_char(c, '\'')) return MISS;
     const unsigned char *u = (const unsigned char *)c->s;
     size_t b = at + 1, e = b;
+    bool escaped = false;
     for (;;) {
         while (e < c->n && plain_byte[u[e]]) e++;
         if (e >= c->n || e - b > max) return MISS;
         if (u[e] == '\'') break;
-        if (u[e] < 0x80 || !c->utf8 || !printable(utf8_cp(c->s, c->n, &e))) return MISS;
+        if (u[e] == '\\' && max == SIZE_MAX) {
+            if (escape(u, c->n, &e) < 0) return MISS;
+            escaped = true;
+        } else if (u[e] < 0x80 || !c->utf8 || !printable(utf8_cp(c->s, c->n, &e))) {
+            return MISS;
+        }
     }
     if (e - b < min || e - b > max) return MISS;
     c->i = e + 1;
+    /* Decoded text is never longer than its escapes. */
     char *copy = npyg__arena_alloc(&c->ctx->arena, e - b + 1);
     if (!copy) return npyg__nomem(c->ctx, c->ctx->base + at);
-    memcpy(copy, c->s + b, e - b);
-    copy[e - b] = '\0';
+    size_t len = e - b;
+    if (!escaped) {
+        memcpy(copy, c->s + b, len);
+    } else {
+        len = 0;
+        for (size_t k = b; k < e;) {
+            if (u[k] == '\\') len += npyg__utf8_put(copy + len, (uint32_t)escape(u, e, &k));
+            else copy[len++] = c->s[k++];
+        }
+    }
+    copy[len] = '\0';
     int rc = node(c, V_STR, at, out);
     if (rc) return rc;
     (*out)->s = copy;
-    (*out)->len = e - b;
+    (*out)->len = len;
     return 0;
 }
 

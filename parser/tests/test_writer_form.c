@@ -60,6 +60,10 @@ static bool compare(npyg_ctx *ctx, const char *text, size_t len, bool v3, const 
     unsigned warnings = 0;
     npyg__value *fast = NULL, *general = NULL;
     npyg__span descr_text;
+    size_t bad;
+    /* Neither parser sees a 3.0 header that is not UTF-8: header.c
+       refuses it first (NPYG_EUTF8), and both read names as UTF-8. */
+    if (v3 && npyg__utf8_check((const unsigned char *)text, len, &bad)) return false;
     ctx->base = 0;
     ctx->info.version_major = v3 ? 3 : 1; /* the recogniser copies UTF-8 names in 3.0 only */
     npyg__arena_reset(&ctx->arena);
