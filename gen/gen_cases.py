@@ -1448,6 +1448,12 @@ def cases_pad():
         'empty-name-U': "[('', '<U2')]",
         'pad-in-nested': "[('a', [('', '|V2'), ('b', '<i2')])]",
         'pad-pipe-less-V4': "[('a', '<i4'), ('', '<V4')]",
+        # a dropped '' subarray of objects, then a field of the same type:
+        # the second is an object field all the same
+        'pad-object-subarray-then-object': "[('', '|O', (2,)), ('y', '|O')]",
+        'pad-object-subarray-then-object-twice': "[('', '|O', (2,)), ('y', '|O'), ('z', '|O')]",
+        'same-type-three-fields': "[('a', '<f8'), ('b', '<f8'), ('c', '<f8')]",
+        'same-type-subarray-between': "[('a', '<f8'), ('b', '<f8', (2,)), ('c', '<f8')]",
     }
     for k in sorted(P):
         add('descr-pad/' + k, hdr(P[k], shape='(2,)'))

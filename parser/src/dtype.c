@@ -548,6 +548,22 @@ static int cmp_label(const void *pa, const void *pb)
    false on any match, when there is no room, and when probes pass a
    linear budget (labels crafted to collide): the sort then decides and
    finds the use to report. */
+/* A label's hash, eight bytes at a time (FNV-1a's constants, a word for
+   a byte): a few instructions a word where a byte-wise hash spent them a
+   byte. */
+static uint64_t label_hash(const char *s, size_t len)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ len, w;
+    for (; len >= 8; s += 8, len -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * UINT64_C(0x100000001b3);
+    }
+    w = 0;
+    memcpy(&w, s, len);
+    h = (h ^ w) * UINT64_C(0x100000001b3);
+    return h ^ (h >> 29);
+}
+
 static bool labels_distinct_fast(builder *b, const label *labels, uint32_t n)
 {
     npyg__arena *a = &b->ctx->arena;
@@ -560,9 +576,7 @@ static bool labels_distinct_fast(builder *b, const label *labels, uint32_t n)
         size_t budget = 4u * cap;
         for (uint32_t i = 0; distinct && i < n; i++) {
             const npyg__value *v = labels[i].v;
-            uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
-            for (size_t k = 0; k < v->len; k++) h = (h ^ (unsigned char)v->s[k]) * UINT64_C(0x100000001b3);
-            size_t p = (size_t)(h % cap);
+            size_t p = (size_t)(label_hash(v->s, v->len) % cap);
             for (; distinct && slot[p]; p = p + 1 == cap ? 0 : p + 1) {
                 const npyg__value *x = labels[slot[p] - 1].v;
                 if (!budget-- || (x->len == v->len && memcmp(x->s, v->s, v->len) == 0)) distinct = false;
@@ -604,6 +618,13 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
     }
     uint32_t nf = 0;
     uint64_t offset = 0;
+    /* numpy's writer repeats one typestr over many fields ('<f8' ...): a
+       field spelled like the one before gets the dtype built for it, which
+       nothing changes afterwards (a subarray is a new dtype around it).
+       Not an object: building one also records where the first object is,
+       which a dropped padding field may have taken back. */
+    const npyg__value *last_tv = NULL;
+    npyg_dtype *last_t = NULL;
     for (const npyg__value *f = list->child; f; f = f->next) {
         if (++b->fields > b->ctx->limits.max_fields)
             return dfail(b, NPYG_ELIMIT_FIELDS, f, "%s", "more fields than max_fields");
@@ -628,8 +649,17 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         npyg_dtype *t = NULL;
         bool had_object = b->has_object;
         uint64_t object_at = b->object_at;
-        int rc = build(b, tv, depth + 1, true, &t);
-        if (rc) return rc;
+        if (last_tv && tv->type == V_STR && tv->len == last_tv->len && !memcmp(tv->s, last_tv->s, tv->len)) {
+            t = last_t;
+        } else {
+            int rc = build(b, tv, depth + 1, true, &t);
+            if (rc) return rc;
+            if (tv->type == V_STR && t->kind != NPYG_KIND_OBJECT) {
+                last_tv = tv;
+                last_t = t;
+            }
+        }
+        int rc;
         if (sv) {
             rc = build_second(b, t, sv, f, depth + 1, &t);
             if (rc) return rc;
