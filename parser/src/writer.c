@@ -76,7 +76,15 @@ typedef struct cursor {
     bool utf8;      /* version 3.0: text already checked as UTF-8, copied as is */
 } cursor;
 
-static bool take(cursor *c, const char *lit, size_t len)
+/* Small steps of the walk, inlined where they are used: the memcmp of a
+   constant piece then compiles to a compare or two. */
+#if defined(__GNUC__)
+#define STEP static inline __attribute__((always_inline))
+#else
+#define STEP static inline
+#endif
+
+STEP bool take(cursor *c, const char *lit, size_t len)
 {
     if (c->n - c->i < len || memcmp(c->s + c->i, lit, len) != 0) return false;
     c->i += len;
@@ -103,7 +111,7 @@ static bool close_bracket(cursor *c, char ch)
     return true;
 }
 
-static int node(cursor *c, npyg__vtype t, size_t at, npyg__value **out)
+STEP int node(cursor *c, npyg__vtype t, size_t at, npyg__value **out)
 {
     npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v);
     if (!v) return npyg__nomem(c->ctx, c->ctx->base + at);
@@ -174,8 +182,8 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     size_t b = at + 1, e = b;
     bool escaped = false;
     for (;;) {
-        while (e < c->n && plain_byte[u[e]]) e++;
-        if (e >= c->n || e - b > max) return MISS;
+        while (plain_byte[u[e]]) e++; /* the closing '\n' stops it */
+        if (e - b > max) return MISS;
         if (u[e] == '\'') break;
         if (u[e] == '\\' && max == SIZE_MAX) {
             if (escape(u, c->n, &e) < 0) return MISS;
@@ -186,9 +194,14 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     }
     if (e - b < min || e - b > max) return MISS;
     c->i = e + 1;
-    /* Decoded text is never longer than its escapes. */
-    char *copy = npyg__arena_alloc(&c->ctx->arena, e - b + 1);
-    if (!copy) return npyg__nomem(c->ctx, c->ctx->base + at);
+    /* The node and its text in one piece; decoded text is never longer
+       than its escapes. */
+    npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v + (e - b) + 1);
+    if (!v) return npyg__nomem(c->ctx, c->ctx->base + at);
+    memset(v, 0, sizeof *v);
+    v->type = V_STR;
+    v->offset = (uint32_t)at;
+    char *copy = (char *)(v + 1);
     size_t len = e - b;
     if (!escaped) {
         memcpy(copy, c->s + b, len);
@@ -200,10 +213,8 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
         }
     }
     copy[len] = '\0';
-    int rc = node(c, V_STR, at, out);
-    if (rc) return rc;
-    (*out)->s = copy;
-    (*out)->len = len;
+    v->s = copy;
+    v->len = len;
     return 0;
 }
 
@@ -212,7 +223,7 @@ static int dim(cursor *c, npyg__value **out)
 {
     size_t at = c->i, digits = 0;
     uint64_t v = 0;
-    while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
+    while (c->s[c->i] >= '0' && c->s[c->i] <= '9') { /* the closing '\n' stops it */
         if (++digits > 19) return MISS; /* larger values: the general parser */
         v = v * 10 + (uint64_t)(c->s[c->i++] - '0');
     }
@@ -358,6 +369,11 @@ int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__v
                             npyg__span *descr_text)
 {
     npyg__value *top = NULL;
+    *out = NULL;
+    *descr_text = (npyg__span){0, 0};
+    /* numpy's header ends with '\n', which no character class of the walk
+       takes: its loops over names and digits stop there without a bound. */
+    if (len == 0 || text[len - 1] != '\n') return 0;
     cursor c = {ctx, text, len, 0, 0, ctx->info.version_major == 3};
     npyg__arena_mark m = npyg__arena_mark_now(&ctx->arena);
     int rc = header(&c, &top, descr_text);
