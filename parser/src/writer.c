@@ -293,9 +293,24 @@ static int field(cursor *c, npyg__value **out)
     return close_bracket(c, ')') ? 0 : MISS;
 }
 
-/* A typestr, or a structured descr as numpy's dtype.descr lists it. */
+/* A typestr, a structured descr as numpy's dtype.descr lists it, or a
+   subarray of a subarray as it spells one: (descr, shape). */
 static int descr(cursor *c, npyg__value **out)
 {
+    if (at_char(c, '(')) {
+        size_t at = c->i;
+        if (!open_bracket(c, '(')) return MISS; /* too deep: the general parser says so */
+        npyg__value *t, *tail = NULL, *v;
+        int rc = node(c, V_TUPLE, at, &t);
+        if (rc) return rc;
+        *out = t;
+        if ((rc = descr(c, &v))) return rc;
+        append(t, &tail, v);
+        if (!TAKE(c, W_COMMA)) return MISS;
+        if ((rc = shape(c, &v))) return rc;
+        append(t, &tail, v);
+        return close_bracket(c, ')') ? 0 : MISS;
+    }
     if (!at_char(c, '[')) return str(c, 1, MAX_TYPESTR, out);
     size_t at = c->i;
     (void)open_bracket(c, '[');
