@@ -168,11 +168,12 @@ static long escape(const unsigned char *s, size_t n, size_t *k)
 }
 
 /* A str as repr() writes it in single quotes: printable ASCII other than
-   the quotes and the backslash, the escapes above and, in a version 3.0
-   header, the non-ASCII characters repr() leaves as they are (copied
-   unchanged, as the general parser copies them); names only (max
-   SIZE_MAX) take escapes. At least min and at most max bytes of text.
-   Anything else (latin-1 bytes, double quotes, other escapes, prefixes,
+   the quotes and the backslash, the escapes above and the non-ASCII
+   characters repr() leaves as they are: UTF-8 in a version 3.0 header
+   (copied unchanged, as the general parser copies them), latin-1 bytes
+   in 1.0 and 2.0 (each written as its character's UTF-8). Names only (max
+   SIZE_MAX) take escapes and latin-1. At least min and at most max bytes
+   of text. Anything else (double quotes, other escapes, prefixes,
    adjacent literals) is the general parser's. */
 static int str(cursor *c, size_t min, size_t max, npyg__value **out)
 {
@@ -180,7 +181,7 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     if (!at_char(c, '\'')) return MISS;
     const unsigned char *u = (const unsigned char *)c->s;
     size_t b = at + 1, e = b;
-    bool escaped = false;
+    bool escaped = false, latin1 = false;
     for (;;) {
         while (plain_byte[u[e]]) e++; /* the closing '\n' stops it */
         if (e - b > max) return MISS;
@@ -188,27 +189,32 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
         if (u[e] == '\\' && max == SIZE_MAX) {
             if (escape(u, c->n, &e) < 0) return MISS;
             escaped = true;
+        } else if (u[e] >= 0x80 && !c->utf8 && max == SIZE_MAX) {
+            e++; /* a 1.0 or 2.0 header is latin-1: one byte, one character */
+            latin1 = true;
         } else if (u[e] < 0x80 || !c->utf8 || !printable(utf8_cp(c->s, c->n, &e))) {
             return MISS;
         }
     }
     if (e - b < min || e - b > max) return MISS;
     c->i = e + 1;
-    /* The node and its text in one piece; decoded text is never longer
-       than its escapes. */
-    npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v + (e - b) + 1);
+    /* The node and its text in one piece: decoded text is never longer
+       than its escapes, and a latin-1 byte takes two bytes of UTF-8. */
+    size_t room = latin1 ? 2 * (e - b) : e - b;
+    npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v + room + 1);
     if (!v) return npyg__nomem(c->ctx, c->ctx->base + at);
     memset(v, 0, sizeof *v);
     v->type = V_STR;
     v->offset = (uint32_t)at;
     char *copy = (char *)(v + 1);
     size_t len = e - b;
-    if (!escaped) {
+    if (!escaped && !latin1) {
         memcpy(copy, c->s + b, len);
     } else {
         len = 0;
         for (size_t k = b; k < e;) {
             if (u[k] == '\\') len += npyg__utf8_put(copy + len, (uint32_t)escape(u, e, &k));
+            else if (u[k] >= 0x80 && !c->utf8) len += npyg__utf8_put(copy + len, u[k++]);
             else copy[len++] = c->s[k++];
         }
     }
