@@ -150,14 +150,15 @@ def bench_files(b, tmp, quick):
         return f
 
     nv = lambda j: c([b["npyvalidate"], "-q", "-j", str(j), "--files-from", lst])
-    floor = lambda j: c([b["floor_files"], "-j", str(j), lst])
+    floor = lambda j, *extra: c([b["floor_files"], "-j", str(j), *extra, lst])
 
     def numpy():
         r = checked([PY, NPSIDE, "files", lst])
         return {"s": json.loads(r["out"])["seconds"], "rss_kib": r["rss_kib"]}
 
     res = alternate({"npyvalidate -j1": nv(1), "npyvalidate -j2": nv(2), "floor -j1": floor(1),
-                     "floor -j2": floor(2), "numpy": numpy}, 3 if quick else 7)
+                     "floor -j2": floor(2), "stat floor -j1": floor(1, "--stat-first"),
+                     "stat floor -j2": floor(2, "--stat-first"), "numpy": numpy}, 3 if quick else 7)
     shutil.rmtree(d)
     s = {k: v["s"] for k, v in res.items()}
     out = {
@@ -168,6 +169,10 @@ def bench_files(b, tmp, quick):
         "vs_numpy_j2": s["numpy"] / s["npyvalidate -j2"],
         "vs_floor_j1": s["npyvalidate -j1"] / s["floor -j1"],
         "vs_floor_j2": s["npyvalidate -j2"] / s["floor -j2"],
+        # the floor of a reader that stats a path before opening it, as
+        # npyvalidate does to never open a device or FIFO
+        "vs_stat_floor_j1": s["npyvalidate -j1"] / s["stat floor -j1"],
+        "vs_stat_floor_j2": s["npyvalidate -j2"] / s["stat floor -j2"],
         "floor_vs_numpy_j1": s["numpy"] / s["floor -j1"],
         "goal": "<= 1.2x the floor with one thread, <= 1.3x with two",
     }
@@ -320,6 +325,10 @@ def table(r):
             "%.2fx the floor" % f["vs_floor_j1"], "<= 1.2x", yes(f["vs_floor_j1"] <= 1.2))
         add("2. vs floor, 2 threads", "%.1f us/file" % u["npyvalidate -j2"], "floor %.1f us/file" % u["floor -j2"],
             "%.2fx the floor" % f["vs_floor_j2"], "<= 1.3x", yes(f["vs_floor_j2"] <= 1.3))
+        add("2. vs the stat-first floor, 1 thread", "%.1f us/file" % u["npyvalidate -j1"],
+            "floor --stat-first %.1f us/file" % u["stat floor -j1"], "%.2fx" % f["vs_stat_floor_j1"], "", "")
+        add("2. vs the stat-first floor, 2 threads", "%.1f us/file" % u["npyvalidate -j2"],
+            "floor --stat-first %.1f us/file" % u["stat floor -j2"], "%.2fx" % f["vs_stat_floor_j2"], "", "")
         add("2. (floor vs numpy, 1 thread)", "", "", "%.1fx" % f["floor_vs_numpy_j1"], "", "")
     s = r.get("hash")
     if s and "skipped" not in s:

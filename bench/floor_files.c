@@ -3,7 +3,12 @@
  * each path: open read-only, pread the first 4 KiB, fstat (the size tells
  * whether the payload is all there), close. Nothing is parsed.
  *
- *   floor_files [-j THREADS] LIST
+ * --stat-first: the least a reader must do that, like npyvalidate, never
+ * opens what is not a regular file (a device can act when opened, a FIFO
+ * can block): stat the path first and open only a regular file, whose
+ * size the stat gave; no fstat after.
+ *
+ *   floor_files [-j THREADS] [--stat-first] LIST
  *
  * LIST has one path per line, read like npyvalidate --files-from reads it.
  * Prints the number of files and of bytes read; exit status 2 if a file
@@ -24,6 +29,7 @@ typedef struct work {
     atomic_size_t next;
     atomic_ullong bytes;
     atomic_int failed;
+    int stat_first;
 } work;
 
 static void *worker(void *arg)
@@ -34,11 +40,15 @@ static void *worker(void *arg)
     for (;;) {
         size_t k = atomic_fetch_add(&w->next, 1);
         if (k >= w->n) break;
+        struct stat st;
+        if (w->stat_first && (stat(w->paths[k], &st) != 0 || !S_ISREG(st.st_mode))) {
+            atomic_store(&w->failed, 1);
+            continue;
+        }
         int fd = open(w->paths[k], O_RDONLY | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) { atomic_store(&w->failed, 1); continue; }
         ssize_t got = pread(fd, buf, sizeof buf, 0);
-        struct stat st;
-        if (got < 0 || fstat(fd, &st) != 0 || st.st_size < (off_t)got) atomic_store(&w->failed, 1);
+        if (got < 0 || (!w->stat_first && fstat(fd, &st) != 0) || st.st_size < (off_t)got) atomic_store(&w->failed, 1);
         else bytes += (unsigned long long)got;
         close(fd);
     }
@@ -48,19 +58,20 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int threads = 1;
+    int threads = 1, stat_first = 0;
     const char *list = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-j") && i + 1 < argc) threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--stat-first")) stat_first = 1;
         else list = argv[i];
     }
     if (!list || threads < 1 || threads > 256) {
-        fputs("usage: floor_files [-j THREADS] LIST\n", stderr);
+        fputs("usage: floor_files [-j THREADS] [--stat-first] LIST\n", stderr);
         return 2;
     }
     FILE *f = fopen(list, "r");
     if (!f) { perror(list); return 2; }
-    work w = {0};
+    work w = {.stat_first = stat_first};
     size_t cap = 0;
     char *line = NULL;
     size_t lcap = 0;
