@@ -566,6 +566,13 @@ static uint64_t label_hash(const char *s, size_t len)
 
 static bool labels_distinct_fast(builder *b, const label *labels, uint32_t n)
 {
+    if (n <= 8) { /* a few labels: each pair, cheaper than setting up the set */
+        for (uint32_t i = 1; i < n; i++)
+            for (uint32_t j = 0; j < i; j++)
+                if (labels[i].v->len == labels[j].v->len && !memcmp(labels[i].v->s, labels[j].v->s, labels[i].v->len))
+                    return false;
+        return true;
+    }
     npyg__arena *a = &b->ctx->arena;
     npyg__arena_mark m = npyg__arena_mark_now(a);
     size_t cap = 2u * (size_t)n;

@@ -209,7 +209,11 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     char *copy = (char *)(v + 1);
     size_t len = e - b;
     if (!escaped && !latin1) {
-        memcpy(copy, c->s + b, len);
+        if (len <= 4) { /* every typestr, many names: no call */
+            for (size_t k = 0; k < len; k++) copy[k] = c->s[b + k];
+        } else {
+            memcpy(copy, c->s + b, len);
+        }
     } else {
         len = 0;
         for (size_t k = b; k < e;) {
