@@ -2,12 +2,57 @@
  * Header parsing from a buffer (npyg_parse_header). Beyond the invariants
  * every result must satisfy: a successful parse needs no byte past
  * data_offset and gives the same answer from exactly that prefix; any
- * shorter prefix fails as a truncation; and npyg_validate_buffer on the same
- * bytes reaches the same verdict on the header.
+ * shorter prefix fails as a truncation; npyg_validate_buffer on the same
+ * bytes reaches the same verdict on the header; and the writer-form
+ * recogniser (the fast path) takes only header texts that the general
+ * literal parser reads to the very same tree.
  */
 #include "fuzz_common.h"
+#include "../parser/src/internal.h"
 
 #include <string.h>
+
+/* The header text of a whole preamble, as header.c would see it: a 3.0
+   text only when it is UTF-8, and none holding a NUL (both refused before
+   either parser runs). */
+static const char *header_text(const uint8_t *file, size_t len, int *major, size_t *hlen)
+{
+    if (len < 10 || memcmp(file, "\x93NUMPY", 6) != 0 || file[7] != 0) return NULL;
+    *major = file[6];
+    if (*major < 1 || *major > 3) return NULL;
+    size_t ls = *major == 1 ? 2 : 4;
+    if (len < 8 + ls) return NULL;
+    size_t h = ls == 2 ? (size_t)file[8] | (size_t)file[9] << 8
+                       : (size_t)file[8] | (size_t)file[9] << 8 | (size_t)file[10] << 16 | (size_t)file[11] << 24;
+    if (h > len - 8 - ls) return NULL;
+    const char *text = (const char *)file + 8 + ls;
+    size_t bad;
+    if ((*major == 3 && npyg__utf8_check((const unsigned char *)text, h, &bad)) || memchr(text, '\0', h)) return NULL;
+    *hlen = h;
+    return text;
+}
+
+static void writer_form_agrees(const uint8_t *file, size_t len)
+{
+    int major;
+    size_t h;
+    const char *text = header_text(file, len, &major, &h);
+    if (!text) return;
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    if (!ctx) return;
+    ctx->info.version_major = major;
+    npyg__value *fast = NULL, *general = NULL;
+    npyg__span descr_text;
+    if (npyg__parse_writer_form(ctx, text, h, &fast, &descr_text) == 0 && fast) {
+        npyg__lit_opts opts = {.allow_py2long = major != 3, .latin1 = major != 3};
+        unsigned warnings = 0;
+        int grc = npyg__parse_literal(ctx, text, h, &opts, &general, &warnings);
+        FUZZ_CHECK(grc == 0, "the writer form took a header the general parser refuses with %s", npyg_error_name(grc));
+        FUZZ_CHECK(grc != 0 || npyg__same_tree(fast, general), "%s", "the writer form and the general parser built different trees");
+        FUZZ_CHECK(warnings == 0, "the general parser warns (%#x) on a header in writer form", warnings);
+    }
+    npyg_ctx_free(ctx);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -75,5 +120,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     npyg_ctx_free(ctx);
     fuzz_alloc_check_empty(&fa);
+    writer_form_agrees(file, len);
     return 0;
 }

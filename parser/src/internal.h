@@ -205,6 +205,12 @@ typedef struct npyg__span {
 int npyg__parse_writer_form(npyg_ctx *ctx, const char *text, size_t len, npyg__value **out,
                             npyg__span *descr_text);
 
+/* Whether two value trees are the same: types, flags, offsets, numbers,
+   counts and string bytes, node for node (literal.c). The writer-form
+   recogniser must build the general parser's tree; its test and the
+   header fuzzer check it with this. */
+bool npyg__same_tree(const npyg__value *a, const npyg__value *b);
+
 /* descr value -> dtype tree (dtype.c). */
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
                       const npyg_dtype **out, unsigned *warnings);

@@ -62,6 +62,19 @@ int npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at, npyg__value **out)
     return 0;
 }
 
+bool npyg__same_tree(const npyg__value *a, const npyg__value *b)
+{
+    for (; a && b; a = a->next, b = b->next) {
+        if (a->type != b->type || a->negative != b->negative || a->big != b->big ||
+            a->py2long != b->py2long || a->offset != b->offset || a->u != b->u ||
+            a->count != b->count || a->len != b->len)
+            return false;
+        if ((a->s || b->s) && (!a->s || !b->s || memcmp(a->s, b->s, a->len) != 0)) return false;
+        if (!npyg__same_tree(a->child, b->child)) return false;
+    }
+    return a == NULL && b == NULL;
+}
+
 static int new_value(lexer *lx, npyg__vtype t, size_t at, npyg__value **out)
 {
     return npyg__new_value(lx->ctx, t, at, out);

@@ -18,19 +18,6 @@
 
 static size_t matched, matched_struct, mutants_matched, canonical_matched;
 
-static bool same_tree(const npyg__value *a, const npyg__value *b)
-{
-    for (; a && b; a = a->next, b = b->next) {
-        if (a->type != b->type || a->negative != b->negative || a->big != b->big ||
-            a->py2long != b->py2long || a->offset != b->offset || a->u != b->u ||
-            a->count != b->count || a->len != b->len)
-            return false;
-        if ((a->s || b->s) && (!a->s || !b->s || memcmp(a->s, b->s, a->len) != 0)) return false;
-        if (!same_tree(a->child, b->child)) return false;
-    }
-    return a == NULL && b == NULL;
-}
-
 /* For a text in writer form, the whole header is canonical exactly when
    its descr is (read.c checks only the descr then): the dict around it is
    numpy's own spelling. tree is the general parser's. */
@@ -73,7 +60,7 @@ static bool compare(npyg_ctx *ctx, const char *text, size_t len, bool v3, const 
     int grc = npyg__parse_literal(ctx, text, len, &opts, &general, &warnings);
     TU_CHECK(grc == 0, "%s: accepted by the recogniser, refused by the literal parser (%d)", what, grc);
     TU_CHECK(warnings == 0, "%s: the literal parser warns (%#x) on a writer-form text", what, warnings);
-    if (grc == 0) TU_CHECK(same_tree(fast, general), "%s: the two parsers built different trees", what);
+    if (grc == 0) TU_CHECK(npyg__same_tree(fast, general), "%s: the two parsers built different trees", what);
     if (grc == 0) same_canonical_verdict(ctx, text, len, general, descr_text, what);
     return true;
 }
