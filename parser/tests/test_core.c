@@ -232,6 +232,33 @@ static void memory(void)
     npyg__arena_mark empty = {0};
     npyg__arena_rewind(a, empty);
     TU_CHECK(a->head == NULL && a->left == 0, "a mark taken on an empty arena empties it");
+    /* Zero-byte requests take 8 bytes of the current block once it has one. */
+    npyg__arena_alloc(a, 0);
+    size_t left = a->left;
+    TU_CHECK(npyg__arena_alloc(a, 0) != NULL && a->left == left - 8, "a second zero-byte request: %zu left, was %zu",
+             a->left, left);
+    npyg_ctx_free(ctx);
+
+    tu_current = "spares under the cap";
+    /* Blocks kept from earlier parses count against max_alloc_bytes; a
+       tracked allocation that fits only without them gets them dropped. */
+    npyg_limits l;
+    npyg_limits_default(&l);
+    npyg_options lo = {NPYG_PROFILE_NUMPY, &l, &al, 0};
+    ctx = npyg_ctx_new(&lo);
+    if (!ctx) { TU_CHECK(0, "context"); return; }
+    a = &ctx->arena;
+    for (int k = 0; k < 4; k++) npyg__arena_alloc(a, NPYG__ARENA_BLOCK);
+    npyg__arena_reset(a);
+    uint32_t kept = a->nspare;
+    uint64_t in_use = ctx->allocated;
+    l.max_alloc_bytes = in_use + NPYG__ARENA_BLOCK; /* room for one more block, not for the spares as well */
+    ctx->limits.max_alloc_bytes = l.max_alloc_bytes;
+    size_t want = (size_t)(kept * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK));
+    void *tracked = npyg__xalloc(ctx, want);
+    TU_CHECK(kept == 4 && tracked != NULL && a->nspare == 0, "%u spares kept, then dropped for %zu bytes: %s, %u left",
+             kept, want, tracked ? "allocated" : "refused", a->nspare);
+    npyg__xfree(ctx, tracked, want);
     npyg_ctx_free(ctx);
     TU_CHECK(ta.now == 0, "%llu bytes left", (unsigned long long)ta.now);
 
