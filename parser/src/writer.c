@@ -192,8 +192,8 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
         } else if (u[e] >= 0x80 && !c->utf8 && max == SIZE_MAX) {
             e++; /* a 1.0 or 2.0 header is latin-1: one byte, one character */
             latin1 = true;
-        } else if (u[e] < 0x80 || !c->utf8 || !printable(utf8_cp(c->s, c->n, &e))) {
-            return MISS;
+        } else if (u[e] < 0x80 || !c->utf8 || !printable(utf8_cp(c->s, c->n - 1, &e))) {
+            return MISS; /* (bounded short of the '\n', even were the text not UTF-8) */
         }
     }
     if (e - b < min || e - b > max) return MISS;
