@@ -543,11 +543,6 @@ static int cmp_label(const void *pa, const void *pb)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* Most structs have distinct labels: an open-addressing set of them
-   (2n slots, taken from the arena and given back) shows it in linear time.
-   false on any match, when there is no room, and when probes pass a
-   linear budget (labels crafted to collide): the sort then decides and
-   finds the use to report. */
 /* A label's hash, eight bytes at a time (FNV-1a's constants, a word for
    a byte): a few instructions a word where a byte-wise hash spent them a
    byte. */
@@ -564,40 +559,38 @@ static uint64_t label_hash(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
-static bool labels_distinct_fast(builder *b, const label *labels, uint32_t n)
+/* Most structs have distinct labels: an open-addressing set of them
+   (slot: 2n entries, allocated with the labels) shows it in linear time;
+   a few are compared pairwise. false on any match and when probes pass a
+   linear budget (labels crafted to collide): the sort then decides and
+   finds the use to report. */
+static bool labels_distinct_fast(const label *labels, uint32_t n, uint32_t *slot)
 {
-    if (n <= 8) { /* a few labels: each pair, cheaper than setting up the set */
+    if (n <= 8) {
         for (uint32_t i = 1; i < n; i++)
             for (uint32_t j = 0; j < i; j++)
                 if (labels[i].v->len == labels[j].v->len && !memcmp(labels[i].v->s, labels[j].v->s, labels[i].v->len))
                     return false;
         return true;
     }
-    npyg__arena *a = &b->ctx->arena;
-    npyg__arena_mark m = npyg__arena_mark_now(a);
     size_t cap = 2u * (size_t)n;
-    uint32_t *slot = npyg__arena_alloc(a, cap * sizeof *slot);
-    bool distinct = slot != NULL;
-    if (slot) {
-        memset(slot, 0, cap * sizeof *slot);
-        size_t budget = 4u * cap;
-        for (uint32_t i = 0; distinct && i < n; i++) {
-            const npyg__value *v = labels[i].v;
-            size_t p = (size_t)(label_hash(v->s, v->len) % cap);
-            for (; distinct && slot[p]; p = p + 1 == cap ? 0 : p + 1) {
-                const npyg__value *x = labels[slot[p] - 1].v;
-                if (!budget-- || (x->len == v->len && memcmp(x->s, v->s, v->len) == 0)) distinct = false;
-            }
-            slot[p] = i + 1;
+    memset(slot, 0, cap * sizeof *slot);
+    size_t budget = 4u * cap;
+    for (uint32_t i = 0; i < n; i++) {
+        const npyg__value *v = labels[i].v;
+        size_t p = (size_t)(label_hash(v->s, v->len) % cap);
+        for (; slot[p]; p = p + 1 == cap ? 0 : p + 1) {
+            const npyg__value *x = labels[slot[p] - 1].v;
+            if (!budget-- || (x->len == v->len && memcmp(x->s, v->s, v->len) == 0)) return false;
         }
+        slot[p] = i + 1;
     }
-    npyg__arena_rewind(a, m);
-    return distinct;
+    return true;
 }
 
-static int check_labels(builder *b, label *labels, uint32_t n)
+static int check_labels(builder *b, label *labels, uint32_t n, uint32_t *slot)
 {
-    if (n < 2 || labels_distinct_fast(b, labels, n)) return 0;
+    if (n < 2 || labels_distinct_fast(labels, n, slot)) return 0;
     qsort(labels, n, sizeof *labels, cmp_label);
     const label *first = NULL; /* the earliest second use, as a sequential check finds it */
     for (uint32_t k = 1; k < n; k++)
@@ -620,7 +613,9 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
     uint32_t nlabels = 0;
     if (list->count) {
         fields = npyg__arena_alloc(&b->ctx->arena, sizeof *fields * list->count);
-        labels = npyg__arena_alloc(&b->ctx->arena, sizeof *labels * 2 * (size_t)list->count);
+        /* two labels a field at most (name, title), then the set's slots:
+           two a label */
+        labels = npyg__arena_alloc(&b->ctx->arena, (sizeof *labels + 2 * sizeof(uint32_t)) * 2 * (size_t)list->count);
         if (!fields || !labels) return npyg__nomem(b->ctx, b->ctx->base + list->offset);
     }
     uint32_t nf = 0;
@@ -695,7 +690,7 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         if (offset > ITEMSIZE_MAX)
             return dfail(b, NPYG_EOVERFLOW, f, "%s", "structure size in bytes does not fit into a C int");
     }
-    int rc = check_labels(b, labels, nlabels);
+    int rc = check_labels(b, labels, nlabels, (uint32_t *)(void *)(labels + 2 * (size_t)list->count));
     if (rc) return rc;
     npyg_dtype *d;
     int drc = new_dtype(b, NPYG_KIND_STRUCT, list, &d);
