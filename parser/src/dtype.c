@@ -690,7 +690,8 @@ static int build_struct(builder *b, const npyg__value *list, uint32_t depth, npy
         if (offset > ITEMSIZE_MAX)
             return dfail(b, NPYG_EOVERFLOW, f, "%s", "structure size in bytes does not fit into a C int");
     }
-    int rc = check_labels(b, labels, nlabels, (uint32_t *)(void *)(labels + 2 * (size_t)list->count));
+    uint32_t *slot = labels ? (uint32_t *)(void *)(labels + 2 * (size_t)list->count) : NULL; /* none for [] */
+    int rc = check_labels(b, labels, nlabels, slot);
     if (rc) return rc;
     npyg_dtype *d;
     int drc = new_dtype(b, NPYG_KIND_STRUCT, list, &d);
