@@ -257,10 +257,14 @@ static void check_dtype(walk *w, const npyg_dtype *d, uint32_t depth)
         FUZZ_CHECK(d->base && d->sub_ndim >= 1 && d->sub_shape, "subarray without base or shape");
         FUZZ_CHECK(d->sub_ndim <= w->limits->max_dims, "subarray ndim %u over max_dims", d->sub_ndim);
         check_dtype(w, d->base, depth + 1);
-        uint64_t n = d->base->itemsize;
+        /* A zero dim anywhere makes the item empty, whatever the others
+           multiply to (numpy accepts (..., 10**10, 10**10, 0)). */
+        bool empty = false;
+        for (uint32_t k = 0; k < d->sub_ndim; k++) empty |= d->sub_shape[k] == 0;
+        uint64_t n = empty ? 0 : d->base->itemsize;
         for (uint32_t k = 0; k < d->sub_ndim; k++) {
             FUZZ_CHECK(d->sub_shape[k] <= INT32_MAX, "subarray dim %llu", (unsigned long long)d->sub_shape[k]);
-            FUZZ_CHECK(d->sub_shape[k] == 0 || n <= UINT64_MAX / d->sub_shape[k], "subarray size overflows");
+            FUZZ_CHECK(empty || n <= UINT64_MAX / d->sub_shape[k], "subarray size overflows");
             n *= d->sub_shape[k];
         }
         FUZZ_CHECK(n == d->itemsize, "subarray itemsize %llu != base %llu x product of shape",

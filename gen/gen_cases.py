@@ -1350,6 +1350,10 @@ def cases_subarray():
         'none-shape': "[('a', '<i4', None)]",
         'bool-shape': "[('a', '<i4', True)]",
         'bool-in-tuple': "[('a', '<i4', (True,))]",
+        # non-zero dims whose product passes 2**64, then a zero: an empty
+        # item to numpy (npy_descr_fuzzer's harness once called it an overflow)
+        'zero-after-overflowing-dims': "[('a', '<f8', (1, 11, 1010, 10, 110, 10, 101, 11, 5, 101, 11, 110, 111, 0))]",
+        'zero-before-overflowing-dims': "[('a', '<f8', (0, 11, 1010, 10, 110, 10, 101, 11, 5, 101, 11, 110, 111))]",
         'nested-tuple-shape': "[('a', '<i4', ((2,),))]",
         'sub-of-sub': "[('c', ('<f8', (5,)), (2,))]",
         'sub-of-sub-int': "[('c', ('<f8', 5), 2)]",
