@@ -17,23 +17,15 @@
 #ifdef NPYG_STATIC
 #include "../parser/src/internal.h"
 
-/* The header text of a whole preamble, as header.c would see it: a 3.0
-   text only when it is UTF-8, and none holding a NUL (both refused before
-   either parser runs). */
+/* The header text as header.c would see it: a 3.0 text only when it is
+   UTF-8, and none holding a NUL (both refused before either parser runs). */
 static const char *header_text(const uint8_t *file, size_t len, int *major, size_t *hlen)
 {
-    if (len < 10 || memcmp(file, "\x93NUMPY", 6) != 0 || file[7] != 0) return NULL;
-    *major = file[6];
-    if (*major < 1 || *major > 3) return NULL;
-    size_t ls = *major == 1 ? 2 : 4;
-    if (len < 8 + ls) return NULL;
-    size_t h = ls == 2 ? (size_t)file[8] | (size_t)file[9] << 8
-                       : (size_t)file[8] | (size_t)file[9] << 8 | (size_t)file[10] << 16 | (size_t)file[11] << 24;
-    if (h > len - 8 - ls) return NULL;
-    const char *text = (const char *)file + 8 + ls;
+    const char *text = npyg__image_header(file, len, major, hlen);
     size_t bad;
-    if ((*major == 3 && npyg__utf8_check((const unsigned char *)text, h, &bad)) || memchr(text, '\0', h)) return NULL;
-    *hlen = h;
+    if (!text || (*major == 3 && npyg__utf8_check((const unsigned char *)text, *hlen, &bad)) ||
+        memchr(text, '\0', *hlen))
+        return NULL;
     return text;
 }
 

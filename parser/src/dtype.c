@@ -130,6 +130,14 @@ static bool numeric_size_ok(char kind, uint64_t size)
     }
 }
 
+/* Bytes of an S, U (4 a character) or V item of count units, or
+   UINT64_MAX past ITEMSIZE_MAX (numpy keeps an itemsize in a C int). */
+static uint64_t flexible_itemsize(char kind, uint64_t count)
+{
+    uint64_t bytes = kind == 'U' ? (count > UINT64_MAX / 4 ? UINT64_MAX : count * 4) : count;
+    return bytes > ITEMSIZE_MAX ? UINT64_MAX : bytes;
+}
+
 static npyg_kind kind_of(char k)
 {
     return (npyg_kind)k;
@@ -211,12 +219,9 @@ static int build_writer_typestr(builder *b, const npyg__value *v, npyg_dtype **o
     }
     char kind = s[1];
     switch (kind) {
-    case 'U':
-        size *= 4;
-        /* fall through */
-    case 'S':
-    case 'V':
-        if (size > ITEMSIZE_MAX) return 0;
+    case 'S': case 'U': case 'V':
+        size = flexible_itemsize(kind, size);
+        if (size == UINT64_MAX) return 0;
         break;
     case 'b': case 'i': case 'u': case 'f': case 'c': case 'O':
         if (!numeric_size_ok(kind, size)) return 0;
@@ -353,10 +358,9 @@ static int build_typestr(builder *b, const npyg__value *v, npyg_dtype **out)
         }
         if (kind == 'S' || kind == 'U' || kind == 'V') {
             if (neg && size != 0) return dfail(b, NPYG_EDESCR, v, "negative size in '%s'", v->s);
-            uint64_t bytes = kind == 'U' ? (size > UINT64_MAX / 4 ? UINT64_MAX : size * 4) : size;
-            if (bytes > ITEMSIZE_MAX)
+            size = flexible_itemsize(kind, size);
+            if (size == UINT64_MAX)
                 return dfail(b, NPYG_EOVERFLOW, v, "itemsize of '%s' does not fit in a C int", v->s);
-            size = bytes;
         } else if (neg || !numeric_size_ok(kind, size)) {
             return dfail(b, NPYG_EDESCR, v, "unknown type '%s'", v->s);
         }

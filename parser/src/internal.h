@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <string.h>
 
 #define NPYG__MAGIC "\x93NUMPY"
 #define NPYG__MAGIC_LEN 6
@@ -181,8 +182,34 @@ int npyg__nomem_in(npyg_ctx *ctx, int space, uint64_t off, const char *what);
 #endif
 
 /* A zeroed value of type t at offset at of the header text, from the
-   arena (literal.c). */
-int npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at, npyg__value **out);
+   arena, with extra bytes after it (a string's text). Inline: both header
+   parsers make one per token. */
+static inline int npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at, size_t extra, npyg__value **out)
+{
+    npyg__value *v = *out = (npyg__value *)npyg__arena_alloc(&ctx->arena, sizeof *v + extra);
+    if (!v) return npyg__nomem(ctx, ctx->base + at);
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    v->offset = (uint32_t)at;
+    return 0;
+}
+
+/* The header text of a whole .npy image in memory: magic, version 1.0,
+   2.0 or 3.0, and a header length the image holds; NULL otherwise. For
+   the tests and fuzz harnesses, which hold whole images (the readers go
+   through read.c's preamble). */
+static inline const char *npyg__image_header(const unsigned char *p, size_t n, int *major, size_t *len)
+{
+    if (n < 10 || memcmp(p, NPYG__MAGIC, NPYG__MAGIC_LEN) != 0 || p[6] < 1 || p[6] > 3 || p[7] != 0) return NULL;
+    size_t ls = p[6] == 1 ? 2 : 4;
+    if (n < 8 + ls) return NULL;
+    size_t h = (size_t)p[8] | (size_t)p[9] << 8;
+    if (ls == 4) h |= (size_t)p[10] << 16 | (size_t)p[11] << 24;
+    if (h > n - 8 - ls) return NULL;
+    *major = p[6];
+    *len = h;
+    return (const char *)p + 8 + ls;
+}
 
 /* Parses header text [text, text+len) into a value (literal.c). */
 typedef struct npyg__lit_opts {

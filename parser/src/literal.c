@@ -51,17 +51,6 @@ static int syntax(lexer *lx, size_t at, const char *what)
     return fail(lx, NPYG_ESYNTAX, at, "%s", what);
 }
 
-int npyg__new_value(npyg_ctx *ctx, npyg__vtype t, size_t at, npyg__value **out)
-{
-    npyg__value *v = npyg__arena_alloc(&ctx->arena, sizeof *v);
-    *out = v;
-    if (!v) return npyg__nomem(ctx, ctx->base + at);
-    memset(v, 0, sizeof *v);
-    v->type = t;
-    v->offset = (uint32_t)at;
-    return 0;
-}
-
 bool npyg__same_tree(const npyg__value *a, const npyg__value *b)
 {
     for (; a && b; a = a->next, b = b->next) {
@@ -77,7 +66,7 @@ bool npyg__same_tree(const npyg__value *a, const npyg__value *b)
 
 static int new_value(lexer *lx, npyg__vtype t, size_t at, npyg__value **out)
 {
-    return npyg__new_value(lx->ctx, t, at, out);
+    return npyg__new_value(lx->ctx, t, at, 0, out);
 }
 
 static bool is_ident_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }

@@ -113,12 +113,7 @@ static bool close_bracket(cursor *c, char ch)
 
 STEP int node(cursor *c, npyg__vtype t, size_t at, npyg__value **out)
 {
-    npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v);
-    if (!v) return npyg__nomem(c->ctx, c->ctx->base + at);
-    memset(v, 0, sizeof *v);
-    v->type = t;
-    v->offset = (uint32_t)at;
-    return 0;
+    return npyg__new_value(c->ctx, t, at, 0, out);
 }
 
 static void append(npyg__value *parent, npyg__value **tail, npyg__value *item)
@@ -201,11 +196,9 @@ static int str(cursor *c, size_t min, size_t max, npyg__value **out)
     /* The node and its text in one piece: decoded text is never longer
        than its escapes, and a latin-1 byte takes two bytes of UTF-8. */
     size_t room = latin1 ? 2 * (e - b) : e - b;
-    npyg__value *v = *out = npyg__arena_alloc(&c->ctx->arena, sizeof *v + room + 1);
-    if (!v) return npyg__nomem(c->ctx, c->ctx->base + at);
-    memset(v, 0, sizeof *v);
-    v->type = V_STR;
-    v->offset = (uint32_t)at;
+    int rc = npyg__new_value(c->ctx, V_STR, at, room + 1, out);
+    if (rc) return rc;
+    npyg__value *v = *out;
     char *copy = (char *)(v + 1);
     size_t len = e - b;
     if (!escaped && !latin1) {

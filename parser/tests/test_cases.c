@@ -46,19 +46,13 @@ static tu_divs divs;
 static size_t fields_checked;
 
 /* ---------------- one case ---------------- */
-static int unhex(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static void check_case(npyg_ctx *ctx, char **col)
 {
     const char *name = col[0];
     size_t hexlen = strlen(col[2]);
     unsigned char *file = malloc(hexlen / 2 + 1);
-    for (size_t k = 0; k < hexlen / 2; k++)
-        file[k] = (unsigned char)(unhex(col[2][2 * k]) << 4 | unhex(col[2][2 * k + 1]));
-    size_t len = hexlen / 2;
+    size_t len = tu_unhex(col[2], hexlen, file);
+    TU_CHECK(len == hexlen / 2, "the case's file is not all hex digit pairs");
     bool numpy_accepts = strcmp(col[3], "accept") == 0;
     const tu_div *d = tu_divs_find(&divs, name);
     int want = d ? d->code : numpy_accepts ? 0 : -1; /* -1: any refusal */

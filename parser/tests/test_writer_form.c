@@ -83,35 +83,17 @@ static void mutate(npyg_ctx *ctx, const char *text, size_t len, bool v3, const c
     free(buf);
 }
 
-/* The header text of a whole .npy image, or NULL. */
-static const char *header_of(const unsigned char *p, size_t n, size_t *len, bool *v3)
-{
-    if (n < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return NULL;
-    size_t lensize = p[6] == 1 ? 2 : 4, h;
-    if (n < 8 + lensize) return NULL;
-    h = lensize == 2 ? (size_t)(p[8] | p[9] << 8)
-                     : (size_t)p[8] | (size_t)p[9] << 8 | (size_t)p[10] << 16 | (size_t)p[11] << 24;
-    if (h == 0 || h > n - 8 - lensize) return NULL;
-    *len = h;
-    *v3 = p[6] == 3;
-    return (const char *)p + 8 + lensize;
-}
-
 static void one_image(npyg_ctx *ctx, const unsigned char *p, size_t n, const char *what)
 {
     size_t len;
-    bool v3;
-    const char *text = header_of(p, n, &len, &v3);
-    if (!text || memchr(text, '\0', len)) return;
+    int major;
+    const char *text = npyg__image_header(p, n, &major, &len);
+    if (!text || len == 0 || memchr(text, '\0', len)) return;
+    bool v3 = major == 3;
     if (!compare(ctx, text, len, v3, what)) return;
     matched++;
     if (memmem(text, len, "'descr': [", 10)) matched_struct++;
     mutate(ctx, text, len, v3, what);
-}
-
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
 static void cases(npyg_ctx *ctx, const char *path)
@@ -133,12 +115,7 @@ static void cases(npyg_ctx *ctx, const char *path)
         unsigned char *grown = realloc(img, nhex / 2 + 1);
         if (!grown) break;
         img = grown;
-        size_t n = 0;
-        for (size_t k = 0; k + 1 < nhex; k += 2) {
-            int hi = hexval(hex[k]), lo = hexval(hex[k + 1]);
-            if (hi < 0 || lo < 0) break;
-            img[n++] = (unsigned char)(hi << 4 | lo);
-        }
+        size_t n = tu_unhex(hex, nhex, img);
         tu_current = name;
         one_image(ctx, img, n, name);
     }

@@ -1,4 +1,5 @@
 #include "testutil.h"
+#include "../src/internal.h" /* npyg__hexval */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,6 +79,17 @@ long long tu_chunked_read(void *user, void *buf, size_t n)
     memcpy(buf, c->p + c->pos, k);
     c->pos += k;
     return (long long)k;
+}
+
+size_t tu_unhex(const char *hex, size_t nhex, unsigned char *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k + 1 < nhex; k += 2) {
+        int hi = npyg__hexval(hex[k]), lo = npyg__hexval(hex[k + 1]);
+        if (hi < 0 || lo < 0) break;
+        out[n++] = (unsigned char)(hi << 4 | lo);
+    }
+    return n;
 }
 
 unsigned char *tu_slurp(const char *path, size_t *len)

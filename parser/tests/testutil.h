@@ -57,6 +57,10 @@ typedef struct tu_chunks {
 } tu_chunks;
 long long tu_chunked_read(void *user, void *buf, size_t n);
 
+/* Bytes from the lowercase hex digit pairs at hex[0..nhex), up to the
+   first pair that is not one: the files of numpy_cases.tsv. */
+size_t tu_unhex(const char *hex, size_t nhex, unsigned char *out);
+
 /* The whole file, or NULL; *len is its size. */
 unsigned char *tu_slurp(const char *path, size_t *len);
 /* DIR/NAME, whole, into path[4096] and a buffer, and NAME becomes
