@@ -9,7 +9,9 @@ Run with /usr/bin/python3 (Debian's python3-numpy). Subcommands:
                               LIST, in this process; prints the loop's seconds.
   npz PATH                    np.load(PATH) and every member read in full;
                               prints the loop's seconds and bytes.
-  gen-files DIR N LIST        N small .npy files in DIR, their paths in LIST.
+  gen-files DIR N LIST        N small .npy files in 100 directories under DIR,
+                              their paths in LIST in directory order (as find
+                              and npyvalidate -r list them).
   gen-npy PATH MIB            one .npy file with a MIB MiB payload.
   gen-npz PATH MIB MEMBERS    np.savez_compressed archive of about MIB MiB of
                               arrays; MEMBERS gets each member's data offset,
@@ -151,7 +153,7 @@ def cmd_gen_files(argv):
         np.save(p, next(gen))
         paths.append(p)
     with open(lst, "w") as fh:
-        fh.write("\n".join(paths) + "\n")
+        fh.write("\n".join(sorted(paths)) + "\n")
 
 
 # ---------------------------------------------------------------- one big file

@@ -4,6 +4,7 @@
  * asked) and builds the report. A new format is a new validator and a row
  * in the table below.
  */
+#define _GNU_SOURCE /* O_PATH */
 #include "npyvalidate.h"
 
 #include <errno.h>
@@ -299,14 +300,60 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 
 /* ---------------- opening ---------------- */
 
+/* Where to look a path up: from dc's descriptor of its directory when the
+   path before it was in the same directory (the descriptor is opened on
+   the second path there, so a list that changes directory at every line
+   costs nothing more), else from the working directory with the whole
+   path. A directory that cannot be opened leaves the whole path to the
+   lookups, which then report the error as they find it. */
+static int lookup_dir(dircache *dc, const char *path, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    *name = path;
+    if (!slash || slash[1] == '\0') return AT_FDCWD;
+    size_t len = (size_t)(slash - path);
+    while (len > 1 && path[len - 1] == '/') len--; /* "d//a.npy" is in "d" */
+    if (len != dc->len || memcmp(dc->dir, path, len) != 0) {
+        if (dc->fd >= 0) close(dc->fd);
+        dc->fd = -1;
+        dc->open_failed = false;
+        if (len + 1 > dc->cap) {
+            free(dc->dir);
+            dc->cap = len + 64;
+            dc->dir = malloc(dc->cap);
+            if (!dc->dir) die_oom();
+        }
+        memcpy(dc->dir, path, len);
+        dc->dir[len] = '\0';
+        dc->len = len;
+        return AT_FDCWD;
+    }
+    if (dc->fd < 0 && !dc->open_failed) {
+        dc->fd = open(len ? dc->dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        dc->open_failed = dc->fd < 0;
+    }
+    if (dc->fd < 0) return AT_FDCWD;
+    *name = slash + 1;
+    return dc->fd;
+}
+
+void dircache_free(dircache *dc)
+{
+    if (dc->fd >= 0) close(dc->fd);
+    free(dc->dir);
+    *dc = (dircache)DIRCACHE_INIT;
+}
+
 /* Opens a path for reading: only regular files (a FIFO or device named on
    the command line could block, never end, or act when opened; standard
    input may be a pipe). What is not a regular file is named and refused
    before it is opened. Returns -1 after reporting. */
-static int open_input(const options *o, strbuf *b, const char *path, uint64_t *size)
+static int open_input(const options *o, strbuf *b, dircache *dc, const char *path, uint64_t *size)
 {
+    const char *name;
+    int at = lookup_dir(dc, path, &name);
     struct stat st;
-    if (stat(path, &st) == 0) {
+    if (fstatat(at, name, &st, 0) == 0) {
         if (!S_ISREG(st.st_mode)) {
             report_refused(o, b, path, (unsigned)st.st_mode);
             return -1;
@@ -315,7 +362,7 @@ static int open_input(const options *o, strbuf *b, const char *path, uint64_t *s
     }
     /* O_NONBLOCK: should the path become a FIFO meanwhile, opening it must
        not wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(at, name, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) report_io(o, b, path, "cannot open", errno);
     return fd;
 }
@@ -337,12 +384,12 @@ static bool recheck_opened(const options *o, strbuf *b, const char *path, int fd
     return true;
 }
 
-void validate_one(const options *o, npyg_ctx *ctx, job *j)
+void validate_one(const options *o, npyg_ctx *ctx, dircache *dc, job *j)
 {
     strbuf b = {0};
     bool is_stdin = strcmp(j->path, "-") == 0;
     uint64_t size = 0;
-    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, j->path, &size)};
+    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, dc, j->path, &size)};
     if (in.fd < 0) {
         j->status = 2;
         j->out = b.p;

@@ -107,7 +107,20 @@ typedef struct job {
     bool done;
 } job;
 
-void validate_one(const options *o, npyg_ctx *ctx, job *j);
+/* A worker's last directory, held open: the paths that follow in it (as a
+   directory walk, find or a sorted list give them) are looked up from it,
+   one name each rather than the whole path, for the stat and the open. */
+typedef struct dircache {
+    int fd;           /* O_PATH descriptor of dir, or -1 */
+    bool open_failed; /* dir could not be opened: whole paths meanwhile */
+    size_t len;       /* bytes of dir; SIZE_MAX before the first path */
+    char *dir;        /* the last path up to its last '/', as written */
+    size_t cap;
+} dircache;
+#define DIRCACHE_INIT {.fd = -1, .len = SIZE_MAX}
+void dircache_free(dircache *dc);
+
+void validate_one(const options *o, npyg_ctx *ctx, dircache *dc, job *j);
 
 /* ---------------- pool.c: ordered parallel run ---------------- */
 /* Validates every job with o->jobs workers; prints reports in job order.
