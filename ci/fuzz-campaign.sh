@@ -106,6 +106,8 @@ for e in $engines; do
             cpu=$(tree_cpu $pids)
             for p in $pids; do kill -INT "$p" 2>/dev/null; done
             for p in $pids; do wait "$p" 2>/dev/null; done
+            # afl-fuzz can leave its CmpLog fork server stopped behind it.
+            pkill -KILL -xf "${bin}_cmplog" 2>/dev/null
             printf '%s\t%s\t%s\t%s\t%s\n' "$e" "$t" "$jobs" "$secs" "$cpu" >>"$dir/cpu.tsv"
             for f in "$out"/*/crashes/id:* "$out"/*/hangs/id:*; do
                 [ -f "$f" ] && cp "$f" "$dir/findings/afl-$t-$(basename "$(dirname "$(dirname "$f")")")-$(basename "$(dirname "$f")")-$(basename "$f" | cut -d, -f1)"

@@ -78,6 +78,8 @@ if [ $afl = 1 ]; then
         afl-fuzz -i "$work/seeds/$t" -o "$work/afl-$t" -x "$work/$t.dict" -c "${bin}_cmplog" \
             -m none -t 2000+ -V "$secs" -- "$bin" >"$work/afl-$t.log" 2>&1
         rc=$?
+        # afl-fuzz can leave its CmpLog fork server stopped behind it.
+        pkill -KILL -xf "${bin}_cmplog" 2>/dev/null
         st=$work/afl-$t/default/fuzzer_stats
         [ -f "$st" ] && grep -E "^(execs_done|execs_per_sec|corpus_count|bitmap_cvg)" "$st" | sed "s/^/    /"
         n=0

@@ -881,9 +881,11 @@ typedef struct npyg_pickle_report {
 /* Scan a pickle from a buffer or a read callback (the whole input is the
    pickle). Returns 0 or an error code (npyg_last_error: offset and message,
    replacing the previous call's). *out receives a report whenever one could
-   be made, also after a malformed pickle or a limit (status says which),
-   and NULL otherwise (ENOMEM, EINVAL); free it with npyg_pickle_report_free
-   before the context. limits NULL: the defaults. */
+   be made, also after a malformed pickle, a limit or a read error (status
+   says which), and NULL otherwise: EINVAL, and ENOMEM or ELIMIT_ALLOC when
+   memory ran out or max_alloc_bytes was reached, in the walk or for the
+   report itself (which then wins over what ended the walk). Free it with
+   npyg_pickle_report_free before the context. limits NULL: the defaults. */
 NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len,
                                      const npyg_pickle_limits *limits, npyg_pickle_report **out);
 NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
