@@ -319,6 +319,47 @@ def test_paths_in_one_directory_keep_their_verdicts():
         shutil.rmtree(d)
 
 
+def test_a_slow_first_input_keeps_the_order():
+    """Standard input first, arriving in two parts a second apart, then more
+    files than the window holds: the other workers run ahead until the
+    window is full and wait, and the worker that finishes the first input
+    prints everything done behind it. Every report comes out once, in input
+    order, with the manifest's verdict (numpy loads the valid/ files and
+    refuses the invalid/ ones)."""
+    import threading
+    import time
+    files = manifest()["files"]
+    valid = sorted(n for n, e in files.items() if e["group"] == "valid" and n.endswith(".npy"))
+    invalid = sorted(n for n, e in files.items() if e["group"] == "invalid" and n.endswith(".npy")
+                     and e["numpy"]["verdict"] == "reject")
+    names = [n for pair in zip(valid, invalid) for n in pair]
+    names = (names * (1 + 600 // len(names)))[:600]  # -j3 holds 192 ahead of printing
+    data = open(VALID, "rb").read()
+    for jobs in ("-j2", "-j3"):
+        p = subprocess.Popen([cli_helpers.NPYV, jobs, "--json", "-", *[os.path.join(CORPUS, n) for n in names]],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        def feed():
+            p.stdin.write(data[:10]); p.stdin.flush()
+            time.sleep(1.0)
+            p.stdin.write(data[10:]); p.stdin.close()
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        stuck = threading.Timer(60, p.kill)  # a worker left waiting hangs the run
+        stuck.start()
+        out, err = p.stdout.read(), p.stderr.read()
+        p.wait()
+        stuck.cancel()
+        feeder.join()
+        reports = cli_helpers.json_lines(out)
+        check(p.returncode == 1 and err == b"" and len(reports) == 1 + len(names),
+              "%s: one report per input: %d for %d, exit %d" % (jobs, len(reports), 1 + len(names), p.returncode))
+        check(reports[0]["path"] == "-" and reports[0]["ok"], "%s: standard input's report first: %r" % (jobs, reports[:1]))
+        want = [(os.path.join(CORPUS, n), files[n]["group"] == "valid") for n in names]
+        got = [(o["path"], o["ok"]) for o in reports[1:]]
+        wrong = [(w, g) for w, g in zip(want, got) if w != g]
+        check(not wrong and len(got) == len(want), "%s: in input order, with the manifest's verdict: %r" % (jobs, wrong[:3]))
+
+
 def test_what_is_read_is_what_the_file_gives():
     """A small file is read whole with the size stat() gave, plus one byte
     to see whether there is more; when there is (the file grew, or it is
