@@ -7,6 +7,7 @@ CMakeLists.txt) and imports this module from beside it.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -28,6 +29,18 @@ def check(cond, what):
 
 def run(*args, stdin=None, timeout=120, env=None):
     return subprocess.run([NPYV, *args], input=stdin, capture_output=True, timeout=timeout, env=env)
+
+
+def run_traced(log, calls, *args, timeout=120):
+    """`npyvalidate ARGS` under `strace -f -y`, the system calls CALLS
+    written to LOG, each line led by its thread's id and each descriptor
+    followed by its path in <>. None when strace is not installed.
+    LeakSanitizer cannot run under ptrace: the other tests check leaks."""
+    strace = shutil.which("strace")
+    if not strace:
+        return None
+    return subprocess.run([strace, "-f", "-qq", "-s", "4096", "-y", "-e", "trace=" + calls, "-o", log, NPYV, *args],
+                          capture_output=True, timeout=timeout, env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
 
 
 def run_json(*args, **kw):

@@ -296,13 +296,11 @@ def test_paths_in_one_directory_keep_their_verdicts():
                 else:
                     check(o.get("ok") is True, "-j%s %s: valid: %r" % (jobs, p, o))
         s.close()
-        strace = shutil.which("strace")
-        if not strace:
+        log = os.path.join(d, "trace")
+        r = cli_helpers.run_traced(log, "openat,newfstatat", "-q", "-j", "1", "--files-from", lst, timeout=60)
+        if r is None:
             print("SKIP: strace not installed; opens in one directory not traced")
             return
-        log = os.path.join(d, "trace")
-        r = subprocess_run([strace, "-qq", "-y", "-e", "trace=openat,newfstatat", "-o", log,
-                            cli_helpers.NPYV, "-q", "-j", "1", "--files-from", lst])
         with open(log, errors="replace") as fh:
             trace = fh.read()
         if r.returncode != 2 or "openat(" not in trace:
@@ -373,12 +371,6 @@ def test_what_is_read_is_what_the_file_gives():
           "stat() calls %s empty; it holds %d bytes of text" % (p, len(text)))
     r = run_json(p)
     check(r["error"]["name"] == "NPYG_EMAGIC", "%s: refused for its magic, not as empty: %r" % (p, r))
-
-
-def subprocess_run(argv):
-    # LeakSanitizer cannot run under ptrace; the other tests check leaks.
-    return subprocess.run(argv, capture_output=True, timeout=60,
-                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
 
 
 def zeros_archive(n, size):

@@ -16,13 +16,12 @@ Usage: test_robustness.py NPYVALIDATE CORPUS_DIR
 import hashlib
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
 
 import cli_helpers
-from cli_helpers import NPYV, check, run
+from cli_helpers import NPYV, check, run, run_traced
 
 # strace -y names the directory a relative open starts from; the corpus
 # is named by absolute path so that every open under it can be told.
@@ -59,17 +58,12 @@ OPEN_RE = re.compile(r'^\d+\s+(open|openat|openat2|creat)\((?:AT_FDCWD|\d+)<((?:
 
 
 def test_opens_are_read_only():
-    strace = shutil.which("strace")
-    if not strace:
-        print("SKIP: strace not installed; read-only opens not traced")
-        return
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "trace")
-        r = subprocess.run([strace, "-f", "-qq", "-s", "4096", "-y", "-e", "trace=open,openat,openat2,creat",
-                            "-o", log, NPYV, "-r", CORPUS, "--hash", "-j", "4"],
-                           capture_output=True, timeout=900,
-                           # LeakSanitizer cannot run under ptrace; the other tests check leaks.
-                           env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+        r = run_traced(log, "open,openat,openat2,creat", "-r", CORPUS, "--hash", "-j", "4", timeout=900)
+        if r is None:
+            print("SKIP: strace not installed; read-only opens not traced")
+            return
         check(r.returncode in (0, 1), "under strace: exit %d %s" % (r.returncode, r.stderr[-300:]))
         corpus_opens = writes = 0
         with open(log, errors="replace") as fh:
