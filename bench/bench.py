@@ -157,7 +157,7 @@ def bench_files(b, tmp, quick):
     with open(mixed, "w") as fh:
         fh.write("\n".join(sorted(paths, key=os.path.basename)) + "\n")
     nv = lambda j, l=lst: c([b["npyvalidate"], "-q", "-j", str(j), "--files-from", l])
-    floor = lambda j, *extra: c([b["floor_files"], "-j", str(j), *extra, lst])
+    floor = lambda j, *extra, l=lst: c([b["floor_files"], "-j", str(j), *extra, l])
 
     def numpy():
         r = checked([PY, NPSIDE, "files", lst])
@@ -166,8 +166,8 @@ def bench_files(b, tmp, quick):
     res = alternate({"npyvalidate -j1": nv(1), "npyvalidate -j2": nv(2), "floor -j1": floor(1),
                      "floor -j2": floor(2), "stat floor -j1": floor(1, "--stat-first"),
                      "stat floor -j2": floor(2, "--stat-first"), "numpy": numpy,
-                     "npyvalidate -j1, mixed order": nv(1, mixed), "floor -j1, mixed order": c(
-                         [b["floor_files"], "-j", "1", mixed])}, 3 if quick else 7)
+                     "npyvalidate -j1, mixed order": nv(1, mixed),
+                     "floor -j1, mixed order": floor(1, l=mixed)}, 3 if quick else 7)
     shutil.rmtree(d)
     s = {k: v["s"] for k, v in res.items()}
     out = {
