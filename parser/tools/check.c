@@ -94,16 +94,16 @@ typedef struct input {
    lie, so memory stays bounded by the limits, not by the file. */
 #define WHOLE_FILE_BYTES ((size_t)64 << 10)
 
-/* The whole of a file that stat() called regular and size bytes long, or
-   NULL when it is larger than WHOLE_FILE_BYTES or the read does not give
-   exactly size bytes (it failed, came up short, or found more: the file
-   changed, or is no longer the one stat() saw). The descriptor path then
-   looks at what was opened and reports what it finds. */
-static unsigned char *read_whole(int fd, uint64_t size)
+/* Reads the whole of a file that stat() called regular and size bytes
+   long into s->whole. False when it is larger than WHOLE_FILE_BYTES or the
+   read does not give exactly size bytes (it failed, came up short, or
+   found more: the file changed, or is no longer the one stat() saw). The
+   descriptor path then looks at what was opened and reports what it finds. */
+static bool read_whole(scratch *s, int fd, uint64_t size)
 {
-    if (size > WHOLE_FILE_BYTES) return NULL;
-    unsigned char *p = malloc((size_t)size + 1);
-    if (!p) die_oom();
+    if (size > WHOLE_FILE_BYTES) return false;
+    if (!s->whole && !(s->whole = malloc(WHOLE_FILE_BYTES + 1))) die_oom();
+    unsigned char *p = s->whole;
     size_t got = 0;
     while (got <= size) { /* one byte more than stat() said: is there more? */
         size_t want = (size_t)size + 1 - got;
@@ -116,9 +116,7 @@ static unsigned char *read_whole(int fd, uint64_t size)
            reads the file again. */
         if ((size_t)r < want) break;
     }
-    if (got == size) return p;
-    free(p);
-    return NULL;
+    return got == size;
 }
 
 /* The first bytes, without losing them: pread for a regular file, else
@@ -337,11 +335,12 @@ static int lookup_dir(dircache *dc, const char *path, const char **name)
     return dc->fd;
 }
 
-void dircache_free(dircache *dc)
+void scratch_free(scratch *s)
 {
-    if (dc->fd >= 0) close(dc->fd);
-    free(dc->dir);
-    *dc = (dircache)DIRCACHE_INIT;
+    if (s->dir.fd >= 0) close(s->dir.fd);
+    free(s->dir.dir);
+    free(s->whole);
+    *s = (scratch)SCRATCH_INIT;
 }
 
 /* Opens a path for reading: only regular files (a FIFO or device named on
@@ -384,24 +383,24 @@ static bool recheck_opened(const options *o, strbuf *b, const char *path, int fd
     return true;
 }
 
-void validate_one(const options *o, npyg_ctx *ctx, dircache *dc, job *j)
+void validate_one(const options *o, npyg_ctx *ctx, scratch *s, job *j)
 {
     strbuf b = {0};
     bool is_stdin = strcmp(j->path, "-") == 0;
     uint64_t size = 0;
-    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, dc, j->path, &size)};
+    input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, &s->dir, j->path, &size)};
     if (in.fd < 0) {
         j->status = 2;
         j->out = b.p;
         return;
     }
-    unsigned char *whole = NULL;
+    bool whole = false;
     if (is_stdin) {
         struct stat st;
         in.regular = fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode);
     } else {
         in.regular = in.at_start = true;
-        whole = read_whole(in.fd, size);
+        whole = read_whole(s, in.fd, size);
         if (!whole && !recheck_opened(o, &b, j->path, in.fd, &size)) {
             close(in.fd);
             j->status = 2;
@@ -409,11 +408,10 @@ void validate_one(const options *o, npyg_ctx *ctx, dircache *dc, job *j)
             return;
         }
     }
-    in.data = whole;
+    in.data = whole ? s->whole : NULL;
     in.len = (size_t)size;
     in.rp.fd = in.fd;
     j->status = dispatch(o, ctx, &b, &in);
-    free(whole);
     if (!is_stdin) close(in.fd);
     j->out = b.p;
 }

@@ -39,10 +39,10 @@ int main(int argc, char **argv)
         if (o.recursive && strcmp(args.v[k], "-") && stat(args.v[k], &st) == 0 && S_ISDIR(st.st_mode)) {
             int s = walk(&paths, args.v[k], 0);
             if (s > status) status = s;
+            free(args.v[k]);
         } else {
-            add_path(&paths, args.v[k]);
+            take_path(&paths, args.v[k]);
         }
-        free(args.v[k]);
     }
     free(args.v);
 

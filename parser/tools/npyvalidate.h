@@ -118,9 +118,16 @@ typedef struct dircache {
     size_t cap;
 } dircache;
 #define DIRCACHE_INIT {.fd = -1, .len = SIZE_MAX}
-void dircache_free(dircache *dc);
 
-void validate_one(const options *o, npyg_ctx *ctx, dircache *dc, job *j);
+/* What a worker keeps from one file to the next. */
+typedef struct scratch {
+    dircache dir;
+    unsigned char *whole; /* a small file's bytes; allocated on first use */
+} scratch;
+#define SCRATCH_INIT {.dir = DIRCACHE_INIT}
+void scratch_free(scratch *s);
+
+void validate_one(const options *o, npyg_ctx *ctx, scratch *s, job *j);
 
 /* ---------------- pool.c: ordered parallel run ---------------- */
 /* Validates every job with o->jobs workers; prints reports in job order.
@@ -141,7 +148,8 @@ typedef struct pathlist {
     size_t n, cap;
 } pathlist;
 
-void add_path(pathlist *l, const char *p);
+void add_path(pathlist *l, const char *p); /* a copy of p */
+void take_path(pathlist *l, char *p);       /* p itself, from malloc */
 int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy *.npz *.ra *.mat *.h5 *.hdf5 */
 int read_list(pathlist *l, const char *file);      /* one path per line */
 /* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */

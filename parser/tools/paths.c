@@ -9,7 +9,7 @@
 
 #define MAX_RECURSION 64
 
-void add_path(pathlist *l, const char *p)
+void take_path(pathlist *l, char *p)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 64;
@@ -17,9 +17,14 @@ void add_path(pathlist *l, const char *p)
         if (!v) die_oom();
         l->v = v;
     }
-    l->v[l->n] = strdup(p);
-    if (!l->v[l->n]) die_oom();
-    l->n++;
+    l->v[l->n++] = p;
+}
+
+void add_path(pathlist *l, const char *p)
+{
+    char *copy = strdup(p);
+    if (!copy) die_oom();
+    take_path(l, copy);
 }
 
 const char *file_kind(unsigned mode)

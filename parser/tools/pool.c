@@ -71,7 +71,7 @@ static void *worker(void *arg)
 {
     run *r = arg;
     npyg_ctx *ctx = new_ctx(r->o);
-    dircache dc = DIRCACHE_INIT;
+    scratch sc = SCRATCH_INIT;
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (r->next < r->njobs && r->next >= r->printed + r->window) {
@@ -88,13 +88,13 @@ static void *worker(void *arg)
         if (k > room) k = room;
         r->next += k;
         pthread_mutex_unlock(&r->mu);
-        for (size_t i = 0; i < k; i++) validate_one(r->o, ctx, &dc, &r->jobs[first + i]);
+        for (size_t i = 0; i < k; i++) validate_one(r->o, ctx, &sc, &r->jobs[first + i]);
         pthread_mutex_lock(&r->mu);
         for (size_t i = 0; i < k; i++) r->jobs[first + i].done = true;
         if (first == r->printed) print_ready(r);
     }
     pthread_mutex_unlock(&r->mu);
-    dircache_free(&dc);
+    scratch_free(&sc);
     npyg_ctx_free(ctx);
     return NULL;
 }
@@ -142,13 +142,13 @@ int run_all(const options *o, job *jobs, size_t n)
     int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
     if (nthreads <= 1) { /* no hand-off between threads at all */
         npyg_ctx *ctx = new_ctx(o);
-        dircache dc = DIRCACHE_INIT;
+        scratch sc = SCRATCH_INIT;
         for (size_t k = 0; k < n; k++) {
-            validate_one(o, ctx, &dc, &jobs[k]);
+            validate_one(o, ctx, &sc, &jobs[k]);
             emit(&jobs[k], &status, &p);
             progress_tick(&p, k + 1, n);
         }
-        dircache_free(&dc);
+        scratch_free(&sc);
         npyg_ctx_free(ctx);
         if (p.shown) fputs("\r\033[K", stderr);
         return status;
