@@ -24,9 +24,13 @@ dir=${FUZZ_CAMPAIGN_DIR:-$root/build-fuzz-campaign}
 mkdir -p "$dir/findings"
 
 # CPU seconds (user + system) of the given processes and all their
-# descendants: the live ones, plus what each has reaped (ps -S). Read just
-# before a run is stopped, it is the run's CPU however many processes the
-# engine started, restarted or lost to the kill.
+# descendants: the live ones, plus what each has reaped (utime, stime,
+# cutime and cstime of /proc/PID/stat). Read just before a run is stopped,
+# it is the run's CPU however many processes the engine started, restarted
+# or lost to the kill. Not `ps -S -o cputimes`: procps leaves the reaped
+# children out there, and AFL++ runs every input in a child its fork
+# server reaps (that read 15 CPU-s where the cpuacct cgroup of the same
+# processes read 30, over 30 s).
 tree() { # print the given PIDs and every descendant's
     ps -e -o pid=,ppid= | awk -v roots="$*" '
         BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
@@ -38,8 +42,9 @@ tree() { # print the given PIDs and every descendant's
               for (p in keep) print p }'
 }
 tree_cpu() {
-    pids=$(tree "$@" | paste -sd, -)
-    ps -S -o cputimes= -p "$pids" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
+    for p in $(tree "$@"); do cat "/proc/$p/stat" 2>/dev/null; done |
+        awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, "")  # past "pid (comm) ", which may hold spaces
+                                           s += $12 + $13 + $14 + $15 } END { printf "%.0f\n", s / hz }'
 }
 
 python3 "$root/fuzz/seeds.py" "$dir/seeds" >/dev/null || exit 1
