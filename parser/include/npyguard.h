@@ -720,7 +720,8 @@ NPYG_API int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info);
 typedef struct npyg_hdf5_limits {
     uint32_t max_objects;      /* links, objects, attributes and references visited */
     uint32_t max_nesting;      /* group depth below the root */
-    uint64_t child_memory;     /* the child's address space (RLIMIT_AS), bytes */
+    uint64_t child_memory;     /* what the child may map beyond the memory it starts
+                                  with (RLIMIT_AS and RLIMIT_DATA over its start), bytes */
     uint32_t child_cpu_seconds; /* the child's CPU time (RLIMIT_CPU) */
     uint32_t child_wall_seconds; /* killed after this long, whatever it does */
 } npyg_hdf5_limits;

@@ -4,8 +4,10 @@
 Runs the scan of every corpus/hdf5 file (test_hdf5, which opens the
 manifest and each corpus file itself) under strace -f and checks, from the
 system calls:
-  - the sandboxed children open nothing but /dev/null and the input they
-    were handed (/proc/self/fd/3), and run no program;
+  - the sandboxed children open nothing but /dev/null, their own
+    /proc/self/status (read for the memory they start with, before the
+    filter) and the input they were handed (/proc/self/fd/3), and run no
+    program;
   - no process opens support/canary.bin, where the external-storage
     hazard's raw data lives (support/target.h5, the external links' and
     the virtual dataset's target, is opened by the parent only as a corpus
@@ -61,7 +63,7 @@ def main():
         what, path = c.group(2), c.group(3)
         if pid != main_pid:
             children.add(pid)
-            if what == "execve" or path not in ("/dev/null", "/proc/self/fd/3"):
+            if what == "execve" or path not in ("/dev/null", "/proc/self/status", "/proc/self/fd/3"):
                 failures.append("sandboxed child %d: %s" % (pid, line))
             else:
                 opened_by_children += 1

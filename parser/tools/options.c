@@ -37,7 +37,7 @@ void usage(FILE *to)
           "                            67108864)\n"
           "      --max-objects N       HDF5 links, attributes and references (default 100000)\n"
           "      --max-nesting N       HDF5 group depth (default 32)\n"
-          "      --hdf5-memory N       address space of the HDF5 child, bytes (default 1073741824)\n"
+          "      --hdf5-memory N       memory the HDF5 child may add, bytes (default 1073741824)\n"
           "      --hdf5-cpu N          CPU seconds of the HDF5 child (default 20)\n"
           "      --hdf5-time N         wall-clock seconds of the HDF5 child (default 60)\n"
           "  -h, --help              this text\n"

@@ -19,6 +19,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -48,6 +50,36 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
     struct rlimit r = {soft, hard};
     return setrlimit(resource, &r);
 }
+
+#if !defined(NPYG__ASAN)
+/* VmSize and VmData of /proc/self/status, in bytes; -1 if unreadable. */
+static int own_memory(rlim_t *vm, rlim_t *data)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof buf - 1 && (r = read(fd, buf + n, sizeof buf - 1 - n)) > 0) n += (size_t)r;
+    close(fd);
+    buf[n] = '\0';
+    int found = 0;
+    for (char *line = buf; *line;) {
+        rlim_t *to = strncmp(line, "VmSize:", 7) == 0 ? vm : strncmp(line, "VmData:", 7) == 0 ? data : NULL;
+        if (to) {
+            char *end;
+            unsigned long long kib = strtoull(line + 7, &end, 10);
+            if (end == line + 7 || strncmp(end, " kB", 3) != 0 || kib > UINT64_MAX >> 12) return -1;
+            *to = (rlim_t)kib << 10;
+            found++;
+        }
+        char *nl = strchr(line, '\n');
+        if (!nl) break;
+        line = nl + 1;
+    }
+    return found == 2 ? 0 : -1;
+}
+#endif
 
 int npyg__h5_limit_child(const npyg_hdf5_limits *limits, int *in_fd, int *out_fd)
 {
@@ -83,9 +115,21 @@ int npyg__h5_limit_child(const npyg_hdf5_limits *limits, int *in_fd, int *out_fd
         return -1;
 #if !defined(NPYG__ASAN)
     /* AddressSanitizer reserves terabytes of address space for its shadow
-       memory, so under it the child's memory is not capped (tests only). */
-    if (set_limit(RLIMIT_AS, (rlim_t)limits->child_memory, (rlim_t)limits->child_memory) != 0)
-        return -1;
+       memory, so under it the child's memory is not capped (tests only).
+       Otherwise child_memory is what the child may add to the memory it
+       starts with: the caller's code and libraries, its heap and, when
+       the caller is threaded, every thread's stack and malloc arena. A
+       cap on the whole would depend on the caller (its -j, what it holds)
+       and not on the file. Both limits: a thread's malloc arena is
+       reserved in advance and made writable with mprotect, which the
+       address-space limit does not see and the data limit does (Linux):
+       in a child forked from a worker thread, the small allocations that
+       fill the arena escaped an address-space limit alone. */
+    rlim_t vm, data;
+    if (own_memory(&vm, &data) != 0) return -1;
+    rlim_t add = limits->child_memory > UINT64_MAX >> 2 ? UINT64_MAX >> 2 : (rlim_t)limits->child_memory;
+    if (set_limit(RLIMIT_AS, vm + add, vm + add) != 0) return -1;
+    if (set_limit(RLIMIT_DATA, data + add, data + add) != 0) return -1;
 #endif
     return 0;
 }

@@ -12,8 +12,8 @@
  *
  * The walk is breadth-first over groups with an explicit queue, so the
  * nesting limit bounds nothing on the C stack. Memory is plain malloc: the
- * child's address space is capped by RLIMIT_AS instead of the context's
- * allocator, and its tables are bounded by max_objects.
+ * child's memory is capped by RLIMIT_AS and RLIMIT_DATA (sandbox.c) instead
+ * of the context's allocator, and its tables are bounded by max_objects.
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
