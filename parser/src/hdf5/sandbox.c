@@ -60,7 +60,8 @@ static int own_memory(rlim_t *vm, rlim_t *data)
     if (fd < 0) return -1;
     size_t n = 0;
     ssize_t r;
-    while (n < sizeof buf - 1 && (r = read(fd, buf + n, sizeof buf - 1 - n)) > 0) n += (size_t)r;
+    while (n < sizeof buf - 1 && ((r = read(fd, buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0) n += (size_t)r;
     close(fd);
     buf[n] = '\0';
     int found = 0;
