@@ -537,6 +537,45 @@ TEST(strict_requires_the_writers_text)
     }
 }
 
+/* Every field of a structured descr is held to the writer's spelling: the
+   canonical check compares a run of fields of one dtype against the
+   spelling the text gave the first of them, and names of 16 bytes or more
+   are scanned sixteen bytes at a time. The canonical texts are those
+   numpy 1.24's np.save writes for these dtypes. */
+TEST(strict_requires_the_writers_text_in_every_field)
+{
+#define TAIL "], 'fortran_order': False, 'shape': (3,), }"
+#define LONG_A "('longname_aaaaaaaaaaa', '<f8'), "
+    static const struct { const char *dict; int strict; } cases[] = {
+        {"{'descr': [('a', '<f8'), ('b', '<f8')" TAIL, 0},
+        {"{'descr': [('a', '<f8'), ('b', \"<f8\")" TAIL, NPYG_ENONCANON},
+        {"{'descr': [('a', '<f8'), ('b', '<f8' )" TAIL, NPYG_ENONCANON},
+        {"{'descr': [('a', '<f8'), ('b', '<f4'), ('c', \"<f4\")" TAIL, NPYG_ENONCANON},
+        {"{'descr': [" LONG_A "('longname_bbbb\"bbbbb', '<f8')" TAIL, 0},
+        {"{'descr': [" LONG_A "('longname_bbbb\\x85bbbbb', '<f8')" TAIL, 0},
+        {"{'descr': [(\"longname_aaaaaaaaaaa\", '<f8'), ('b', '<f8')" TAIL, NPYG_ENONCANON},
+        {"{'descr': [" LONG_A "('longname_bbbb\x85" "bbbbb', '<f8')" TAIL, NPYG_ENONCANON}, /* raw U+0085 */
+        {"{'descr': [" LONG_A "('longname_bbbb\\tbbbbb', '<f8')" TAIL, 0},
+        {"{'descr': [" LONG_A "('longname_bbbb\\x09bbbbb', '<f8')" TAIL, NPYG_ENONCANON}, /* repr writes \t */
+    };
+#undef TAIL
+#undef LONG_A
+    static const unsigned char payload[48];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char f[512];
+        size_t n = make_npy(f, 1, cases[k].dict, payload, sizeof payload);
+        npyg_options o = {.profile = NPYG_PROFILE_STRICT};
+        npyg_ctx *ctx = npyg_ctx_new(&o);
+        int rc = npyg_validate_buffer(ctx, f, n);
+        TU_CHECK(rc == cases[k].strict, "case %zu: %s %s", k, npyg_error_name(rc), npyg_last_error(ctx)->message);
+        npyg_ctx_free(ctx);
+        ctx = npyg_ctx_new(NULL);
+        TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "numpy profile, case %zu", k);
+        TU_CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (cases[k].strict != 0), "warning, case %zu", k);
+        npyg_ctx_free(ctx);
+    }
+}
+
 TEST(strict_requires_64_byte_alignment_numpy_profile_warns)
 {
     /* numpy <= 1.13 padded to 16 bytes: data at offset 80. */
@@ -641,6 +680,7 @@ int main(int argc, char **argv)
     RUN(header_only_parse_needs_no_payload);
     RUN(trailing_bytes_warn_by_default_and_fail_under_strict);
     RUN(strict_requires_the_writers_text);
+    RUN(strict_requires_the_writers_text_in_every_field);
     RUN(strict_requires_64_byte_alignment_numpy_profile_warns);
     RUN(error_offsets_point_into_the_header);
     RUN(format_descr_reports_the_length_like_snprintf);
