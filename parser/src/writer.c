@@ -488,6 +488,13 @@ static void put_repr(sbuf *b, const char *s, size_t n)
     put(b, &q, 1);
 }
 
+/* Where the run of plain bytes from s[k] ends, at most n. */
+static inline size_t plain_end(const char *s, size_t k, size_t n)
+{
+    while (k < n && plain_byte[(unsigned char)s[k]]) k++;
+    return k;
+}
+
 /* Whether all n bytes at s are plain. Names of 16 bytes or more, most of
    a large header's text, are tested sixteen at a time with SSE2 (every
    x86-64): a signed compare below 0x20 also catches every byte of 0x80 and
@@ -507,22 +514,14 @@ static __attribute__((noinline)) bool long_plain(const char *s, size_t n)
         if (_mm_movemask_epi8(bad)) return false;
     }
 #endif
-    while (k < n && plain_byte[(unsigned char)s[k]]) k++;
-    return k == n;
+    return plain_end(s, k, n) == n;
 }
 
 /* Most names are printable ASCII with no quote or backslash, which repr()
    writes as they are: one piece instead of a character at a time. */
 static inline void put_name(sbuf *b, const char *s, size_t n)
 {
-    bool plain;
-    if (n >= 16) {
-        plain = long_plain(s, n);
-    } else {
-        size_t k = 0;
-        while (k < n && plain_byte[(unsigned char)s[k]]) k++;
-        plain = k == n;
-    }
+    bool plain = n >= 16 ? long_plain(s, n) : plain_end(s, 0, n) == n;
     if (!plain) { /* a '"' too goes to put_repr */
         put_repr(b, s, n);
         return;
