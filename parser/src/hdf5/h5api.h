@@ -8,10 +8,10 @@
  * pthread_once), before the first fork of the scan, so that every child
  * inherits it and calls libhdf5 exactly as a linked program would.
  *
- * walk.c includes this header after <hdf5.h>; the macros at the end send
+ * The child's code includes this header after <hdf5.h>; the macros at the end send
  * each name, including those that hdf5.h's own macros expand to (H5open,
  * H5check_version, the H5T_* and H5P_* identifiers), through the table.
- * A name walk.c uses and the table lacks is an undefined symbol at link
+ * A name the child uses and the table lacks is an undefined symbol at link
  * time, not a silent direct call.
  */
 #ifndef NPYG_H5API_H
@@ -64,7 +64,8 @@ typedef struct npyg__h5api {
 /* The filled table; only after npyg__h5_load (h5internal.h) returned 0. */
 const npyg__h5api *npyg__h5_api(void);
 
-/* Everything below is for walk.c; h5api.c fills the table by these names. */
+/* Everything below is for the child's code (child.c, walk.c, storage.c);
+   h5api.c fills the table by these names. */
 #ifndef NPYG__H5_TABLE_ONLY
 #define H5Aclose (npyg__h5_api()->H5Aclose)
 #define H5Aget_space (npyg__h5_api()->H5Aget_space)

@@ -1,5 +1,5 @@
 /* Between the parent side of the HDF5 scan (scan.c) and the child that
- * runs libhdf5 (walk.c, sandbox.c). Not installed.
+ * runs libhdf5 (child.c, walk.c, storage.c, sandbox.c). Not installed.
  *
  * The child writes one line per record to a pipe, fields separated by
  * tabs, every field printable (bytes below 0x20, 0x7f, '\\' and bytes

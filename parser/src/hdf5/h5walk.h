@@ -1,0 +1,17 @@
+/* The walk (walk.c) as the child's entry (child.c) sees it. Not installed. */
+#ifndef NPYG_H5WALK_H
+#define NPYG_H5WALK_H
+
+#include "h5api.h"
+
+/* Walks the open file, one record per object to out, then the end record
+   (code 0). Memory is plain malloc: the child's is capped by its rlimits. */
+void npyg__h5_walk(hid_t file, int out, const npyg__h5_params *params);
+
+/* The end record: code and message; the last line the child writes. */
+void npyg__h5_send_end(int out, int code, const char *msg);
+
+/* The innermost message libhdf5 left on its error stack (out: 160 bytes). */
+void npyg__h5_last_error(char *out);
+
+#endif

@@ -1,0 +1,251 @@
+/* The hdf5storage check: the attributes hdf5storage (and MATLAB) write on
+ * an object, read when they are small, and checked against each other and
+ * against the object's stored type and shape. A disagreement makes a
+ * reader misread the value; walk.c reports it as a warning, or an error
+ * under the strict profile.
+ */
+#define _GNU_SOURCE
+#include "h5storage.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+static void problem(sattrs *s, const char *fmt, ...) NPYG__PRINTF(2, 3);
+static void problem(sattrs *s, const char *fmt, ...)
+{
+    if (s->problem[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->problem, sizeof s->problem, fmt, ap);
+    va_end(ap);
+}
+
+/* A scalar or one-element string attribute, fixed or variable length. */
+static bool read_str_attr(hid_t a, char *out, size_t size)
+{
+    bool ok = false;
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    if (t < 0 || sp < 0 || H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_npoints(sp) != 1)
+        goto done;
+    if (H5Tis_variable_str(t) > 0) {
+        hid_t m = H5Tcopy(H5T_C_S1);
+        H5Tset_size(m, H5T_VARIABLE);
+        char *v = NULL;
+        if (H5Aread(a, m, &v) >= 0 && v) {
+            snprintf(out, size, "%s", v);
+            ok = true;
+        }
+        if (v) H5free_memory(v);
+        H5Tclose(m);
+    } else {
+        size_t n = H5Tget_size(t);
+        if (n + 1 > size) goto done;
+        hid_t m = H5Tcopy(H5T_C_S1);
+        H5Tset_size(m, n + 1);
+        H5Tset_strpad(m, H5T_STR_NULLTERM);
+        if (H5Aread(a, m, out) >= 0) {
+            out[n] = '\0';
+            ok = true;
+        }
+        H5Tclose(m);
+    }
+done:
+    if (t >= 0) H5Tclose(t);
+    if (sp >= 0) H5Sclose(sp);
+    return ok;
+}
+
+static bool read_int_attr(hid_t a, long long *v, uint64_t *arr, int *n)
+{
+    bool ok = false;
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (t >= 0 && H5Tget_class(t) == H5T_INTEGER && np >= 0 && np <= NPYG__H5_MAX_DIMS) {
+        uint64_t buf[NPYG__H5_MAX_DIMS];
+        long long one = 0;
+        if (arr) ok = H5Aread(a, H5T_NATIVE_UINT64, buf) >= 0;
+        else ok = np == 1 && H5Aread(a, H5T_NATIVE_LLONG, &one) >= 0;
+        if (ok && arr) {
+            memcpy(arr, buf, (size_t)np * sizeof *buf);
+            *n = (int)np;
+        }
+        if (ok && v) *v = one;
+    }
+    if (t >= 0) H5Tclose(t);
+    if (sp >= 0) H5Sclose(sp);
+    return ok;
+}
+
+
+void npyg__h5s_init(sattrs *s)
+{
+    memset(s, 0, sizeof *s);
+    s->shape_n = -1;
+    s->python_empty = s->matlab_empty = -1;
+    s->int_decode = -1;
+}
+
+void npyg__h5s_take(sattrs *s, hid_t a, const char *name, bool small)
+{
+    if (!strcmp(name, "Python.Type") && small)
+        s->has_python_type = read_str_attr(a, s->python_type, sizeof s->python_type);
+    else if (!strcmp(name, "Python.numpy.UnderlyingType") && small)
+        s->has_underlying = read_str_attr(a, s->underlying, sizeof s->underlying);
+    else if (!strcmp(name, "Python.numpy.Container") && small)
+        s->has_container = read_str_attr(a, s->container, sizeof s->container);
+    else if (!strcmp(name, "MATLAB_class") && small)
+        s->has_matlab_class = read_str_attr(a, s->matlab_class, sizeof s->matlab_class);
+    else if (!strcmp(name, "H5PATH") && small)
+        s->has_h5path = read_str_attr(a, s->h5path, sizeof s->h5path);
+    else if (!strcmp(name, "Python.Shape")) {
+        if (!read_int_attr(a, NULL, s->shape, &s->shape_n))
+            problem(s, "Python.Shape is not an array of at most 32 integers");
+    } else if (!strcmp(name, "Python.Empty") || !strcmp(name, "MATLAB_empty")) {
+        long long v = -1;
+        if (!read_int_attr(a, &v, NULL, NULL) || (v != 0 && v != 1))
+            problem(s, "%s is not the integer 0 or 1", name);
+        else if (name[0] == 'P') s->python_empty = (int)v;
+        else s->matlab_empty = (int)v;
+    } else if (!strcmp(name, "MATLAB_int_decode")) {
+        if (!read_int_attr(a, &s->int_decode, NULL, NULL))
+            problem(s, "MATLAB_int_decode is not an integer");
+    } else if (!strcmp(name, "Python.Fields")) {
+        s->has_python_fields = true;
+    } else if (!strcmp(name, "MATLAB_fields")) {
+        s->has_matlab_fields = true;
+    }
+}
+
+static bool in_list(const char *v, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(v, *list)) return true;
+    return false;
+}
+
+/* "int8".."uint64", "float16/32/64", "complex64/128", "bool", "object",
+   "bytesN", "strN", "voidN" (numpy dtype names as hdf5storage writes them). */
+static bool known_underlying(const char *u)
+{
+    static const char *const fixed[] = {"bool", "int8", "int16", "int32", "int64", "uint8",
+        "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64",
+        "complex128", "object", NULL};
+    if (in_list(u, fixed)) return true;
+    const char *digits = NULL;
+    if (!strncmp(u, "bytes", 5)) digits = u + 5;
+    else if (!strncmp(u, "str", 3)) digits = u + 3;
+    else if (!strncmp(u, "void", 4)) digits = u + 4;
+    else if (!strncmp(u, "record", 6)) digits = u + 6; /* a recarray's dtype name */
+    if (!digits) return false;
+    if (!*digits) return u[0] != 'v' && u[0] != 'r'; /* itemsize 0: "bytes", "str" */
+    for (const char *d = digits; *d; d++)
+        if (*d < '0' || *d > '9') return false;
+    return true;
+}
+
+/* hdf5storage's MATLAB_class for a numpy dtype name; NULL: none. */
+static const char *matlab_class_of(const char *u)
+{
+    static const char *const map[][2] = {{"bool", "logical"}, {"int8", "int8"}, {"int16", "int16"},
+        {"int32", "int32"}, {"int64", "int64"}, {"uint8", "uint8"}, {"uint16", "uint16"},
+        {"uint32", "uint32"}, {"uint64", "uint64"}, {"float32", "single"}, {"float64", "double"},
+        {"complex64", "single"}, {"complex128", "double"}, {"object", "cell"}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(u, map[i][0])) return map[i][1];
+    if (!strncmp(u, "bytes", 5) || !strncmp(u, "str", 3)) return "char";
+    return NULL;
+}
+
+/* Is a dataset of type t what hdf5storage writes for underlying type u? */
+static bool type_matches(const char *u, const char *actual)
+{
+    if (!strcmp(u, "object")) return !strcmp(actual, "object reference");
+    if (!strcmp(u, "bool")) return !strcmp(actual, "bool") || !strcmp(actual, "uint8");
+    if (!strncmp(u, "complex", 7)) {
+        /* complexN is stored as a compound of two floats of N/16 bytes */
+        char rec[32];
+        snprintf(rec, sizeof rec, "compound%lu", strtoul(u + 7, NULL, 10) / 8);
+        return !strcmp(u, actual) || !strcmp(rec, actual);
+    }
+    if (!strncmp(u, "int", 3) || !strncmp(u, "uint", 4) || !strncmp(u, "float", 5))
+        return !strcmp(u, actual);
+    return true; /* strings and records take several stored forms */
+}
+
+void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t itemsize, int ndim,
+                     const hsize_t *dims, const char *parent)
+{
+    static const char *const ptypes[] = {"bool", "int", "long", "float", "complex", "str", "bytes",
+        "bytearray", "builtins.NoneType", "list", "tuple", "set", "frozenset",
+        "collections.deque", "dict", "numpy.ndarray", "numpy.matrix", "numpy.chararray",
+        "numpy.recarray", "numpy.bool_", "numpy.void", "numpy.uint8", "numpy.uint16",
+        "numpy.uint32", "numpy.uint64", "numpy.int8", "numpy.int16", "numpy.int32", "numpy.int64",
+        "numpy.float16", "numpy.float32", "numpy.float64", "numpy.complex64", "numpy.complex128",
+        "numpy.bytes_", "numpy.str_", "numpy.object_", NULL};
+    static const char *const containers[] = {"scalar", "ndarray", "matrix", "chararray", "recarray", NULL};
+    static const char *const mclasses[] = {"logical", "char", "int8", "int16", "int32", "int64",
+        "uint8", "uint16", "uint32", "uint64", "single", "double", "cell", "struct",
+        "canonical empty", "function_handle", NULL};
+    if (s->has_python_type && !in_list(s->python_type, ptypes))
+        problem(s, "Python.Type '%s' is not a type hdf5storage writes", s->python_type);
+    if (s->has_underlying && !known_underlying(s->underlying))
+        problem(s, "Python.numpy.UnderlyingType '%s' is not a numpy type hdf5storage writes", s->underlying);
+    if (s->has_container && !in_list(s->container, containers))
+        problem(s, "Python.numpy.Container '%s' is not one of scalar, ndarray, matrix, chararray, recarray",
+                s->container);
+    if (s->has_matlab_class && !in_list(s->matlab_class, mclasses))
+        problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
+    bool empty = s->python_empty == 1 || s->matlab_empty == 1;
+    if (s->has_underlying && s->has_matlab_class && known_underlying(s->underlying) &&
+        strcmp(s->matlab_class, "struct") && strcmp(s->matlab_class, "canonical empty")) {
+        const char *want = matlab_class_of(s->underlying);
+        if (want && strcmp(want, s->matlab_class))
+            problem(s, "MATLAB_class '%s' contradicts Python.numpy.UnderlyingType '%s' (hdf5storage writes '%s')",
+                    s->matlab_class, s->underlying, want);
+    }
+    if (s->int_decode != -1) {
+        if (!s->has_matlab_class || (strcmp(s->matlab_class, "char") && strcmp(s->matlab_class, "logical")))
+            problem(s, "MATLAB_int_decode on an object whose MATLAB_class is not char or logical");
+        else if (dataset && (uint64_t)s->int_decode != itemsize)
+            /* hdf5storage writes the stored element size: 1 (logical),
+               2 or 4 (char), 8 for an empty value stored as its shape */
+            problem(s, "MATLAB_int_decode is %lld but the dataset's elements are %llu bytes",
+                    s->int_decode, (unsigned long long)itemsize);
+    }
+    if (dataset && !empty && s->has_underlying && known_underlying(s->underlying) &&
+        !type_matches(s->underlying, actual))
+        problem(s, "Python.numpy.UnderlyingType '%s' but the dataset holds %s", s->underlying, actual);
+    if (dataset && s->has_matlab_class && !empty && !s->has_underlying) {
+        static const char *const m2t[][2] = {{"double", "float64"}, {"single", "float32"},
+            {"int8", "int8"}, {"int16", "int16"}, {"int32", "int32"}, {"int64", "int64"},
+            {"uint8", "uint8"}, {"uint16", "uint16"}, {"uint32", "uint32"}, {"uint64", "uint64"},
+            {"cell", "object reference"}};
+        for (size_t i = 0; i < sizeof m2t / sizeof m2t[0]; i++)
+            if (!strcmp(s->matlab_class, m2t[i][0]) && strcmp(actual, m2t[i][1]) &&
+                !(!strcmp(m2t[i][0], "double") && (!strcmp(actual, "complex128") || !strcmp(actual, "compound16"))) &&
+                !(!strcmp(m2t[i][0], "single") && (!strcmp(actual, "complex64") || !strcmp(actual, "compound8"))))
+                problem(s, "MATLAB_class '%s' but the dataset holds %s", s->matlab_class, actual);
+        if (!strcmp(s->matlab_class, "char") && strncmp(actual, "uint", 4) && strncmp(actual, "bytes", 5))
+            problem(s, "MATLAB_class 'char' but the dataset holds %s", actual);
+    }
+    if (dataset && s->shape_n >= 0) {
+        uint64_t want = 1, have = 1;
+        bool ok = true;
+        for (int i = 0; i < s->shape_n; i++) ok &= npyg__mul_u64(want, s->shape[i], &want);
+        for (int i = 0; i < ndim; i++) ok &= npyg__mul_u64(have, dims[i], &have);
+        bool numeric = s->has_underlying && strncmp(s->underlying, "bytes", 5) &&
+                       strncmp(s->underlying, "str", 3) && strncmp(s->underlying, "void", 4) &&
+                       strncmp(s->underlying, "record", 6);
+        if (s->python_empty == 1 && want != 0 && numeric)
+            problem(s, "Python.Empty is 1 but Python.Shape has %llu elements", (unsigned long long)want);
+        if (ok && !empty && numeric && want != have)
+            problem(s, "Python.Shape has %llu elements but the dataset %llu", (unsigned long long)want,
+                    (unsigned long long)have);
+    }
+    if (s->has_h5path && parent && strcmp(s->h5path, parent))
+        problem(s, "H5PATH '%s' but the object is in '%s'", s->h5path, parent);
+}
+
