@@ -46,6 +46,11 @@ for kind in static shared; do
     [ -f "$(find "$prefix" -name libnpyguard.a | head -1)" ] || fail "no libnpyguard.a installed"
   fi
 
+  # A static library's dependencies are named as targets its users' CMake
+  # finds again (ZLIB::ZLIB, npyguard::lz4), never as the builder's paths.
+  links=$(grep -h 'INTERFACE_LINK_LIBRARIES' "$prefix"/lib*/cmake/npyguard/npyguardTargets*.cmake || true)
+  case $links in *'"/'*|*';/'*) fail "$kind: the CMake package links a path of the machine that built it: $links" ;; esac
+
   echo "== $kind: CMake find_package consumer"
   cmake -S "$src/ci/consumer" -B "$tmp/consumer-cmake-$kind" -DCMAKE_C_COMPILER="$cc" \
     -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
