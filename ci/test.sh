@@ -16,7 +16,7 @@ if command -v npm >/dev/null && [ -f conformance/adapters/npyjs/package-lock.jso
 fi
 
 echo "== release build (gcc), ctest"
-cmake --preset release >/dev/null
+cmake --preset release -DNPYG_WERROR=ON >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
 
