@@ -1,7 +1,11 @@
 /*
- * npyguard: a strict, allocation-bounded validating parser for NumPy .npy
- * files (format versions 1.0, 2.0 and 3.0), .npz archives and RawArray
- * .ra files.
+ * npyguard: a strict, allocation-bounded validating parser and loader for
+ * the array files people receive from strangers: NumPy .npy (format
+ * versions 1.0, 2.0 and 3.0) and .npz archives, RawArray .ra files, and
+ * HDF5 and MATLAB v7.3 files, whose MAT header npyguard reads itself and
+ * whose HDF5 structure the real libhdf5 walks in a sandboxed child
+ * process. An object array's pickle is never run: its opcodes are read
+ * only to name what it would import.
  *
  * This is the only public header. Every allocation goes through the
  * allocator given to npyg_ctx_new(), and the total never exceeds
@@ -195,8 +199,9 @@ typedef enum npyg_status {
 NPYG_API const char *npyg_strerror(int code);
 /* The stable symbolic name ("NPYG_ENOTDICT"); "?" for an unknown code. */
 NPYG_API const char *npyg_error_name(int code);
-/* The class printed in diagnostics: "io", "magic", "header", "descr",
-   "shape", "payload", "unsafe", "limit", "strict", "zip", "ra". */
+/* The class printed in diagnostics: "ok", "usage", "io", "magic",
+   "header", "shape", "descr", "unsafe", "payload", "strict", "limit",
+   "zip", "ra", "unsupported", "mat", "hdf5", "pickle". */
 NPYG_API const char *npyg_error_class(int code);
 
 /* What an error's offset counts from. */
