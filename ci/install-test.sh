@@ -11,7 +11,8 @@ cc=${1:-cc}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/npyguard-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install-test: FAIL: $*" >&2; exit 1; }
-want="npyguard $(sed -n 's/^project(npyguard VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt"): ok, data at 128"
+version=$(for p in MAJOR MINOR PATCH; do sed -n "s/^#define NPYG_VERSION_$p \([0-9]*\)$/\1/p" "$src/parser/include/npyguard.h"; done | paste -sd.)
+want="npyguard $version: ok, data at 128"
 
 for kind in static shared; do
   shared=OFF; [ "$kind" = shared ] && shared=ON

@@ -46,10 +46,15 @@ extern "C" {
 #  define NPYG_API
 #endif
 
+/* The project's version, written here only: CMake and the Python package
+   read these three lines. */
 #define NPYG_VERSION_MAJOR 0
 #define NPYG_VERSION_MINOR 1
 #define NPYG_VERSION_PATCH 0
-#define NPYG_VERSION_STRING "0.1.0"
+#define NPYG__STR_(x) #x
+#define NPYG__STR(x) NPYG__STR_(x)
+#define NPYG_VERSION_STRING \
+    NPYG__STR(NPYG_VERSION_MAJOR) "." NPYG__STR(NPYG_VERSION_MINOR) "." NPYG__STR(NPYG_VERSION_PATCH)
 
 NPYG_API const char *npyg_version_string(void);
 
