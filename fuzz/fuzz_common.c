@@ -54,9 +54,10 @@ static const uint32_t depth_limits[4] = {0, 1, 3, NPYG_MAX_DEPTH_CAP};
 static const uint64_t alloc_limits[8] = {0, 0, 0, 0, 4096, 20000, 70000, 1u << 20};
 static const uint64_t payload_limits[4] = {0, 1, 64, 4096};
 
-void fuzz_config_parse(const uint8_t *data, size_t size, const uint8_t **file,
-                       size_t *file_len, fuzz_config *cfg)
+void fuzz_begin(const uint8_t *data, size_t size, const uint8_t **file,
+                size_t *file_len, fuzz_config *cfg)
 {
+    fuzz_check_tables();
     uint32_t c = 0;
     if (size >= NPYG_FUZZ_TRAILER) {
         size -= NPYG_FUZZ_TRAILER;
@@ -141,8 +142,10 @@ void fuzz_alloc_init(fuzz_alloc *fa, const npyg_limits *limits, uint32_t fail_at
     fa->fail_at = fail_at;
 }
 
-npyg_ctx *fuzz_ctx_new(const fuzz_config *cfg, fuzz_alloc *fa)
+npyg_ctx *fuzz_start(const fuzz_config *cfg, fuzz_alloc *fa, uint64_t bound)
 {
+    fuzz_alloc_init(fa, &cfg->limits, cfg->fail_alloc);
+    if (bound) fa->bound = bound;
     npyg_options opt = {cfg->profile, &cfg->limits, &fa->alc, 0};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     if (!ctx) {

@@ -47,9 +47,10 @@ typedef struct fuzz_config {
     unsigned extra;       /* two bits a harness may use for itself */
 } fuzz_config;
 
-/* Splits data into the file bytes and the trailer. */
-void fuzz_config_parse(const uint8_t *data, size_t size, const uint8_t **file,
-                       size_t *file_len, fuzz_config *cfg);
+/* Every harness's first call: splits data into the file bytes and the
+   trailer, and checks the library's tables (once per process). */
+void fuzz_begin(const uint8_t *data, size_t size, const uint8_t **file,
+                size_t *file_len, fuzz_config *cfg);
 
 /* ------------------------------------------------------------------ */
 /* Counting allocator                                                  */
@@ -70,10 +71,11 @@ void fuzz_alloc_init(fuzz_alloc *fa, const npyg_limits *limits, uint32_t fail_at
 void fuzz_alloc_check_empty(const fuzz_alloc *fa);
 
 /* A context with the trailer's profile and limits on the counting
-   allocator fa (initialised by the caller). NULL when npyg_ctx_new fails,
-   after checking that a refused allocation explains it and that nothing
-   stays allocated. */
-npyg_ctx *fuzz_ctx_new(const fuzz_config *cfg, fuzz_alloc *fa);
+   allocator fa, which this initialises to refuse cfg->fail_alloc'th
+   allocation and to hold everything under bound (0: npyg_worst_case_alloc
+   of the limits). NULL when npyg_ctx_new fails, after checking that a
+   refused allocation explains it and that nothing stays allocated. */
+npyg_ctx *fuzz_start(const fuzz_config *cfg, fuzz_alloc *fa, uint64_t bound);
 
 /* ------------------------------------------------------------------ */
 /* Invariants                                                          */

@@ -100,8 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *frag;
     size_t flen;
     fuzz_config cfg;
-    fuzz_config_parse(data, size, &frag, &flen, &cfg);
-    fuzz_check_tables();
+    fuzz_begin(data, size, &frag, &flen, &cfg);
     if (flen > (1u << 20)) return -1;
 
     int major = 1 + (int)((cfg.seed >> 1) % 3u);
@@ -111,8 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f) f = make_file(major = 2, (const char *)frag, flen, shape, 0, &len);
 
     fuzz_alloc fa;
-    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
-    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    npyg_ctx *ctx = fuzz_start(&cfg, &fa, 0);
     if (!ctx) {
         free(f);
         return 0;

@@ -72,12 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *file;
     size_t len;
     fuzz_config cfg;
-    fuzz_config_parse(data, size, &file, &len, &cfg);
-    fuzz_check_tables();
+    fuzz_begin(data, size, &file, &len, &cfg);
 
     fuzz_alloc fa;
-    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
-    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    npyg_ctx *ctx = fuzz_start(&cfg, &fa, 0);
     if (!ctx) return 0;
 
     fuzz_sink ss;

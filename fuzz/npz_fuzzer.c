@@ -19,8 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *file;
     size_t len;
     fuzz_config cfg;
-    fuzz_config_parse(data, size, &file, &len, &cfg);
-    fuzz_check_tables();
+    fuzz_begin(data, size, &file, &len, &cfg);
 
     npyg_zip_limits zl;
     npyg_zip_limits_default(&zl);
@@ -29,11 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cfg.extra & 1) zl.max_members = 4;
     if (cfg.extra & 2) zl.max_name_bytes = 16;
 
+    uint64_t bound = npyg_zip_worst_case_alloc(&cfg.limits, &zl);
+    FUZZ_CHECK(bound >= npyg_worst_case_alloc(&cfg.limits), "the zip bound is below the .npy bound");
     fuzz_alloc fa;
-    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
-    fa.bound = npyg_zip_worst_case_alloc(&cfg.limits, &zl);
-    FUZZ_CHECK(fa.bound >= npyg_worst_case_alloc(&cfg.limits), "the zip bound is below the .npy bound");
-    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    npyg_ctx *ctx = fuzz_start(&cfg, &fa, bound);
     if (!ctx) return 0;
 
     npyg_zip *z = NULL;

@@ -102,16 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *file;
     size_t len;
     fuzz_config cfg;
-    fuzz_config_parse(data, size, &file, &len, &cfg);
-    fuzz_check_tables();
+    fuzz_begin(data, size, &file, &len, &cfg);
     bool bare = cfg.extra & 1u;
     npyg_pickle_limits pl;
     pickle_limits(cfg.raw, &pl);
 
     fuzz_alloc fa;
-    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
-    fa.bound += npyg_pickle_worst_case_alloc(&pl);
-    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    npyg_ctx *ctx = fuzz_start(&cfg, &fa, npyg_worst_case_alloc(&cfg.limits) + npyg_pickle_worst_case_alloc(&pl));
     if (!ctx) return 0;
 
     /* 1. the buffer */

@@ -110,17 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *file;
     size_t len;
     fuzz_config cfg;
-    fuzz_config_parse(data, size, &file, &len, &cfg);
-    fuzz_check_tables();
+    fuzz_begin(data, size, &file, &len, &cfg);
     /* Decompression is bounded by max_alloc_bytes; keep one input cheap. */
     if (cfg.limits.max_alloc_bytes > (4u << 20)) cfg.limits.max_alloc_bytes = 4u << 20;
 
+    uint64_t bound = npyg_ra_worst_case_alloc(&cfg.limits);
+    FUZZ_CHECK(bound > 0 && bound <= cfg.limits.max_alloc_bytes, "npyg_ra_worst_case_alloc %llu",
+               (unsigned long long)bound);
     fuzz_alloc fa;
-    fuzz_alloc_init(&fa, &cfg.limits, cfg.fail_alloc);
-    fa.bound = npyg_ra_worst_case_alloc(&cfg.limits);
-    FUZZ_CHECK(fa.bound > 0 && fa.bound <= cfg.limits.max_alloc_bytes, "npyg_ra_worst_case_alloc %llu",
-               (unsigned long long)fa.bound);
-    npyg_ctx *ctx = fuzz_ctx_new(&cfg, &fa);
+    npyg_ctx *ctx = fuzz_start(&cfg, &fa, bound);
     if (!ctx) return 0;
     fuzz_sink ss;
     npyg_set_payload_sink(ctx, cfg.sink ? fuzz_sink_cb : NULL, &ss);
