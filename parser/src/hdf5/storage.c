@@ -259,9 +259,15 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
                 s->object_decode);
     else if (s->object_decode == 1 && strcmp(s->matlab_class, "function_handle"))
         problem(s, "MATLAB_object_decode 1 (a function handle) on MATLAB_class '%s'", s->matlab_class);
-    if (s->has_matlab_class && !in_list(s->matlab_class, mclasses) &&
-        !(object && object_class_name(s->matlab_class)))
+    if (s->has_matlab_class && !in_list(s->matlab_class, mclasses) && !object) {
+        if (object_class_name(s->matlab_class))
+            problem(s, "MATLAB_class '%s' is no fundamental class, and no MATLAB_object_decode 2 or 3 "
+                       "makes the object an instance of it", s->matlab_class);
+        else
+            problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
+    } else if (s->has_matlab_class && object && !object_class_name(s->matlab_class)) {
         problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
+    }
     if (s->has_sparse && dataset)
         problem(s, "MATLAB_sparse on a dataset: MATLAB stores a sparse matrix as a group (data, ir, jc)");
     bool empty = s->python_empty == 1 || s->matlab_empty == 1;
