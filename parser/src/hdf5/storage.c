@@ -41,7 +41,7 @@ static const char *read_str_attr(hid_t a, char *out, size_t size)
         goto done;
     }
     if (H5Sget_simple_extent_npoints(sp) != 1 || H5Sget_simple_extent_ndims(sp) != 0) {
-        why = "is not one string but an array (hdf5storage takes it as absent)";
+        why = "is not a single string (an array, or no value): hdf5storage takes it as absent";
         goto done;
     }
     /* Read with a copy of its own type: same character set, no conversion. */
@@ -230,7 +230,6 @@ static bool type_matches(const char *u, const char *actual)
 void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t itemsize, int ndim,
                      const hsize_t *dims, const char *parent)
 {
-    (void)parent;
     static const char *const ptypes[] = {"bool", "int", "long", "float", "complex", "str", "bytes",
         "bytearray", "builtins.NoneType", "list", "tuple", "set", "frozenset",
         "collections.deque", "dict", "numpy.ndarray", "numpy.matrix", "numpy.chararray",
@@ -242,6 +241,7 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
     static const char *const mclasses[] = {"logical", "char", "int8", "int16", "int32", "int64",
         "uint8", "uint16", "uint32", "uint64", "single", "double", "cell", "struct",
         "canonical empty", "function_handle", NULL};
+    (void)parent;
     if (s->has_python_type && !in_list(s->python_type, ptypes))
         problem(s, "Python.Type '%s' is not a type hdf5storage writes", s->python_type);
     if (s->has_underlying && !known_underlying(s->underlying))
@@ -259,15 +259,12 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
                 s->object_decode);
     else if (s->object_decode == 1 && strcmp(s->matlab_class, "function_handle"))
         problem(s, "MATLAB_object_decode 1 (a function handle) on MATLAB_class '%s'", s->matlab_class);
-    if (s->has_matlab_class && !in_list(s->matlab_class, mclasses) && !object) {
-        if (object_class_name(s->matlab_class))
-            problem(s, "MATLAB_class '%s' is no fundamental class, and no MATLAB_object_decode 2 or 3 "
-                       "makes the object an instance of it", s->matlab_class);
-        else
-            problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
-    } else if (s->has_matlab_class && object && !object_class_name(s->matlab_class)) {
+    bool named = s->has_matlab_class && !in_list(s->matlab_class, mclasses);
+    if (named && !object_class_name(s->matlab_class))
         problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
-    }
+    else if (named && !object)
+        problem(s, "MATLAB_class '%s' is no fundamental class, and no MATLAB_object_decode 2 or 3 "
+                   "makes the object an instance of it", s->matlab_class);
     if (s->has_sparse && dataset)
         problem(s, "MATLAB_sparse on a dataset: MATLAB stores a sparse matrix as a group (data, ir, jc)");
     bool empty = s->python_empty == 1 || s->matlab_empty == 1;
