@@ -25,32 +25,21 @@ static void problem(sattrs *s, const char *fmt, ...)
 
 /* A string attribute as h5py hands it to hdf5storage: one string (a scalar
    dataspace: h5py returns an array for any other, and hdf5storage takes an
-   array as absent), fixed or variable length, in its own character set
-   (a conversion from UTF-8, h5py's default for str, to ASCII fails).
-   NULL when out holds the value, else why it cannot be had. */
+   array as absent), fixed or variable length, read with its own type, so
+   in its own character set (a conversion from UTF-8, h5py's default for
+   str, to ASCII fails). walk.c has checked that its type and space can be
+   had. NULL when out holds the value, else why it cannot be had. */
 static const char *read_str_attr(hid_t a, char *out, size_t size)
 {
     const char *why = NULL;
     hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
-    if (t < 0 || sp < 0) {
-        why = "cannot be read";
-        goto done;
-    }
     if (H5Tget_class(t) != H5T_STRING) {
         why = "is not a string (hdf5storage takes it as absent)";
-        goto done;
-    }
-    if (H5Sget_simple_extent_npoints(sp) != 1 || H5Sget_simple_extent_ndims(sp) != 0) {
+    } else if (H5Sget_simple_extent_npoints(sp) != 1 || H5Sget_simple_extent_ndims(sp) != 0) {
         why = "is not a single string (an array, or no value): hdf5storage takes it as absent";
-        goto done;
-    }
-    /* Read with a copy of its own type: same character set, no conversion. */
-    hid_t m = H5Tcopy(t);
-    if (m < 0) {
-        why = "cannot be read";
     } else if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
-        if (H5Aread(a, m, &v) < 0 || !v) why = "cannot be read";
+        if (H5Aread(a, t, &v) < 0 || !v) why = "cannot be read";
         else if (strlen(v) >= size) why = "is too long for any value hdf5storage or MATLAB writes";
         else memcpy(out, v, strlen(v) + 1);
         if (v) H5free_memory(v);
@@ -61,7 +50,7 @@ static const char *read_str_attr(hid_t a, char *out, size_t size)
         size_t n = H5Tget_size(t);
         if (n >= size) {
             why = "is too long for any value hdf5storage or MATLAB writes";
-        } else if (H5Aread(a, m, out) < 0) {
+        } else if (H5Aread(a, t, out) < 0) {
             why = "cannot be read";
         } else {
             while (n > 0 && out[n - 1] == '\0') n--;
@@ -69,10 +58,8 @@ static const char *read_str_attr(hid_t a, char *out, size_t size)
             if (memchr(out, '\0', n)) why = "has a NUL byte inside its value";
         }
     }
-    if (m >= 0) H5Tclose(m);
-done:
-    if (t >= 0) H5Tclose(t);
-    if (sp >= 0) H5Sclose(sp);
+    H5Tclose(t);
+    H5Sclose(sp);
     if (why) out[0] = '\0';
     return why;
 }
