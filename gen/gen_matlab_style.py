@@ -319,6 +319,12 @@ def write_findings(out):
        lambda p: retype(p, "Python.numpy.UnderlyingType", np.array([b"int8"]), shape=(1,)))
     h5("nul-inside.h5", "Python.numpy.UnderlyingType 'float64' NUL 'x' (a fixed string)",
        lambda p: retype(p, "Python.numpy.UnderlyingType", np.bytes_(b"float64\0x")))
+    h5("type-no-value.h5", "Python.Type a string attribute with no value (null dataspace)",
+       lambda p: retype(p, "Python.Type", h5py.Empty("S13")))
+    h5("type-too-long.h5", "Python.Type a UTF-8 string of 100 characters",
+       lambda p: retype(p, "Python.Type", "numpy.ndarray" + "x" * 87, utf8))
+    h5("type-over-4096.h5", "Python.numpy.UnderlyingType a fixed string of 5000 bytes",
+       lambda p: retype(p, "Python.numpy.UnderlyingType", np.bytes_(b"f" * 5000)))
 
     def mat(name, what, path, write):
         m = Mat(os.path.join(out, "findings", name))
@@ -340,6 +346,30 @@ def write_findings(out):
         ds = m.dataset(m.f, "sp", np.array([[1.0, 2.0]]), "double")
         int_attr(ds, "MATLAB_sparse", 1, np.uint64)
 
+    def decode_without_class(m):
+        ds = m.dataset(m.f, "s", np.array([[0xDD000000, 2, 1, 1, 1, 1]], dtype=np.uint32).T, None)
+        int_attr(ds, "MATLAB_object_decode", 3, np.int32)
+
+    def handle_decode_on_struct(m):
+        g = m.group(m.f, "g", "struct", fields=["a"])
+        int_attr(g, "MATLAB_object_decode", 1, np.int32)
+        m.dataset(g, "a", np.array([[1.0]]), "double", "/g")
+
+    def class_too_long(m):
+        ds = m.dataset(m.f, "s", np.array([[0xDD000000, 2, 1, 1, 1, 1]], dtype=np.uint32).T, "p" * 300)
+        int_attr(ds, "MATLAB_object_decode", 3, np.int32)
+
+    def sparse_negative(m):
+        g = m.group(m.f, "sp", "double")
+        int_attr(g, "MATLAB_sparse", -1, np.int64)
+        m.dataset(g, "jc", np.array([0, 0], dtype=np.uint64), None)
+
+    mat("decode-without-class.mat", "MATLAB_object_decode 3 on a dataset without MATLAB_class", "/s",
+        decode_without_class)
+    mat("handle-decode-on-struct.mat", "MATLAB_object_decode 1 (function handle) on a struct", "/g",
+        handle_decode_on_struct)
+    mat("class-too-long.mat", "MATLAB_class a 300-byte name (decode 3)", "/s", class_too_long)
+    mat("sparse-negative.mat", "MATLAB_sparse -1", "/sp", sparse_negative)
     mat("object-without-decode.mat", "MATLAB_class 'string' without MATLAB_object_decode", "/s",
         object_without_decode)
     mat("object-decode-7.mat", "MATLAB_object_decode 7 (MATLAB writes 1, 2, 3)", "/s", decode_unknown)
