@@ -20,11 +20,11 @@ Groups under OUTDIR:
              file with NPYG_EHDF5_FORMAT under --strict
 and OUTDIR/manifest.json, and the last section of OUTDIR/../README.md,
 "MATLAB's own conventions" (gen_hdf5.py writes the rest of that page: run
-this after it). The manifest holds, for every file, the object the finding must
-name (none for valid files) and what hdf5storage returns for each
-variable (loadmat for .mat, read for .h5: dtype, shape, SHA-256 of the
-bytes, small values inline), measured in a child process (2 GiB address
-space, 60 s CPU).
+this after it). The manifest holds, for every file, the object the
+finding must name (none for valid files) and what hdf5storage returns for
+each variable (loadmat for .mat, read for .h5: dtype, shape, SHA-256 of
+the bytes, small values inline), measured in a child process (2 GiB
+address space, 60 s CPU).
 
 The opaque bytes of the classdef objects (the FileWrapper__ blob) are
 npyguard's own placeholder, not MATLAB's serialisation: neither npyguard
