@@ -81,6 +81,7 @@ check_corpus() {
 check_hdf5() {
     has h5py hdf5storage || { echo "check_regen: SKIP: hdf5: $python has no h5py or hdf5storage"; return 0; }
     generate hdf5 gen_hdf5.py "$tmp/hdf5" || return 1
+    generate hdf5 gen_matlab_style.py "$tmp/hdf5/matlab" || return 1
     compare hdf5 "$tmp/hdf5" "$root/corpus/hdf5" .
 }
 

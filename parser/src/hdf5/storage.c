@@ -23,39 +23,45 @@ static void problem(sattrs *s, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A scalar or one-element string attribute, fixed or variable length. */
-static bool read_str_attr(hid_t a, char *out, size_t size)
+/* A string attribute as h5py hands it to hdf5storage: one string (a scalar
+   dataspace: h5py returns an array for any other, and hdf5storage takes an
+   array as absent), fixed or variable length, read with its own type, so
+   in its own character set (a conversion from UTF-8, h5py's default for
+   str, to ASCII fails). walk.c has checked that its type and space can be
+   had. NULL when out holds the value, else why it cannot be had. */
+static const char *read_str_attr(hid_t a, char *out, size_t size)
 {
-    bool ok = false;
+    const char *why = NULL;
     hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
-    if (t < 0 || sp < 0 || H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_npoints(sp) != 1)
-        goto done;
-    if (H5Tis_variable_str(t) > 0) {
-        hid_t m = H5Tcopy(H5T_C_S1);
-        H5Tset_size(m, H5T_VARIABLE);
+    if (H5Tget_class(t) != H5T_STRING) {
+        why = "is not a string (hdf5storage takes it as absent)";
+    } else if (H5Sget_simple_extent_npoints(sp) != 1 || H5Sget_simple_extent_ndims(sp) != 0) {
+        why = "is not a single string (an array, or no value): hdf5storage takes it as absent";
+    } else if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
-        if (H5Aread(a, m, &v) >= 0 && v) {
-            snprintf(out, size, "%s", v);
-            ok = true;
-        }
+        if (H5Aread(a, t, &v) < 0 || !v) why = "cannot be read";
+        else if (strlen(v) >= size) why = "is too long for any value hdf5storage or MATLAB writes";
+        else memcpy(out, v, strlen(v) + 1);
         if (v) H5free_memory(v);
-        H5Tclose(m);
     } else {
+        /* The stored bytes as they are: h5py keeps a NUL inside the value
+           (numpy strips only trailing ones), libhdf5's conversion to a
+           C string would end it there. */
         size_t n = H5Tget_size(t);
-        if (n + 1 > size) goto done;
-        hid_t m = H5Tcopy(H5T_C_S1);
-        H5Tset_size(m, n + 1);
-        H5Tset_strpad(m, H5T_STR_NULLTERM);
-        if (H5Aread(a, m, out) >= 0) {
+        if (n >= size) {
+            why = "is too long for any value hdf5storage or MATLAB writes";
+        } else if (H5Aread(a, t, out) < 0) {
+            why = "cannot be read";
+        } else {
+            while (n > 0 && out[n - 1] == '\0') n--;
             out[n] = '\0';
-            ok = true;
+            if (memchr(out, '\0', n)) why = "has a NUL byte inside its value";
         }
-        H5Tclose(m);
     }
-done:
-    if (t >= 0) H5Tclose(t);
-    if (sp >= 0) H5Sclose(sp);
-    return ok;
+    H5Tclose(t);
+    H5Sclose(sp);
+    if (why) out[0] = '\0';
+    return why;
 }
 
 static bool read_int_attr(hid_t a, long long *v, uint64_t *arr, int *n)
@@ -86,20 +92,31 @@ void npyg__h5s_init(sattrs *s)
     s->shape_n = -1;
     s->python_empty = s->matlab_empty = -1;
     s->int_decode = -1;
+    s->object_decode = -1;
+}
+
+/* One of the four string attributes hdf5storage reads to decide what an
+   object is: one it cannot read (or reads while npyguard cannot) would
+   make the check pass over what the reader does, so it is a finding. */
+static void take_str(sattrs *s, hid_t a, const char *name, bool small, char *out, size_t size, bool *has)
+{
+    const char *why = small ? read_str_attr(a, out, size) : "is larger than 4096 bytes";
+    *has = !why;
+    if (why) problem(s, "%s %s", name, why);
 }
 
 void npyg__h5s_take(sattrs *s, hid_t a, const char *name, bool small)
 {
-    if (!strcmp(name, "Python.Type") && small)
-        s->has_python_type = read_str_attr(a, s->python_type, sizeof s->python_type);
-    else if (!strcmp(name, "Python.numpy.UnderlyingType") && small)
-        s->has_underlying = read_str_attr(a, s->underlying, sizeof s->underlying);
-    else if (!strcmp(name, "Python.numpy.Container") && small)
-        s->has_container = read_str_attr(a, s->container, sizeof s->container);
-    else if (!strcmp(name, "MATLAB_class") && small)
-        s->has_matlab_class = read_str_attr(a, s->matlab_class, sizeof s->matlab_class);
-    else if (!strcmp(name, "H5PATH") && small)
-        s->has_h5path = read_str_attr(a, s->h5path, sizeof s->h5path);
+    if (!strcmp(name, "Python.Type"))
+        take_str(s, a, name, small, s->python_type, sizeof s->python_type, &s->has_python_type);
+    else if (!strcmp(name, "Python.numpy.UnderlyingType"))
+        take_str(s, a, name, small, s->underlying, sizeof s->underlying, &s->has_underlying);
+    else if (!strcmp(name, "Python.numpy.Container"))
+        take_str(s, a, name, small, s->container, sizeof s->container, &s->has_container);
+    else if (!strcmp(name, "MATLAB_class"))
+        take_str(s, a, name, small, s->matlab_class, sizeof s->matlab_class, &s->has_matlab_class);
+    else if (!strcmp(name, "H5PATH") && small) /* read by no reader: never a finding */
+        s->has_h5path = !read_str_attr(a, s->h5path, sizeof s->h5path);
     else if (!strcmp(name, "Python.Shape")) {
         if (!read_int_attr(a, NULL, s->shape, &s->shape_n))
             problem(s, "Python.Shape is not an array of at most 32 integers");
@@ -112,6 +129,14 @@ void npyg__h5s_take(sattrs *s, hid_t a, const char *name, bool small)
     } else if (!strcmp(name, "MATLAB_int_decode")) {
         if (!read_int_attr(a, &s->int_decode, NULL, NULL))
             problem(s, "MATLAB_int_decode is not an integer");
+    } else if (!strcmp(name, "MATLAB_object_decode")) {
+        if (!read_int_attr(a, &s->object_decode, NULL, NULL))
+            problem(s, "MATLAB_object_decode is not an integer");
+    } else if (!strcmp(name, "MATLAB_sparse")) {
+        long long rows = -1;
+        s->has_sparse = true;
+        if (!read_int_attr(a, &rows, NULL, NULL) || rows < 0)
+            problem(s, "MATLAB_sparse is not a row count (an integer from 0)");
     } else if (!strcmp(name, "Python.Fields")) {
         s->has_python_fields = true;
     } else if (!strcmp(name, "MATLAB_fields")) {
@@ -124,6 +149,20 @@ static bool in_list(const char *v, const char *const *list)
     for (; *list; list++)
         if (!strcmp(v, *list)) return true;
     return false;
+}
+
+/* A classdef class's name as MATLAB writes it: identifiers (a letter, then
+   letters, digits, underscores) joined by dots: "string", "FileWrapper__",
+   "containers.Map", "TestClasses.EnumClass". */
+static bool object_class_name(const char *c)
+{
+    for (;;) {
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z'))) return false;
+        while ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')
+            c++;
+        if (!*c) return true;
+        if (*c++ != '.') return false;
+    }
 }
 
 /* "int8".."uint64", "float16/32/64", "complex64/128", "bool", "object",
@@ -189,6 +228,7 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
     static const char *const mclasses[] = {"logical", "char", "int8", "int16", "int32", "int64",
         "uint8", "uint16", "uint32", "uint64", "single", "double", "cell", "struct",
         "canonical empty", "function_handle", NULL};
+    (void)parent;
     if (s->has_python_type && !in_list(s->python_type, ptypes))
         problem(s, "Python.Type '%s' is not a type hdf5storage writes", s->python_type);
     if (s->has_underlying && !known_underlying(s->underlying))
@@ -196,8 +236,24 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
     if (s->has_container && !in_list(s->container, containers))
         problem(s, "Python.numpy.Container '%s' is not one of scalar, ndarray, matrix, chararray, recarray",
                 s->container);
-    if (s->has_matlab_class && !in_list(s->matlab_class, mclasses))
+    /* MATLAB_object_decode: 1 a function handle, 2 an old-style object, 3 an
+       opaque one (classdef, Java, COM) whose data lives under /#subsystem# */
+    bool object = s->object_decode == 2 || s->object_decode == 3;
+    if (s->object_decode != -1 && !s->has_matlab_class)
+        problem(s, "MATLAB_object_decode without a MATLAB_class");
+    else if (s->object_decode != -1 && s->object_decode != 1 && !object)
+        problem(s, "MATLAB_object_decode is %lld, not 1 (function handle), 2 (object) or 3 (opaque object)",
+                s->object_decode);
+    else if (s->object_decode == 1 && strcmp(s->matlab_class, "function_handle"))
+        problem(s, "MATLAB_object_decode 1 (a function handle) on MATLAB_class '%s'", s->matlab_class);
+    bool named = s->has_matlab_class && !in_list(s->matlab_class, mclasses);
+    if (named && !object_class_name(s->matlab_class))
         problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
+    else if (named && !object)
+        problem(s, "MATLAB_class '%s' is no fundamental class, and no MATLAB_object_decode 2 or 3 "
+                   "makes the object an instance of it", s->matlab_class);
+    if (s->has_sparse && dataset)
+        problem(s, "MATLAB_sparse on a dataset: MATLAB stores a sparse matrix as a group (data, ir, jc)");
     bool empty = s->python_empty == 1 || s->matlab_empty == 1;
     if (s->has_underlying && s->has_matlab_class && known_underlying(s->underlying) &&
         strcmp(s->matlab_class, "struct") && strcmp(s->matlab_class, "canonical empty")) {
@@ -245,7 +301,5 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
             problem(s, "Python.Shape has %llu elements but the dataset %llu", (unsigned long long)want,
                     (unsigned long long)have);
     }
-    if (s->has_h5path && parent && strcmp(s->h5path, parent))
-        problem(s, "H5PATH '%s' but the object is in '%s'", s->h5path, parent);
 }
 
