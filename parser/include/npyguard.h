@@ -145,7 +145,7 @@ typedef enum npyg_status {
     NPYG_ERA_ELTYPE = 93,       /* eltype outside 0..5 */
     NPYG_ERA_ELBYTE = 94,       /* elbyte no reader can use for that eltype */
     NPYG_ERA_TRUNC_DIMS = 95,   /* ends inside the dims */
-    NPYG_ERA_OVERFLOW = 96,     /* elbyte * prod(dims) overflows 64 bits */
+    NPYG_ERA_OVERFLOW = 96,     /* elbyte * the non-zero dims reaches 2**63 (RA.md) */
     NPYG_ERA_SIZE = 97,         /* uncompressed: size != elbyte * prod(dims) */
     NPYG_ERA_TRUNC_DATA = 98,   /* fewer than size bytes of data */
     NPYG_ERA_LZ4 = 99,          /* corrupt LZ4 block (or one that decodes past the declared length) */
