@@ -353,21 +353,6 @@ static int validate_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
     return validate_input(ctx, c->buf, c->len, c->path, c->how, &ch);
 }
 
-static void torture(const char *dir, const char *name)
-{
-    char path[4096];
-    size_t len;
-    unsigned char *buf = tu_read_case(dir, name, path, &len);
-    if (!buf) return;
-    for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
-        char label[256];
-        snprintf(label, sizeof label, "%s (torture, %s)", name, input_names[how]);
-        one_input c = {buf, len, path, (enum input)how};
-        tu_torture(label, validate_one_input, &c);
-    }
-    free(buf);
-}
-
 /* Open and read as one run, every allocation failing in turn. */
 static int load_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
 {
@@ -386,7 +371,10 @@ static int load_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
     return rc;
 }
 
-static void torture_load(const char *dir, const char *name)
+/* step (a validation or a load) through the three inputs, every
+   allocation failing in turn. */
+static void torture(const char *dir, const char *name, const char *what,
+                    int (*step)(npyg_ctx *ctx, tu_alloc *cnt, void *user))
 {
     char path[4096];
     size_t len;
@@ -394,9 +382,9 @@ static void torture_load(const char *dir, const char *name)
     if (!buf) return;
     for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
         char label[256];
-        snprintf(label, sizeof label, "%s (load torture, %s)", name, input_names[how]);
+        snprintf(label, sizeof label, "%s (%s, %s)", name, what, input_names[how]);
         one_input c = {buf, len, path, (enum input)how};
-        tu_torture(label, load_one_input, &c);
+        tu_torture(label, step, &c);
     }
     free(buf);
 }
@@ -631,11 +619,11 @@ int main(int argc, char **argv)
         n++;
     }
     TU_AT_LEAST(n, 90, "corpus/ra files");
-    torture(argv[1], "valid/f32-lz4-2d.ra");
-    torture(argv[1], "valid/u8-64d.ra");
-    torture_load(argv[1], "valid/f32-lz4-2d.ra");
-    torture_load(argv[1], "valid/f32-metadata.ra");
-    torture_load(argv[1], "valid/c64-lz4-metadata.ra");
+    torture(argv[1], "valid/f32-lz4-2d.ra", "torture", validate_one_input);
+    torture(argv[1], "valid/u8-64d.ra", "torture", validate_one_input);
+    torture(argv[1], "valid/f32-lz4-2d.ra", "load torture", load_one_input);
+    torture(argv[1], "valid/f32-metadata.ra", "load torture", load_one_input);
+    torture(argv[1], "valid/c64-lz4-metadata.ra", "load torture", load_one_input);
     load_api(argv[1]);
     api(argv[1]);
     sink_stops(argv[1]);
