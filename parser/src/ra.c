@@ -89,7 +89,7 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     /* ra.py shapes the data with numpy, which refuses an array whose
        elbyte times its non-zero dims reaches 2**63, even one that a zero
        dim leaves empty (RA.md, "Sizes"). */
-    uint64_t count = 1, bytes = ra->elbyte;
+    uint64_t bytes = ra->elbyte;
     bool zero = false, big = bytes > INT64_MAX;
     uint8_t d[8];
     for (uint32_t k = 0; k < ra->ndims; k++) {
@@ -99,14 +99,13 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
             return npyg__fail(ctx, NPYG_ERA_TRUNC_DIMS, s->pos, "file ends inside dim %u of %u", k, ra->ndims);
         dims[k] = le64(d);
         if (dims[k] == 0) zero = true;
-        else if (!big)
-            big = !npyg__mul_u64(bytes, dims[k], &bytes) || bytes > INT64_MAX || !npyg__mul_u64(count, dims[k], &count);
+        else if (!big) big = !npyg__mul_u64(bytes, dims[k], &bytes) || bytes > INT64_MAX;
     }
     ra->dims = dims;
     if (big)
         return npyg__fail(ctx, NPYG_ERA_OVERFLOW, 24,
                           "elbyte times the non-zero dims is 2**63 bytes or more, an array no reader can shape");
-    ra->count = zero ? 0 : count;
+    ra->count = zero ? 0 : bytes / ra->elbyte; /* elbyte >= 1 */
     ra->data_bytes = zero ? 0 : bytes;
     if (!ra->compressed && ra->size != ra->data_bytes)
         return npyg__fail(ctx, NPYG_ERA_SIZE, 32, "size %llu, but elbyte x dims is %llu bytes",

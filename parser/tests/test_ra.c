@@ -407,6 +407,7 @@ static void load_api(const char *dir)
     TU_CHECK(npyg_ra_open_buffer(ctx, NULL, 1) == NPYG_EINVAL && npyg_ra_open_read(ctx, NULL, NULL) == NPYG_EINVAL,
              "NULL buffer, NULL callback");
     TU_CHECK(npyg_ra_open_fd(ctx, -1) == NPYG_EIO, "bad descriptor");
+    TU_CHECK(npyg_ra_open_buffer(ctx, NULL, 0) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read after a failed open");
     TU_CHECK(npyg_ra_open_buffer(ctx, buf, len) == 0 && npyg_ra_get_info(ctx)->data_bytes == 3072, "open");
     TU_CHECK(npyg_read_payload(ctx, dst, 3072) == NPYG_EBADSTATE, "the .npy read after a .ra open");
@@ -419,6 +420,15 @@ static void load_api(const char *dir)
     TU_CHECK(npyg_ra_open_buffer(ctx, buf, len) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
                  npyg_ra_get_info(ctx)->metadata_bytes == 0,
              "no buffer: %s", npyg_last_error(ctx)->message);
+    snprintf(path, sizeof path, "%s/valid/f32-metadata.ra", dir);
+    size_t mlen;
+    unsigned char *meta = tu_slurp(path, &mlen);
+    if (meta) {
+        TU_CHECK(npyg_ra_open_buffer(ctx, meta, mlen) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
+                     npyg_ra_get_info(ctx)->metadata_bytes == 27,
+                 "no buffer, plain data: %s", npyg_last_error(ctx)->message);
+        free(meta);
+    }
     /* A corrupt block found while reading: no info afterwards. */
     unsigned char *bad = malloc(len);
     memcpy(bad, buf, len);
