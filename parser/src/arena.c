@@ -25,30 +25,20 @@ static npyg_ctx *owner(npyg__arena *a)
     return (npyg_ctx *)(void *)((char *)a - offsetof(npyg_ctx, arena));
 }
 
-/* What a context keeps between parses for reuse: the arena's spare blocks
-   and the read buffer. Neither is in use while a parse asks for memory
-   (the read buffer is only held across reads), so both can be given back
-   at that moment. */
+/* What a context keeps from earlier parses: the arena's spare blocks.
+   (The read buffer is freed when a call begins, npyg__ctx_reset: it may
+   be in use whenever memory is asked for, since zlib allocates its window
+   from inside a read.) */
 static uint64_t kept(const npyg_ctx *ctx)
 {
-    return (uint64_t)ctx->arena.nspare * (BLOCK_HDR + NPYG__ARENA_BLOCK) + (ctx->readbuf ? NPYG__CHUNK : 0);
-}
-
-static void drop_readbuf(npyg_ctx *ctx)
-{
-    if (!ctx->readbuf) return;
-    npyg__xfree(ctx, ctx->readbuf, NPYG__CHUNK);
-    ctx->readbuf = NULL;
+    return (uint64_t)ctx->arena.nspare * (BLOCK_HDR + NPYG__ARENA_BLOCK);
 }
 
 bool npyg__charge(npyg_ctx *ctx, uint64_t size)
 {
     uint64_t cap = ctx->limits.max_alloc_bytes, held = ctx->allocated;
     if (size > cap || held - kept(ctx) > cap - size) return false;
-    if (held > cap - size) { /* fits, once what was kept is given back */
-        npyg__arena_drop_spares(&ctx->arena);
-        drop_readbuf(ctx);
-    }
+    if (held > cap - size) npyg__arena_drop_spares(&ctx->arena); /* fits once they are given back */
     return true;
 }
 

@@ -61,9 +61,10 @@ void npyg__arena_drop_spares(npyg__arena *a);
 /* The one decision on memory, for the arena and tracked allocations
    alike: whether size more bytes may be held now. max_alloc_bytes bounds
    everything the context holds, but the decision counts only what this
-   parse holds: what earlier parses kept for reuse (spare blocks, the read
-   buffer) is given back when it stands in the way. So what a parse may
-   allocate never depends on the parses before. */
+   parse holds: the spare blocks earlier parses kept for reuse are given
+   back when they stand in the way (and the read buffer is freed when a
+   call begins). So what a parse may allocate never depends on the parses
+   before. */
 bool npyg__charge(npyg_ctx *ctx, uint64_t size);
 /* A point to come back to: npyg__arena_rewind gives back everything
    allocated since npyg__arena_mark, as if it had never been asked for
@@ -142,7 +143,7 @@ struct npyg_ctx {
     bool have_ra_info;   /* ra.c: the last call was a successful .ra one */
     npyg_ra_info ra_info;
 
-    uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input */
+    uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input; one call's */
 
     /* two-step load (load.c): the input between npyg_open_* and
        npyg_read_payload; npyg__ctx_reset forgets it */
