@@ -66,18 +66,34 @@ static int validate_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, c
     return npyg_ra_validate_read(ctx, tu_chunked_read, ch);
 }
 
+/* A context under limits lim whose allocator refuses past their bound. */
+static npyg_ctx *bounded_ctx(const npyg_limits *lim, tu_alloc *cnt, npyg_alloc *al)
+{
+    tu_alloc_init(cnt, npyg_ra_worst_case_alloc(lim));
+    *al = tu_allocator(cnt);
+    npyg_options opt = {.limits = lim, .alloc = al};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    TU_CHECK(ctx != NULL, "ctx");
+    return ctx;
+}
+
+static void hex(EVP_MD_CTX *md, char out[65])
+{
+    unsigned char d[32];
+    unsigned int dl;
+    EVP_DigestFinal_ex(md, d, &dl);
+    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", d[k]);
+}
+
 /* One validation under limits lim, on an allocator capped at the bound. */
 static void validate(const unsigned char *buf, size_t len, const char *path, enum input how,
                      const npyg_limits *lim, run *out)
 {
     memset(out, 0, sizeof *out);
     tu_alloc cnt;
-    tu_alloc_init(&cnt, npyg_ra_worst_case_alloc(lim));
+    npyg_alloc al;
+    npyg_ctx *ctx = bounded_ctx(lim, &cnt, &al);
     out->bound = cnt.cap;
-    npyg_alloc al = tu_allocator(&cnt);
-    npyg_options opt = {.limits = lim, .alloc = &al};
-    npyg_ctx *ctx = npyg_ctx_new(&opt);
-    TU_CHECK(ctx != NULL, "ctx");
     if (!ctx) return;
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
@@ -94,11 +110,8 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
         out->info = *in;
         for (uint32_t k = 0; k < in->ndims && k < 64; k++) out->dims[k] = in->dims[k];
     }
-    unsigned char d[32];
-    unsigned int dl;
-    EVP_DigestFinal_ex(md, d, &dl);
+    hex(md, out->sha);
     EVP_MD_CTX_free(md);
-    for (int k = 0; k < 32; k++) snprintf(out->sha + 2 * k, 3, "%02x", d[k]);
     npyg_ctx_free(ctx);
     out->peak = cnt.peak;
     out->refused = cnt.refused;
@@ -148,14 +161,6 @@ typedef struct loaded {
     char sha[65], stored_sha[65]; /* of the data read, of what the sink saw */
 } loaded;
 
-static void hex(EVP_MD_CTX *md, char out[65])
-{
-    unsigned char d[32];
-    unsigned int dl;
-    EVP_DigestFinal_ex(md, d, &dl);
-    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", d[k]);
-}
-
 static int open_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, int fd, enum input how, tu_chunks *ch)
 {
     if (how == IN_BUFFER) return npyg_ra_open_buffer(ctx, buf, len);
@@ -169,12 +174,9 @@ static void load(const unsigned char *buf, size_t len, const char *path, enum in
 {
     memset(out, 0, sizeof *out);
     tu_alloc cnt;
-    tu_alloc_init(&cnt, npyg_ra_worst_case_alloc(lim));
+    npyg_alloc al;
+    npyg_ctx *ctx = bounded_ctx(lim, &cnt, &al);
     out->bound = cnt.cap;
-    npyg_alloc al = tu_allocator(&cnt);
-    npyg_options opt = {.limits = lim, .alloc = &al};
-    npyg_ctx *ctx = npyg_ctx_new(&opt);
-    TU_CHECK(ctx != NULL, "ctx");
     if (!ctx) return;
     EVP_MD_CTX *stored = EVP_MD_CTX_new(), *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(stored, EVP_sha256(), NULL);
