@@ -266,10 +266,12 @@ def valid(c):
           "64 dims: npyguard's default max_dims")
     c.array("valid", "f32-empty-1d.ra", np.zeros(0, dtype="<f4"), 3, "zero-size: dims (0,)")
     c.array("valid", "c64-empty-3d.ra", np.zeros((4, 0, 2), dtype="<c8"), 4, "zero-size: dims (4, 0, 2)")
-    c.raw("valid", "f64-huge-zero-dim.ra", 3, 8, [0, 2 ** 62, 2 ** 62], b"",
-          "dims (0, 2**62, 2**62): zero elements, although the other dims multiply past 64 bits")
-    c.raw("valid", "f64-zero-dim-last.ra", 3, 8, [2 ** 62, 2 ** 62, 0], b"",
-          "dims (2**62, 2**62, 0): the first two multiply past 64 bits, the last makes it zero elements")
+    # Zero-size with huge other dims: accepted while elbyte times the
+    # non-zero dims stays below 2**63, as ra.py's reshape decides
+    # (zero_dim_verdicts() has the ones it refuses).
+    for name, eltype, elbyte, dims, what in ZERO_DIM_VALID:
+        assert ra_py_shapes(elbyte, dims) is None, name
+        c.raw("valid", name, eltype, elbyte, dims, b"", what)
     c.array("valid", "u8-70000.ra", (np.arange(70000) % 251).astype("u1"), 2,
             "70,000 bytes of uint8: a data segment longer than one 64 KiB read")
 
@@ -294,6 +296,9 @@ def valid(c):
             "LZ4 block of big-endian int16", compress=True)
     c.array("valid", "u8-zeros-lz4.ra", np.zeros((256, 256, 16), dtype="u1"), 2,
             "1 MiB of zeros in a 4 KiB LZ4 block", compress=True)
+    c.array("valid", "u8-lz4-1000000.ra", (np.arange(1000000) % 251).astype("u1"), 2,
+            "1,000,000 bytes in one LZ4 block: decoding it fits max_alloc_bytes of 1 MiB in a new context",
+            compress=True)
     c.array("valid", "u64-random-lz4.ra", rng.integers(0, 2 ** 63, size=100, dtype="<u8"), 2,
             "random uint64: the LZ4 block is longer than the data (within LZ4_compressBound)", compress=True)
     c.array("valid", "f64-empty-lz4.ra", np.zeros((0, 3), dtype="<f8"), 3,
@@ -301,6 +306,46 @@ def valid(c):
     c.array("valid", "c64-lz4-metadata.ra", ex.reshape(3, 4, order="F"), 4,
             "the documented example, compressed, with metadata after the block", compress=True,
             metadata=b"# volatile metadata\n")
+
+
+# ---------------------------------------------------------------- zero dims
+
+def ra_py_shapes(elbyte, dims):
+    """What ra.py's read() does with an empty data segment and these dims:
+    np.fromstring of no bytes, then reshape to the dims reversed (as uint64).
+    numpy refuses when elbyte times the non-zero dims reaches 2**63, a zero
+    dim or not. Returns numpy's message, or None when it accepts."""
+    dt = np.dtype("V%d" % elbyte) if elbyte > 8 else np.dtype("u%d" % elbyte)
+    try:
+        np.frombuffer(b"", dtype=dt).reshape(np.array(dims, dtype="<u8")[::-1])
+    except ValueError as e:
+        return "%s: %s" % (type(e).__name__, e)
+    return None
+
+
+ZERO_DIM_VALID = [
+    ("f64-zero-dim-huge-ok.ra", 3, 8, [0, 2 ** 58, 3],
+     "dims (0, 2**58, 3): zero elements; 8 x 2**58 x 3 bytes is under 2**63, so ra.py shapes it"),
+    ("u8-zero-dim-max.ra", 2, 1, [2 ** 63 - 1, 0],
+     "dims (2**63-1, 0) of uint8: zero elements, the largest non-zero dim numpy shapes"),
+]
+
+ZERO_DIM_INVALID = [
+    ("f64-huge-zero-dim.ra", 3, 8, [0, 2 ** 62, 2 ** 62],
+     "dims (0, 2**62, 2**62): zero elements, but ra.py's reshape refuses an array of 2**127 bytes"),
+    ("f64-zero-dim-last.ra", 3, 8, [2 ** 62, 2 ** 62, 0],
+     "dims (2**62, 2**62, 0): the product overflows before the zero dim; ra.py's reshape refuses it"),
+    ("f64-zero-dim-2pow63.ra", 3, 8, [0, 2 ** 60],
+     "dims (0, 2**60) of float64: 8 x 2**60 = 2**63 bytes, one past what numpy shapes"),
+    ("u8-zero-dim-2pow63.ra", 2, 1, [2 ** 63, 0], "dims (2**63, 0) of uint8: numpy's largest dim is 2**63-1"),
+]
+
+
+def zero_dim_verdicts(c):
+    for name, eltype, elbyte, dims, what in ZERO_DIM_INVALID:
+        why = ra_py_shapes(elbyte, dims)
+        assert why is not None, name
+        c.bad("invalid", name, header(0, eltype, elbyte, 0, dims), "NPYG_ERA_OVERFLOW", what, ra_py=why)
 
 
 # ---------------------------------------------------------------- invalid
@@ -403,6 +448,7 @@ def main(argv):
     c = Corpus(outdir)
     valid(c)
     invalid(c)
+    zero_dim_verdicts(c)
     limits(c)
     manifest = {
         "format": "RawArray",

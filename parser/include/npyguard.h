@@ -154,7 +154,7 @@ typedef enum npyg_status {
     NPYG_ERA_ELTYPE = 93,       /* eltype outside 0..5 */
     NPYG_ERA_ELBYTE = 94,       /* elbyte no reader can use for that eltype */
     NPYG_ERA_TRUNC_DIMS = 95,   /* ends inside the dims */
-    NPYG_ERA_OVERFLOW = 96,     /* elbyte * prod(dims) overflows 64 bits */
+    NPYG_ERA_OVERFLOW = 96,     /* elbyte * the non-zero dims reaches 2**63 (RA.md) */
     NPYG_ERA_SIZE = 97,         /* uncompressed: size != elbyte * prod(dims) */
     NPYG_ERA_TRUNC_DATA = 98,   /* fewer than size bytes of data */
     NPYG_ERA_LZ4 = 99,          /* corrupt LZ4 block (or one that decodes past the declared length) */
@@ -657,7 +657,8 @@ NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
 NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
 NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
-/* After a successful npyg_ra_validate_*, until the next call; else NULL. */
+/* After a successful npyg_ra_validate_* or npyg_ra_open_*, until the next
+   call (npyg_ra_read_data failing ends it too); else NULL. */
 NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
 
 /* The element type as the reference readers name it: "int16", "uint8",
@@ -671,6 +672,36 @@ NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t si
    together (an LZ4 block decodes only as a whole). Never more than
    max_alloc_bytes. Returns 0 for invalid limits. */
 NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
+
+/* Loading a .ra file in two steps from one input, as npyg_open_* and
+   npyg_read_payload load a .npy file. npyg_ra_open_* validates the header
+   and reads nothing past it: npyg_ra_get_info then gives eltype, elbyte,
+   the dims as stored (dims[0] fastest), big_endian, compressed and
+   data_bytes. When the input's size is known, data that cannot be there
+   is refused now, with the code and offset of npyg_ra_validate_*; for an
+   LZ4 file from a descriptor or callback, the room to read its block
+   whole (size bytes) is checked against max_alloc_bytes. The input must
+   stay valid until npyg_ra_read_data.
+
+       if (npyg_ra_open_fd(ctx, fd) == 0) {
+           const npyg_ra_info *ra = npyg_ra_get_info(ctx);
+           void *p = malloc(ra->data_bytes ? ra->data_bytes : 1);
+           int rc = npyg_ra_read_data(ctx, p, ra->data_bytes);
+       }
+
+   npyg_ra_read_data fills dst, exactly size == data_bytes bytes (another
+   size: NPYG_EINVAL, and the data may still be read), with the array's
+   bytes in the file's order and byte order: the stored data, or an LZ4
+   block decoded straight into dst by liblz4, which never writes past
+   size. It then counts the metadata, as validation does. The sink, if
+   set, sees the data segment as stored. dst NULL: npyg_ra_validate_*'s
+   data step, to the sink only. Once per successful open; before one,
+   after a failed one or twice: NPYG_EBADSTATE. On failure dst holds an
+   unspecified part of the data. */
+NPYG_API int npyg_ra_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_API int npyg_ra_open_fd(npyg_ctx *ctx, int fd);
+NPYG_API int npyg_ra_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+NPYG_API int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size);
 /* ------------------------------------------------------------------ */
 /* HDF5 and MATLAB MAT files (codes 110-139)                           */
 /*                                                                     */

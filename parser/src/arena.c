@@ -1,10 +1,12 @@
 /*
  * Memory charged against max_alloc_bytes: the arena every parse-time
  * allocation comes from, reset between parses, and the few tracked
- * allocations that live outside it.
+ * allocations that live outside it. One function, npyg__charge, decides
+ * whether memory may be held; everything else asks it.
  */
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct npyg__block {
@@ -17,17 +19,36 @@ struct npyg__block {
 _Static_assert(BLOCK_HDR >= sizeof(npyg__block) && BLOCK_HDR % 16 == 0,
                "NPYG__BLOCK_HDR must hold a block header and keep data 16-byte aligned");
 
-/* Charges size bytes against the cap before asking the allocator. */
-static void *charged_alloc(const npyg_alloc *al, uint64_t *total, uint64_t cap,
-                           size_t size, bool *over_cap)
+/* Every arena is a context's own (npyg_ctx.arena). */
+static npyg_ctx *owner(npyg__arena *a)
 {
-    *over_cap = false;
-    if (size == 0 || size > cap || *total > cap - size) {
-        *over_cap = true;
-        return NULL;
-    }
-    void *p = al->malloc(al->user, size);
-    if (p) *total += size;
+    return (npyg_ctx *)(void *)((char *)a - offsetof(npyg_ctx, arena));
+}
+
+/* What a context keeps from earlier parses: the arena's spare blocks.
+   (The read buffer is freed when a call begins, npyg__ctx_reset: it may
+   be in use whenever memory is asked for, since zlib allocates its window
+   from inside a read.) */
+static uint64_t kept(const npyg_ctx *ctx)
+{
+    return (uint64_t)ctx->arena.nspare * (BLOCK_HDR + NPYG__ARENA_BLOCK);
+}
+
+bool npyg__charge(npyg_ctx *ctx, uint64_t size)
+{
+    uint64_t cap = ctx->limits.max_alloc_bytes, held = ctx->allocated;
+    if (size > cap || held - kept(ctx) > cap - size) return false;
+    if (held > cap - size) npyg__arena_drop_spares(&ctx->arena); /* fits once they are given back */
+    return true;
+}
+
+/* size bytes from the allocator once npyg__charge allows them. */
+static void *charged_alloc(npyg_ctx *ctx, size_t size, bool *over_cap)
+{
+    *over_cap = size == 0 || !npyg__charge(ctx, size);
+    if (*over_cap) return NULL;
+    void *p = ctx->alloc.malloc(ctx->alloc.user, size);
+    if (p) ctx->allocated += size;
     return p;
 }
 
@@ -46,6 +67,8 @@ void *npyg__arena_alloc_slow(npyg__arena *a, size_t size)
     }
     npyg__block *b = NULL;
     if (size <= NPYG__ARENA_BLOCK / 4 && a->spare) {
+        /* No charge: the spare is already held, within the cap, and a new
+           block in its place would be allowed just as well. */
         b = a->spare;
         a->spare = b->next;
         a->nspare--;
@@ -53,11 +76,7 @@ void *npyg__arena_alloc_slow(npyg__arena *a, size_t size)
         /* Big requests get a block of their own so that little is wasted. */
         size_t data = size > NPYG__ARENA_BLOCK / 4 ? size : NPYG__ARENA_BLOCK;
         if (data > SIZE_MAX - BLOCK_HDR) { a->over_cap = true; return NULL; }
-        b = charged_alloc(&a->alloc, a->total, a->cap, BLOCK_HDR + data, &a->over_cap);
-        if (!b && a->over_cap && a->spare) {
-            npyg__arena_drop_spares(a);
-            b = charged_alloc(&a->alloc, a->total, a->cap, BLOCK_HDR + data, &a->over_cap);
-        }
+        b = charged_alloc(owner(a), BLOCK_HDR + data, &a->over_cap);
         if (!b) return NULL;
         b->size = data;
     }
@@ -151,14 +170,7 @@ void npyg__arena_release(npyg__arena *a)
 
 void *npyg__xalloc(npyg_ctx *ctx, size_t size)
 {
-    void *p = charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes, size,
-                            &ctx->xalloc_over_cap);
-    if (!p && ctx->xalloc_over_cap && ctx->arena.spare) {
-        npyg__arena_drop_spares(&ctx->arena);
-        p = charged_alloc(&ctx->alloc, &ctx->allocated, ctx->limits.max_alloc_bytes, size,
-                          &ctx->xalloc_over_cap);
-    }
-    return p;
+    return charged_alloc(ctx, size, &ctx->xalloc_over_cap);
 }
 
 void npyg__xfree(npyg_ctx *ctx, void *p, size_t size)

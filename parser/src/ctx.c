@@ -107,6 +107,9 @@ void npyg_set_payload_sink(npyg_ctx *ctx, npyg_payload_fn fn, void *user)
 void npyg__ctx_reset(npyg_ctx *ctx)
 {
     npyg__arena_reset(&ctx->arena);
+    /* Kept, it would count against the next call's max_alloc_bytes. */
+    npyg__xfree(ctx, ctx->readbuf, ctx->readbuf ? NPYG__CHUNK : 0);
+    ctx->readbuf = NULL;
     memset(&ctx->err, 0, sizeof ctx->err);
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;

@@ -56,10 +56,16 @@ static inline void *npyg__arena_alloc(npyg__arena *a, size_t size)
 }
 void npyg__arena_reset(npyg__arena *a);   /* keeps blocks for reuse */
 void npyg__arena_release(npyg__arena *a); /* returns them all */
-/* Returns the kept blocks. They are charged against max_alloc_bytes like
-   blocks in use, so any allocation that the cap refuses is retried after
-   this: what a parse may allocate never depends on the parses before. */
+/* Returns the kept blocks to the allocator. */
 void npyg__arena_drop_spares(npyg__arena *a);
+/* The one decision on memory, for the arena and tracked allocations
+   alike: whether size more bytes may be held now. max_alloc_bytes bounds
+   everything the context holds, but the decision counts only what this
+   parse holds: the spare blocks earlier parses kept for reuse are given
+   back when they stand in the way (and the read buffer is freed when a
+   call begins). So what a parse may allocate never depends on the parses
+   before. */
+bool npyg__charge(npyg_ctx *ctx, uint64_t size);
 /* A point to come back to: npyg__arena_rewind gives back everything
    allocated since npyg__arena_mark, as if it had never been asked for
    (standard blocks to the spares, big ones to the allocator). */
@@ -114,7 +120,7 @@ typedef struct npyg__source {
     uint64_t size;
 } npyg__source;
 
-enum { NPYG__LOAD_NONE = 0, NPYG__LOAD_OPEN, NPYG__LOAD_DONE };
+enum { NPYG__LOAD_NONE = 0, NPYG__LOAD_OPEN, NPYG__LOAD_DONE, NPYG__LOAD_RA /* a .ra file opened */ };
 
 /* ---------------- the context ---------------- */
 struct npyg_ctx {
@@ -137,7 +143,7 @@ struct npyg_ctx {
     bool have_ra_info;   /* ra.c: the last call was a successful .ra one */
     npyg_ra_info ra_info;
 
-    uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input */
+    uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input; one call's */
 
     /* two-step load (load.c): the input between npyg_open_* and
        npyg_read_payload; npyg__ctx_reset forgets it */
@@ -253,6 +259,11 @@ int npyg__payload_from_stream(npyg_ctx *ctx, npyg__source *s);
 int npyg__trailing(npyg_ctx *ctx, uint64_t extra);
 int npyg__truncated(npyg_ctx *ctx, uint64_t have);
 int npyg__sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at);
+/* The RawArray two-step load (ra.c; load.c): the header and the checks
+   that need no data, filling ctx->ra_info; then the data into dst of
+   ra_info.data_bytes (decoded, for LZ4), or to the sink only (dst NULL). */
+int npyg__ra_open(npyg_ctx *ctx, npyg__source *s);
+int npyg__ra_read(npyg_ctx *ctx, npyg__source *s, uint8_t *dst);
 
 /* Interprets the header text; fills ctx->info (header.c). When the text
    is in numpy's writer spelling, *descr_text is the descr's text (len > 0):

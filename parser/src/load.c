@@ -4,6 +4,7 @@
  * same input into the caller's buffer and checks its end exactly as the
  * one-call validation does. Between the two the caller knows the shape,
  * dtype and payload size, and allocates for them knowing they are true.
+ * RawArray files load the same way (npyg_ra_open_*, npyg_ra_read_data).
  */
 #include "internal.h"
 
@@ -133,5 +134,61 @@ int npyg_read_payload(npyg_ctx *ctx, void *dst, size_t size)
     if (!dst) rc = s->buf ? npyg__payload_from_buffer(ctx, s) : npyg__payload_from_stream(ctx, s);
     else rc = s->buf ? into_buffer(ctx, s, dst) : into_stream(ctx, s, dst);
     if (rc) ctx->have_info = false;
+    return rc;
+}
+
+/* ---------------- RawArray (.ra) ---------------- */
+static int ra_opened(npyg_ctx *ctx, npyg__source *s, int rc)
+{
+    if (rc) return rc;
+    s->prefix = NULL; /* on the opener's stack, as above */
+    s->prefix_len = 0;
+    ctx->load_src = *s;
+    ctx->load_state = NPYG__LOAD_RA;
+    return 0;
+}
+
+int npyg_ra_open_buffer(npyg_ctx *ctx, const void *buf, size_t len)
+{
+    if (!ctx) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
+    npyg__source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1, .size_known = true, .size = len};
+    return ra_opened(ctx, &s, npyg__ra_open(ctx, &s));
+}
+
+int npyg_ra_open_fd(npyg_ctx *ctx, int fd)
+{
+    if (!ctx) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    npyg__source s;
+    uint8_t head[4096];
+    int rc = npyg__fd_source(ctx, fd, &s, head, sizeof head);
+    return ra_opened(ctx, &s, rc ? rc : npyg__ra_open(ctx, &s));
+}
+
+int npyg_ra_open_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
+{
+    if (!ctx) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
+    npyg__source s = {.fd = -1, .fn = fn, .user = user};
+    return ra_opened(ctx, &s, npyg__ra_open(ctx, &s));
+}
+
+int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size)
+{
+    if (!ctx) return NPYG_EINVAL;
+    memset(&ctx->err, 0, sizeof ctx->err);
+    if (ctx->load_state != NPYG__LOAD_RA)
+        return npyg__fail(ctx, NPYG_EBADSTATE, 0,
+                          ctx->load_state == NPYG__LOAD_DONE ? "the data was already read"
+                                                             : "no .ra file was opened successfully");
+    if (dst && size != ctx->ra_info.data_bytes)
+        return npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for %llu bytes of data", size,
+                          (unsigned long long)ctx->ra_info.data_bytes);
+    ctx->load_state = NPYG__LOAD_DONE;
+    int rc = npyg__ra_read(ctx, &ctx->load_src, dst);
+    if (rc) ctx->have_ra_info = false;
     return rc;
 }

@@ -86,8 +86,11 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
         dims = npyg__arena_alloc(&ctx->arena, 8 * (size_t)ndims);
         if (!dims) return npyg__nomem(ctx, 48);
     }
-    uint64_t count = 1;
-    bool overflow = false;
+    /* ra.py shapes the data with numpy, which refuses an array whose
+       elbyte times its non-zero dims reaches 2**63, even one that a zero
+       dim leaves empty (RA.md, "Sizes"). */
+    uint64_t bytes = ra->elbyte;
+    bool zero = false, big = bytes > INT64_MAX;
     uint8_t d[8];
     for (uint32_t k = 0; k < ra->ndims; k++) {
         got = npyg__src_read(s, d, 8);
@@ -95,15 +98,15 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
         if (got < 8)
             return npyg__fail(ctx, NPYG_ERA_TRUNC_DIMS, s->pos, "file ends inside dim %u of %u", k, ra->ndims);
         dims[k] = le64(d);
-        if (!overflow && !npyg__mul_u64(count, dims[k], &count)) overflow = true;
+        if (dims[k] == 0) zero = true;
+        else if (!big) big = !npyg__mul_u64(bytes, dims[k], &bytes) || bytes > INT64_MAX;
     }
     ra->dims = dims;
-    /* A zero dim makes the product 0 whatever overflowed before it. */
-    for (uint32_t k = 0; overflow && k < ra->ndims; k++)
-        if (dims[k] == 0) overflow = false, count = 0;
-    if (overflow || !npyg__mul_u64(count, ra->elbyte, &ra->data_bytes))
-        return npyg__fail(ctx, NPYG_ERA_OVERFLOW, 24, "elbyte times the product of the dims overflows 64 bits");
-    ra->count = count;
+    if (big)
+        return npyg__fail(ctx, NPYG_ERA_OVERFLOW, 24,
+                          "elbyte times the non-zero dims is 2**63 bytes or more, an array no reader can shape");
+    ra->count = zero ? 0 : bytes / ra->elbyte; /* elbyte >= 1 */
+    ra->data_bytes = zero ? 0 : bytes;
     if (!ra->compressed && ra->size != ra->data_bytes)
         return npyg__fail(ctx, NPYG_ERA_SIZE, 32, "size %llu, but elbyte x dims is %llu bytes",
                           (unsigned long long)ra->size, (unsigned long long)ra->data_bytes);
@@ -118,6 +121,18 @@ static int sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at)
 {
     if (ctx->sink && n && ctx->sink(ctx->sink_user, p, n) != 0)
         return npyg__fail(ctx, NPYG_EIO, at, "the payload callback stopped validation");
+    return 0;
+}
+
+/* Stored bytes in memory to the sink, in the chunks a stream gives it. */
+static int sink_all(npyg_ctx *ctx, const uint8_t *p, uint64_t n, uint64_t at)
+{
+    for (uint64_t done = 0; ctx->sink && done < n;) {
+        size_t k = n - done < NPYG__CHUNK ? (size_t)(n - done) : NPYG__CHUNK;
+        int rc = sink(ctx, p + done, k, at + done);
+        if (rc) return rc;
+        done += k;
+    }
     return 0;
 }
 
@@ -161,12 +176,8 @@ static int raw_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
         uint64_t avail = s->size - s->pos;
         if (avail < need) return truncated(ctx, ra, avail);
         if (s->buf) {
-            for (uint64_t done = 0; done < need;) {
-                size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-                int rc = sink(ctx, s->buf + s->pos + done, n, s->pos + done);
-                if (rc) return rc;
-                done += n;
-            }
+            int rc = sink_all(ctx, s->buf + s->pos, need, s->pos);
+            if (rc) return rc;
             s->pos += need;
             return metadata(ctx, s, ra);
         }
@@ -189,9 +200,8 @@ static int raw_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     return metadata(ctx, s, ra);
 }
 
-/* An LZ4 block decodes only as a whole: the compressed bytes and the
-   output are both in memory at once, charged against max_alloc_bytes. */
-static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+/* The lengths an LZ4 block must have before anything is read for it. */
+static int lz4_lengths(npyg_ctx *ctx, const ra_src *s, const npyg_ra_info *ra)
 {
     uint64_t csize = ra->size, out_len = ra->data_bytes;
     if (csize == 0 || csize > LZ4_MAX_INPUT_SIZE || out_len > LZ4_MAX_INPUT_SIZE ||
@@ -200,57 +210,122 @@ static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
                           "compressed size %llu cannot be one LZ4 block of %llu bytes (at most LZ4_compressBound, under 2 GiB)",
                           (unsigned long long)csize, (unsigned long long)out_len);
     if (s->size_known && s->size - s->pos < csize) return truncated(ctx, ra, s->size - s->pos);
-    uint64_t hold = (s->buf ? 0 : csize) + out_len;
-    if (hold > ctx->limits.max_alloc_bytes || ctx->allocated > ctx->limits.max_alloc_bytes - hold)
-        return npyg__fail(ctx, NPYG_ELIMIT_ALLOC, 32,
-                          "decompressing needs %llu bytes at once, over max_alloc_bytes (%llu)",
-                          (unsigned long long)hold, (unsigned long long)ctx->limits.max_alloc_bytes);
-    const uint8_t *in;
-    uint8_t *in_copy = NULL;
-    uint64_t at = s->pos;
+    return 0;
+}
+
+/* Room for hold bytes at once, asked before anything is allocated. */
+static int lz4_room(npyg_ctx *ctx, uint64_t hold, const char *what)
+{
+    if (npyg__charge(ctx, hold)) return 0;
+    return npyg__fail(ctx, NPYG_ELIMIT_ALLOC, 32, "%s needs %llu bytes at once, over max_alloc_bytes (%llu)", what,
+                      (unsigned long long)hold, (unsigned long long)ctx->limits.max_alloc_bytes);
+}
+
+/* The block at s->pos, whole: in place for a buffer, else in a charged
+   copy (*copy, to be freed with its size). The sink sees it as stored. */
+static int lz4_block(npyg_ctx *ctx, ra_src *s, const npyg_ra_info *ra, const uint8_t **in, uint8_t **copy)
+{
+    uint64_t csize = ra->size, at = s->pos;
+    *copy = NULL;
     if (s->buf) {
-        in = s->buf + s->pos;
+        *in = s->buf + s->pos;
         s->pos += csize;
     } else {
-        in_copy = npyg__xalloc(ctx, (size_t)csize);
-        if (!in_copy) return npyg__nomem(ctx, at);
-        long long got = npyg__src_read(s, in_copy, (size_t)csize);
-        if (got < 0 || (uint64_t)got < csize) {
-            npyg__xfree(ctx, in_copy, (size_t)csize);
-            return got < 0 ? io_error(ctx, s->pos) : truncated(ctx, ra, (uint64_t)got);
-        }
-        in = in_copy;
+        *in = *copy = npyg__xalloc(ctx, (size_t)csize);
+        if (!*copy) return npyg__nomem(ctx, at);
+        long long got = npyg__src_read(s, *copy, (size_t)csize);
+        if (got < 0) return io_error(ctx, s->pos);
+        if ((uint64_t)got < csize) return truncated(ctx, ra, (uint64_t)got);
     }
-    int rc = 0;
-    for (uint64_t done = 0; !rc && done < csize;) {
-        size_t n = csize - done < NPYG__CHUNK ? (size_t)(csize - done) : NPYG__CHUNK;
-        rc = sink(ctx, in + done, n, at + done);
-        done += n;
-    }
-    uint8_t none;
-    uint8_t *out = NULL;
+    return sink_all(ctx, *in, csize, at);
+}
+
+/* Decodes the block into out, exactly ra->data_bytes long: one call to
+   liblz4, which never writes past that length. */
+static int lz4_decode(npyg_ctx *ctx, const npyg_ra_info *ra, const uint8_t *in, uint8_t *out)
+{
+    uint64_t csize = ra->size, out_len = ra->data_bytes, at = ra->data_offset;
+    int r = LZ4_decompress_safe((const char *)in, (char *)out, (int)csize, (int)out_len);
+    /* liblz4 returns -(1 + the input position where decoding stopped);
+       an undocumented detail, so the offset is kept inside the block. */
+    uint64_t stop = r < 0 ? (uint64_t)-(r + 1) : 0;
+    if (stop > csize) stop = csize;
+    if (r < 0)
+        return npyg__fail(ctx, NPYG_ERA_LZ4, at + stop, "corrupt LZ4 block, or one that decodes past %llu bytes",
+                          (unsigned long long)out_len);
+    if ((uint64_t)r != out_len)
+        return npyg__fail(ctx, NPYG_ERA_LZ4_SIZE, at, "LZ4 block decodes to %d bytes, elbyte x dims is %llu", r,
+                          (unsigned long long)out_len);
+    return 0;
+}
+
+/* After the data: the metadata, read to the end of a stream. */
+static int after_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+{
+    int rc = s->size_known ? 0 : need_readbuf(ctx, s->pos);
+    return rc ? rc : metadata(ctx, s, ra);
+}
+
+/* An LZ4 block decodes only as a whole: validating it holds the
+   compressed bytes and the output at once, both charged. */
+static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
+{
+    uint64_t out_len = ra->data_bytes;
+    int rc = lz4_lengths(ctx, s, ra);
+    if (!rc) rc = lz4_room(ctx, (s->buf ? 0 : ra->size) + out_len, "decompressing");
+    if (rc) return rc;
+    const uint8_t *in;
+    uint8_t *copy, none, *out = NULL;
+    rc = lz4_block(ctx, s, ra, &in, &copy);
     if (!rc) {
         out = out_len ? npyg__xalloc(ctx, (size_t)out_len) : &none;
-        if (!out) rc = npyg__nomem(ctx, at);
-    }
-    if (!rc) {
-        int r = LZ4_decompress_safe((const char *)in, (char *)out, (int)csize, (int)out_len);
-        /* liblz4 returns -(1 + the input position where decoding stopped);
-           an undocumented detail, so the offset is kept inside the block. */
-        uint64_t stop = r < 0 ? (uint64_t)-(r + 1) : 0;
-        if (stop > csize) stop = csize;
-        if (r < 0)
-            rc = npyg__fail(ctx, NPYG_ERA_LZ4, at + stop,
-                            "corrupt LZ4 block, or one that decodes past %llu bytes", (unsigned long long)out_len);
-        else if ((uint64_t)r != out_len)
-            rc = npyg__fail(ctx, NPYG_ERA_LZ4_SIZE, at, "LZ4 block decodes to %d bytes, elbyte x dims is %llu", r,
-                            (unsigned long long)out_len);
+        rc = out ? lz4_decode(ctx, ra, in, out) : npyg__nomem(ctx, ra->data_offset);
     }
     if (out && out != &none) npyg__xfree(ctx, out, (size_t)out_len);
-    if (in_copy) npyg__xfree(ctx, in_copy, (size_t)csize);
+    if (copy) npyg__xfree(ctx, copy, (size_t)ra->size);
+    return rc ? rc : after_data(ctx, s, ra);
+}
+
+/* ---------------- the two-step load (load.c) ---------------- */
+int npyg__ra_open(npyg_ctx *ctx, ra_src *s)
+{
+    ctx->parse_space = NPYG_OFFSET_FILE;
+    npyg_ra_info ra;
+    memset(&ra, 0, sizeof ra);
+    int rc = parse_header(ctx, s, &ra);
     if (rc) return rc;
-    if (!s->size_known && (rc = need_readbuf(ctx, s->pos)) != 0) return rc;
-    return metadata(ctx, s, ra);
+    if (ra.compressed) {
+        rc = lz4_lengths(ctx, s, &ra);
+        /* The block decodes into the caller's buffer, but is read whole
+           first unless it is in memory already. */
+        if (!rc && !s->buf) rc = lz4_room(ctx, ra.size, "reading the LZ4 block");
+    } else if (s->size_known && s->size - s->pos < ra.size) {
+        rc = truncated(ctx, &ra, s->size - s->pos);
+    }
+    if (rc) return rc;
+    ctx->ra_info = ra;
+    ctx->have_ra_info = true;
+    return 0;
+}
+
+int npyg__ra_read(npyg_ctx *ctx, ra_src *s, uint8_t *dst)
+{
+    npyg_ra_info *ra = &ctx->ra_info;
+    if (!dst) return ra->compressed ? lz4_data(ctx, s, ra) : raw_data(ctx, s, ra);
+    int rc;
+    if (ra->compressed) {
+        const uint8_t *in;
+        uint8_t *copy;
+        rc = lz4_block(ctx, s, ra, &in, &copy);
+        if (!rc) rc = lz4_decode(ctx, ra, in, dst);
+        if (copy) npyg__xfree(ctx, copy, (size_t)ra->size);
+    } else {
+        long long got = npyg__src_read(s, dst, (size_t)ra->size);
+        if (got < 0) return io_error(ctx, s->pos);
+        if ((uint64_t)got < ra->size) return truncated(ctx, ra, (uint64_t)got);
+        rc = sink_all(ctx, dst, ra->size, ra->data_offset);
+    }
+    return rc ? rc : after_data(ctx, s, ra);
 }
 
 /* ---------------- entry points ---------------- */

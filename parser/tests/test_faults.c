@@ -6,7 +6,8 @@
  * the verdict needed; never another verdict, never a hang, never a leak.
  * The two-step load (npyg_open_* then npyg_read_payload, and archive
  * members through npyg_zip_open_member / npyg_zip_read_member) is faulted
- * the same way on a share of the files.
+ * the same way on a share of the files, and on every .ra file
+ * (npyg_ra_open_* then npyg_ra_read_data).
  *
  *  - read callback: 1-byte reads; -1 (errno EINTR, then EIO) from the k-th
  *    byte on, for every k (the callback contract: -1 is an error, retrying
@@ -217,6 +218,21 @@ static int load_files;
 static const kind load_kind = {load_buffer, load_read, load_fd, take, &load_files,
                                {NPYG_ETRUNC_PAYLOAD, NPYG_ETRUNC_HEADER, NPYG_ETRUNC_PREAMBLE, NPYG_EMAGIC}};
 
+/* The same for a .ra file: npyg_ra_open_*, then npyg_ra_read_data. */
+static int ra_load_rest(npyg_ctx *ctx, int rc)
+{
+    if (rc) return rc;
+    size_t n = (size_t)npyg_ra_get_info(ctx)->data_bytes;
+    void *p = scratch_get(n);
+    return p ? npyg_ra_read_data(ctx, p, n) : NPYG_ENOMEM;
+}
+static int ra_load_buffer(npyg_ctx *ctx, const void *buf, size_t len) { return ra_load_rest(ctx, npyg_ra_open_buffer(ctx, buf, len)); }
+static int ra_load_read(npyg_ctx *ctx, npyg_read_fn fn, void *user) { return ra_load_rest(ctx, npyg_ra_open_read(ctx, fn, user)); }
+static int ra_load_fd(npyg_ctx *ctx, int fd) { return ra_load_rest(ctx, npyg_ra_open_fd(ctx, fd)); }
+static int ra_load_files;
+static const kind ra_load_kind = {ra_load_buffer, ra_load_read, ra_load_fd, take_ra, &ra_load_files,
+                                  {NPYG_ERA_TRUNC_DATA, NPYG_ERA_TRUNC_DIMS, NPYG_ERA_TRUNC_HEADER, NPYG_ERA_MAGIC}};
+
 static bool truncated(const kind *k, int rc)
 {
     for (size_t i = 0; i < sizeof k->truncated / sizeof k->truncated[0]; i++)
@@ -289,7 +305,11 @@ static void npy_file(const char *path)
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size <= 4096 && seen++ % 4 == 0) stream_file(path, &load_kind);
 }
-static void ra_file(const char *path) { stream_file(path, &ra_kind); }
+static void ra_file(const char *path)
+{
+    stream_file(path, &ra_kind);
+    stream_file(path, &ra_load_kind);
+}
 
 /* A pipe fed by a child one byte per write: the reader sees the short
    reads a real pipe gives, and EINTR from signals between them. */
@@ -709,6 +729,7 @@ int main(int argc, char **argv)
     }
     TU_CHECK(eio_seen > runs / 4, "only %d of %d faulted runs ended in EIO", eio_seen, runs);
     TU_CHECK(load_files >= 50, "only %d .npy files loaded in two steps", load_files);
+    TU_CHECK(ra_load_files == ra_files, "%d of %d .ra files loaded in two steps", ra_load_files, ra_files);
     TU_CHECK(npy_files >= 700 && npz_files >= 50 && ra_files >= 80 && hdf5_files >= 100,
              "only %d .npy, %d .npz, %d .ra and %d HDF5/MAT files", npy_files, npz_files, ra_files, hdf5_files);
     printf("test_faults: %d .npy (%d of them also loaded), %d .npz, %d .ra and %d HDF5/MAT files (%d of them scanned), %d faulted runs "

@@ -14,7 +14,13 @@
  *  - every strict prefix of a valid file without metadata is refused;
  *  - every allocation failing in turn is reported, never crashes or leaks;
  *  - .ra and .npy entry points refuse each other's files; codes 90-100
- *    have a name, a class and a text.
+ *    have a name, a class and a text;
+ *  - the two-step load (npyg_ra_open_*, npyg_ra_read_data) through the
+ *    three inputs: every valid file's data equal to the array numpy laid
+ *    out (array_sha256: the LZ4 ones decoded), every other file refused
+ *    with the validation's code, offset and message, within the same
+ *    allocation bound; a wrong-size buffer, calls out of order, and every
+ *    allocation failing in turn.
  * Usage: test_ra CORPUS_RA_DIR
  */
 #include "npyguard.h"
@@ -60,18 +66,34 @@ static int validate_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, c
     return npyg_ra_validate_read(ctx, tu_chunked_read, ch);
 }
 
+/* A context under limits lim whose allocator refuses past their bound. */
+static npyg_ctx *bounded_ctx(const npyg_limits *lim, tu_alloc *cnt, npyg_alloc *al)
+{
+    tu_alloc_init(cnt, npyg_ra_worst_case_alloc(lim));
+    *al = tu_allocator(cnt);
+    npyg_options opt = {.limits = lim, .alloc = al};
+    npyg_ctx *ctx = npyg_ctx_new(&opt);
+    TU_CHECK(ctx != NULL, "ctx");
+    return ctx;
+}
+
+static void hex(EVP_MD_CTX *md, char out[65])
+{
+    unsigned char d[32];
+    unsigned int dl;
+    EVP_DigestFinal_ex(md, d, &dl);
+    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", d[k]);
+}
+
 /* One validation under limits lim, on an allocator capped at the bound. */
 static void validate(const unsigned char *buf, size_t len, const char *path, enum input how,
                      const npyg_limits *lim, run *out)
 {
     memset(out, 0, sizeof *out);
     tu_alloc cnt;
-    tu_alloc_init(&cnt, npyg_ra_worst_case_alloc(lim));
+    npyg_alloc al;
+    npyg_ctx *ctx = bounded_ctx(lim, &cnt, &al);
     out->bound = cnt.cap;
-    npyg_alloc al = tu_allocator(&cnt);
-    npyg_options opt = {.limits = lim, .alloc = &al};
-    npyg_ctx *ctx = npyg_ctx_new(&opt);
-    TU_CHECK(ctx != NULL, "ctx");
     if (!ctx) return;
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
@@ -88,11 +110,8 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
         out->info = *in;
         for (uint32_t k = 0; k < in->ndims && k < 64; k++) out->dims[k] = in->dims[k];
     }
-    unsigned char d[32];
-    unsigned int dl;
-    EVP_DigestFinal_ex(md, d, &dl);
+    hex(md, out->sha);
     EVP_MD_CTX_free(md);
-    for (int k = 0; k < 32; k++) snprintf(out->sha + 2 * k, 3, "%02x", d[k]);
     npyg_ctx_free(ctx);
     out->peak = cnt.peak;
     out->refused = cnt.refused;
@@ -133,6 +152,102 @@ static void check_bound(const run *r, const char *how)
     TU_CHECK(r->leaked == 0, "%s: %llu bytes leaked", how, (unsigned long long)r->leaked);
 }
 
+/* ---------------- the two-step load ---------------- */
+typedef struct loaded {
+    int rc;
+    npyg_error err;
+    uint64_t data_bytes, metadata_bytes, peak, bound, leaked;
+    unsigned refused;
+    char sha[65], stored_sha[65]; /* of the data read, of what the sink saw */
+} loaded;
+
+static int open_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, int fd, enum input how, tu_chunks *ch)
+{
+    if (how == IN_BUFFER) return npyg_ra_open_buffer(ctx, buf, len);
+    if (how == IN_FD) return npyg_ra_open_fd(ctx, fd);
+    return npyg_ra_open_read(ctx, tu_chunked_read, ch);
+}
+
+/* Open, then the data into a buffer of exactly data_bytes. */
+static void load(const unsigned char *buf, size_t len, const char *path, enum input how, const npyg_limits *lim,
+                 loaded *out)
+{
+    memset(out, 0, sizeof *out);
+    tu_alloc cnt;
+    npyg_alloc al;
+    npyg_ctx *ctx = bounded_ctx(lim, &cnt, &al);
+    out->bound = cnt.cap;
+    if (!ctx) return;
+    EVP_MD_CTX *stored = EVP_MD_CTX_new(), *md = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(stored, EVP_sha256(), NULL);
+    EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    npyg_set_payload_sink(ctx, sha_sink, stored);
+    tu_chunks ch = {buf, len, 0, 11, 4096};
+    int fd = how == IN_FD ? open(path, O_RDONLY) : -1;
+    out->rc = open_input(ctx, buf, len, fd, how, &ch);
+    const npyg_ra_info *in = npyg_ra_get_info(ctx);
+    TU_CHECK((out->rc == 0) == (in != NULL), "%s: info after open: %s", input_names[how], npyg_error_name(out->rc));
+    if (in) {
+        out->data_bytes = in->data_bytes;
+        unsigned char *dst = malloc(in->data_bytes ? (size_t)in->data_bytes : 1);
+        out->rc = dst ? npyg_ra_read_data(ctx, dst, (size_t)in->data_bytes) : -1;
+        if (out->rc == 0) {
+            EVP_DigestUpdate(md, dst, (size_t)in->data_bytes);
+            out->metadata_bytes = npyg_ra_get_info(ctx)->metadata_bytes;
+        }
+        free(dst);
+    }
+    out->err = *npyg_last_error(ctx);
+    if (fd >= 0) close(fd);
+    hex(stored, out->stored_sha);
+    hex(md, out->sha);
+    EVP_MD_CTX_free(stored);
+    EVP_MD_CTX_free(md);
+    npyg_ctx_free(ctx);
+    out->peak = cnt.peak;
+    out->refused = cnt.refused;
+    out->leaked = cnt.now;
+}
+
+/* A valid file loads to the array's bytes; any other gets the code,
+   offset and message its validation gets. The 16 MiB LZ4 file, refused by
+   validation for the decoding room it needs, loads: its output is the
+   caller's buffer. */
+static void check_load(const unsigned char *buf, size_t len, const char *path, const json_t *e, int want)
+{
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    bool loads = want == 0 || want == NPYG_ELIMIT_ALLOC;
+    for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
+        npyg_ctx *ctx = npyg_ctx_new(NULL);
+        tu_chunks ch = {buf, len, 0, 11, 4096};
+        validate_input(ctx, buf, len, path, (enum input)how, &ch);
+        npyg_error verr = *npyg_last_error(ctx);
+        npyg_ctx_free(ctx);
+        loaded r;
+        load(buf, len, path, (enum input)how, &lim, &r);
+        const char *in = input_names[how];
+        TU_CHECK(r.refused == 0 && r.peak <= r.bound && r.leaked == 0, "load, %s: peak %llu, bound %llu, %u refused, %llu leaked",
+                 in, (unsigned long long)r.peak, (unsigned long long)r.bound, r.refused, (unsigned long long)r.leaked);
+        if (loads) {
+            TU_CHECK(r.rc == 0, "load, %s: %s (%s)", in, npyg_error_name(r.rc), r.err.message);
+            TU_CHECK(!strcmp(r.sha, json_string_value(json_object_get(e, "array_sha256"))), "load, %s: data sha256 %s", in, r.sha);
+            TU_CHECK(!strcmp(r.stored_sha, json_string_value(json_object_get(e, "data_sha256"))), "load, %s: sink sha256", in);
+            if (want == 0)
+                TU_CHECK(r.metadata_bytes == tu_json_u64(json_object_get(e, "metadata_bytes")), "load, %s: metadata", in);
+            else
+                TU_CHECK(r.data_bytes == tu_json_u64(json_object_get(e, "decodes_to")) && r.peak < r.data_bytes,
+                         "load, %s: %llu bytes decoded with %llu held", in, (unsigned long long)r.data_bytes,
+                         (unsigned long long)r.peak);
+        } else {
+            TU_CHECK(r.rc == want && r.err.offset == verr.offset && !strcmp(r.err.message, verr.message),
+                     "load, %s: %s at %llu '%s'; validation: %s at %llu '%s'", in, npyg_error_name(r.rc),
+                     (unsigned long long)r.err.offset, r.err.message, npyg_error_name(verr.code),
+                     (unsigned long long)verr.offset, verr.message);
+        }
+    }
+}
+
 static void check_file(const char *dir, const char *name, const json_t *e)
 {
     char path[4096];
@@ -155,6 +270,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
         if (r.rc == 0 && want == 0) check_fields(&r, e, input_names[how]);
         check_bound(&r, input_names[how]);
     }
+    check_load(buf, len, path, e, want);
 
     if (is_valid) {
         /* Limits shrunk to this file: the bound is then small and real. */
@@ -239,7 +355,28 @@ static int validate_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
     return validate_input(ctx, c->buf, c->len, c->path, c->how, &ch);
 }
 
-static void torture(const char *dir, const char *name)
+/* Open and read as one run, every allocation failing in turn. */
+static int load_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
+{
+    (void)cnt;
+    const one_input *c = user;
+    tu_chunks ch = {c->buf, c->len, 0, 3, 64};
+    int fd = c->how == IN_FD ? open(c->path, O_RDONLY) : -1;
+    int rc = open_input(ctx, c->buf, c->len, fd, c->how, &ch);
+    if (!rc) {
+        size_t n = (size_t)npyg_ra_get_info(ctx)->data_bytes;
+        void *dst = malloc(n ? n : 1);
+        rc = npyg_ra_read_data(ctx, dst, n);
+        free(dst);
+    }
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+/* step (a validation or a load) through the three inputs, every
+   allocation failing in turn. */
+static void torture(const char *dir, const char *name, const char *what,
+                    int (*step)(npyg_ctx *ctx, tu_alloc *cnt, void *user))
 {
     char path[4096];
     size_t len;
@@ -247,10 +384,83 @@ static void torture(const char *dir, const char *name)
     if (!buf) return;
     for (int how = IN_BUFFER; how <= IN_CALLBACK; how++) {
         char label[256];
-        snprintf(label, sizeof label, "%s (torture, %s)", name, input_names[how]);
+        snprintf(label, sizeof label, "%s (%s, %s)", name, what, input_names[how]);
         one_input c = {buf, len, path, (enum input)how};
-        tu_torture(label, validate_one_input, &c);
+        tu_torture(label, step, &c);
     }
+    free(buf);
+}
+
+/* The load's contract: exactly data_bytes, once, after a successful open. */
+static void load_api(const char *dir)
+{
+    tu_current = "load api";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/valid/f32-lz4-2d.ra", dir);
+    size_t len;
+    unsigned char *buf = tu_slurp(path, &len);
+    if (!buf) { TU_CHECK(0, "cannot read %s", path); return; }
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    unsigned char dst[3072 + 1];
+    TU_CHECK(npyg_ra_read_data(NULL, dst, 1) == NPYG_EINVAL && npyg_ra_open_buffer(NULL, buf, len) == NPYG_EINVAL &&
+                 npyg_ra_open_fd(NULL, 0) == NPYG_EINVAL && npyg_ra_open_read(NULL, tu_chunked_read, NULL) == NPYG_EINVAL,
+             "NULL context");
+    TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read before any open");
+    TU_CHECK(npyg_ra_open_buffer(ctx, NULL, 1) == NPYG_EINVAL && npyg_ra_open_read(ctx, NULL, NULL) == NPYG_EINVAL,
+             "NULL buffer, NULL callback");
+    TU_CHECK(npyg_ra_open_fd(ctx, -1) == NPYG_EIO, "bad descriptor");
+    TU_CHECK(npyg_ra_open_buffer(ctx, NULL, 0) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
+    TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read after a failed open");
+    TU_CHECK(npyg_ra_open_buffer(ctx, buf, len) == 0 && npyg_ra_get_info(ctx)->data_bytes == 3072, "open");
+    TU_CHECK(npyg_read_payload(ctx, dst, 3072) == NPYG_EBADSTATE, "the .npy read after a .ra open");
+    TU_CHECK(npyg_ra_read_data(ctx, dst, 3071) == NPYG_EINVAL && npyg_ra_read_data(ctx, dst, 3073) == NPYG_EINVAL,
+             "a buffer one byte short or long");
+    TU_CHECK(npyg_ra_get_info(ctx) != NULL, "the file stays open after a wrong size");
+    TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == 0, "then the right size: %s", npyg_last_error(ctx)->message);
+    TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "a second read");
+    /* dst NULL: validation's data step, to the sink only. */
+    TU_CHECK(npyg_ra_open_buffer(ctx, buf, len) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
+                 npyg_ra_get_info(ctx)->metadata_bytes == 0,
+             "no buffer: %s", npyg_last_error(ctx)->message);
+    snprintf(path, sizeof path, "%s/valid/f32-metadata.ra", dir);
+    size_t mlen;
+    unsigned char *meta = tu_slurp(path, &mlen);
+    if (meta) {
+        TU_CHECK(npyg_ra_open_buffer(ctx, meta, mlen) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
+                     npyg_ra_get_info(ctx)->metadata_bytes == 27,
+                 "no buffer, plain data: %s", npyg_last_error(ctx)->message);
+        free(meta);
+    }
+    /* A corrupt block found while reading: no info afterwards. */
+    unsigned char *bad = malloc(len);
+    memcpy(bad, buf, len);
+    bad[64] = 0xFF; /* the first token: more literals than the block holds */
+    TU_CHECK(npyg_ra_open_buffer(ctx, bad, len) == 0, "a corrupt block opens (its header is valid)");
+    int rc = npyg_ra_read_data(ctx, dst, 3072);
+    TU_CHECK(rc == NPYG_ERA_LZ4 || rc == NPYG_ERA_LZ4_SIZE, "then fails to decode: %s", npyg_error_name(rc));
+    TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after a failed read");
+    free(bad);
+    /* A .ra read after a .npy open refuses too. */
+    snprintf(path, sizeof path, "%s/../valid/f8-le-2d-F-v1.npy", dir);
+    size_t nlen;
+    unsigned char *npy = tu_slurp(path, &nlen);
+    if (npy) {
+        TU_CHECK(npyg_open_buffer(ctx, npy, nlen) == 0 && npyg_ra_read_data(ctx, dst, 96) == NPYG_EBADSTATE,
+                 "the .ra read after a .npy open");
+        free(npy);
+    }
+    /* Through a pipe the size is unknown: a file cut inside its data opens,
+       and the read says it is truncated, where validation says so. */
+    int p[2];
+    if (pipe(p) == 0) {
+        TU_CHECK(write(p[1], buf, len - 10) == (ssize_t)(len - 10), "pipe write");
+        close(p[1]);
+        TU_CHECK(npyg_ra_open_fd(ctx, p[0]) == 0, "a cut file opens from a pipe");
+        rc = npyg_ra_read_data(ctx, dst, 3072);
+        TU_CHECK(rc == NPYG_ERA_TRUNC_DATA, "and is truncated: %s", npyg_error_name(rc));
+        close(p[0]);
+    }
+    npyg_ctx_free(ctx);
     free(buf);
 }
 
@@ -421,8 +631,12 @@ int main(int argc, char **argv)
         n++;
     }
     TU_AT_LEAST(n, 90, "corpus/ra files");
-    torture(argv[1], "valid/f32-lz4-2d.ra");
-    torture(argv[1], "valid/u8-64d.ra");
+    torture(argv[1], "valid/f32-lz4-2d.ra", "torture", validate_one_input);
+    torture(argv[1], "valid/u8-64d.ra", "torture", validate_one_input);
+    torture(argv[1], "valid/f32-lz4-2d.ra", "load torture", load_one_input);
+    torture(argv[1], "valid/f32-metadata.ra", "load torture", load_one_input);
+    torture(argv[1], "valid/c64-lz4-metadata.ra", "load torture", load_one_input);
+    load_api(argv[1]);
     api(argv[1]);
     sink_stops(argv[1]);
     type_names();
