@@ -24,14 +24,14 @@ import operator
 import os
 import stat
 import tempfile
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _core
 
 __all__ = [
-    "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "worst_case_alloc",
+    "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
     "Error", "UsageError", "InputError", "MagicError", "HeaderError", "DescrError", "ShapeError",
     "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError",
 ]

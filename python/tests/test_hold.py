@@ -569,3 +569,16 @@ def test_info_descr_as_npyvalidate_prints_it(tmp_path):
     import json
     # numpy's descr with its tuples as JSON lists, as npyvalidate --json prints it
     assert npyguard.validate(p).descr == json.loads(json.dumps(np.load(p).dtype.descr))
+
+
+# ---------------------------------------------------------------- packaging
+
+def test_typed_package_and_all():
+    assert os.path.exists(os.path.join(os.path.dirname(npyguard.__file__), "py.typed"))
+    for name in npyguard.__all__:
+        assert hasattr(npyguard, name), name
+    import typing
+    hints = typing.get_type_hints(npyguard.NpzFile.__getitem__)
+    assert hints["key"] is str and hints["return"] == typing.Union[np.ndarray, bytes]
+    for fn in (npyguard.load, npyguard.validate, npyguard.load_npz):
+        assert "return" in typing.get_type_hints(fn)
