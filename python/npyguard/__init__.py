@@ -347,6 +347,13 @@ class _Source:
         self.start = None
         self.arg = file
 
+    def starts_like_zip(self) -> bool:
+        """Whether the input starts as a zip does, as numpy.load decides
+        (PK\\3\\4 or PK\\5\\6), for a descriptor or bytes."""
+        if self.fd is not None:
+            return os.pread(self.fd, 4, self.start) in _ZIP_MAGIC
+        return isinstance(self.arg, memoryview) and self.arg[:4].tobytes() in _ZIP_MAGIC
+
     def finish(self, end: int) -> None:
         """Leaves a file object just past the array, as numpy does (a
         stream was read that far already)."""
@@ -480,13 +487,19 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
         if mmap_mode in ("r+", "w+", "readwrite", "write"):
             raise ValueError(f"mmap_mode={mmap_mode!r}: npyguard maps read-only ('r') or copy-on-write ('c') only")
         raise ValueError(f"mmap_mode must be None, 'r' or 'c', not {mmap_mode!r}")
-    lim = _limits(limits, max_header_size)
-    if _is_zip(file):
-        return NpzFile(file, strict=strict, **(lim or {}))
+    lim = _limits(limits, max_header_size) if limits or max_header_size is not None else None
     src = _Source(file, want_fd=mmap_mode is not None)
     npy = None
     try:
-        npy = _core.Npy(src.arg, strict, lim)
+        if src.stream and src.arg is file and _stream_is_zip(file):
+            return NpzFile(file, strict=strict, **(lim or {}))
+        try:
+            npy = _core.Npy(src.arg, strict, lim)
+        except MagicError as e:
+            # Not .npy: an archive is opened as numpy.load opens it.
+            if e.code == 10 and src.starts_like_zip():
+                return NpzFile(file, strict=strict, **(lim or {}))
+            raise
         d = npy.info()
         dtype = _dtype(d["descr"])
         n = d["payload_bytes"]
@@ -515,21 +528,11 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
         src.close()
 
 
-def _is_zip(file) -> bool:
-    """Whether file starts like a zip, as numpy.load decides, looking
-    without moving (a stream that cannot be looked into is read as .npy)."""
-    if isinstance(file, (str, os.PathLike)):
-        with open(file, "rb") as f:
-            return f.read(4) in _ZIP_MAGIC
-    if isinstance(file, (bytes, bytearray)):
-        return bytes(file[:4]) in _ZIP_MAGIC
-    if isinstance(file, memoryview):
-        return file.c_contiguous and file.cast("B")[:4].tobytes() in _ZIP_MAGIC
+def _stream_is_zip(file) -> bool:
+    """Whether a stream starts like a zip, looking without moving; one
+    that cannot be looked into is read as .npy."""
     if isinstance(file, (io.BufferedReader, io.BufferedRandom)) and not file.seekable():
         return file.peek(4)[:4] in _ZIP_MAGIC
-    fd = _plain_fd(file)
-    if fd is not None:  # read past the object's buffer, which stays as it is
-        return os.pread(fd, 4, file.tell()) in _ZIP_MAGIC
     try:
         if not file.seekable():
             return False
@@ -586,7 +589,8 @@ def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -
                 npy.close()
                 npy = _core.Npy(src.arg[:end], strict, lim)
         h = hashlib.sha256() if hash else None
-        d = npy.read(None, h.update if h else None)
+        npy.read(None, h.update if h else None)
+        d = npy.info()
         src.finish(d["data_offset"] + d["payload_bytes"])
         return _info(d, h.hexdigest() if h else None)
     finally:

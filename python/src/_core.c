@@ -524,18 +524,22 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
 static PyObject *Npy_info(NpyObject *self, PyObject *noargs)
 {
     (void)noargs;
-    if (!self->info) {
-        PyErr_SetString(PyExc_RuntimeError, "not opened");
-        return NULL;
+    if (!self->info) { /* after read: trailing_bytes and warnings complete */
+        const npyg_info *info = self->ctx ? npyg_get_info(self->ctx) : NULL;
+        if (!info) {
+            PyErr_SetString(PyExc_RuntimeError, "not opened");
+            return NULL;
+        }
+        self->info = info_dict(info);
     }
-    return Py_NewRef(self->info);
+    return Py_XNewRef(self->info);
 }
 
-PyDoc_STRVAR(Npy_read_doc, "read(buffer=None, sink=None) -> info dict\n\n"
+PyDoc_STRVAR(Npy_read_doc, "read(buffer=None, sink=None)\n\n"
                            "Reads the payload into the writable buffer of exactly payload_bytes, or\n"
                            "with buffer None to sink only (a callable given each chunk), and checks\n"
-                           "the end of the input. Returns the info dict with trailing_bytes and\n"
-                           "warnings complete.");
+                           "the end of the input. info() then has trailing_bytes and warnings\n"
+                           "complete.");
 
 static PyObject *Npy_read(NpyObject *self, PyObject *args, PyObject *kw)
 {
@@ -581,8 +585,8 @@ static PyObject *Npy_read(NpyObject *self, PyObject *args, PyObject *kw)
     Py_CLEAR(in->dst);
     if (dst != Py_None) PyBuffer_Release(view);
     if (rc) return raise_in(self->ctx, in, rc);
-    Py_XSETREF(self->info, info_dict(npyg_get_info(self->ctx)));
-    return self->info ? Py_NewRef(self->info) : NULL;
+    Py_CLEAR(self->info); /* info() makes it again, complete */
+    Py_RETURN_NONE;
 }
 
 static PyObject *Npy_close(NpyObject *self, PyObject *noargs)
