@@ -265,6 +265,7 @@ def _info(d: Dict[str, Any], sha: Optional[str] = None) -> Info:
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # as numpy.load decides
+_O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
 def _plain_fd(file) -> Optional[int]:
@@ -308,7 +309,7 @@ class _Source:
         self.view = None  # a memoryview this object exported
         self.stream = False  # bytes after the array belong to the caller
         if isinstance(file, (str, os.PathLike)):
-            self.fd = os.open(os.fspath(file), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            self.fd = os.open(file, _O_RDONLY)
             self.own_fd = True
             self.arg = self.fd
             return
@@ -415,6 +416,14 @@ def _fresh(d: Dict[str, Any], dtype: np.dtype, count: Optional[int] = None) -> n
         raise _error(2, d["data_offset"], f"cannot allocate {n * dtype.itemsize} bytes for the payload") from e
 
 
+def _fill(npy, d: Dict[str, Any], dtype: Optional[np.dtype] = None) -> np.ndarray:
+    """The array of an opened input, read into memory allocated for it."""
+    dtype = _dtype(d["descr"]) if dtype is None else dtype
+    flat = _fresh(d, dtype)
+    npy.read(_bytes_of(flat) if d["payload_bytes"] else None)
+    return _array_from(flat, d, dtype)
+
+
 def _bytes_of(arr: np.ndarray):
     """A writable byte view of a fresh one-dimensional array."""
     return arr.view(np.uint8) if arr.dtype.itemsize else bytearray()
@@ -488,6 +497,21 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             raise ValueError(f"mmap_mode={mmap_mode!r}: npyguard maps read-only ('r') or copy-on-write ('c') only")
         raise ValueError(f"mmap_mode must be None, 'r' or 'c', not {mmap_mode!r}")
     lim = _limits(limits, max_header_size) if limits or max_header_size is not None else None
+    if mmap_mode is None and isinstance(file, (str, os.PathLike)):  # the common case, kept short
+        fd = os.open(file, _O_RDONLY)
+        try:
+            try:
+                npy = _core.Npy(fd, strict, lim)
+            except MagicError as e:
+                if e.code == 10 and os.pread(fd, 4, 0) in _ZIP_MAGIC:
+                    return NpzFile(file, strict=strict, **(lim or {}))
+                raise
+            try:
+                return _fill(npy, npy.info())
+            finally:
+                npy.close()
+        finally:
+            os.close(fd)
     src = _Source(file, want_fd=mmap_mode is not None)
     npy = None
     try:
@@ -517,9 +541,7 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             npy.read(None, grow)
             arr = _array_from(grow.arr, d, dtype)
         else:
-            flat = _fresh(d, dtype)
-            npy.read(_bytes_of(flat) if n else None)
-            arr = _array_from(flat, d, dtype)
+            arr = _fill(npy, d, dtype)
         src.finish(end)
         return arr
     finally:
@@ -650,7 +672,7 @@ class NpzFile(collections.abc.Mapping):
         if isinstance(file, (bytes, bytearray, memoryview)):
             arg = _contiguous(memoryview(file))
         elif isinstance(file, (str, os.PathLike)):
-            self._fd = arg = os.open(os.fspath(file), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            self._fd = arg = os.open(file, _O_RDONLY)
         elif isinstance(file, io.TextIOBase):
             raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
         elif _plain_fd(file) is not None:
