@@ -582,3 +582,18 @@ def test_typed_package_and_all():
     assert hints["key"] is str and hints["return"] == typing.Union[np.ndarray, bytes]
     for fn in (npyguard.load, npyguard.validate, npyguard.load_npz):
         assert "return" in typing.get_type_hints(fn)
+
+
+def test_load_on_an_archive_from_a_pipe(tmp_path):
+    p = tmp_path / "z.npz"
+    np.savez(p, a=np.arange(7))
+    data = p.read_bytes()
+    r, w = os.pipe()
+    t = threading.Thread(target=lambda: (os.write(w, data), os.close(w)))
+    t.start()
+    with open(r, "rb") as f:
+        z = npyguard.load(f)  # looked into without being consumed, then copied within the zip limits
+    t.join()
+    with z, np.load(p) as ref:
+        assert isinstance(z, npyguard.NpzFile) and z.files == ref.files
+        np.testing.assert_array_equal(z["a"], ref["a"])
