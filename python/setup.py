@@ -1,26 +1,49 @@
-"""Builds npyguard._core from the C library's own sources in ../parser.
+"""Builds npyguard._core from the C library's own sources.
 
 The extension and the C library are one parser: the sources are compiled
-in, not copied, so `pip install ./python` must run from a checkout of the
-repository (it builds in place; no network, no build isolation needed).
+in, not copied into the repository. From a checkout they are read from
+../parser; a source package (`python3 setup.py sdist`) carries them in its
+own parser/ folder, so it builds anywhere with a C compiler, the Python
+headers, and the zlib and liblz4 headers (Debian: python3-dev zlib1g-dev
+liblz4-dev). No network and no build isolation are needed.
 """
 import glob
 import os
+import shutil
 
 from setuptools import Extension, setup
+from setuptools.command.sdist import sdist
 
 here = os.path.dirname(os.path.abspath(__file__))
-parser = os.path.join(here, os.pardir, "parser")
+bundled = os.path.join(here, "parser")
+parser = bundled if os.path.isdir(os.path.join(bundled, "src")) else os.path.join(here, os.pardir, "parser")
+if not os.path.isdir(os.path.join(parser, "src")):
+    raise SystemExit("npyguard: the C library's sources (parser/src) are missing; "
+                     "build from a checkout of the repository or from its source package")
 # setuptools wants source paths relative to setup.py.
 library = sorted(os.path.relpath(p, here) for p in glob.glob(os.path.join(parser, "src", "*.c")))
 # The package loads .npy, .npz and .ra; HDF5 files are only recognised
 # here (the libhdf5 scan is npyvalidate's), so the library's no-HDF5 half
 # is linked and libhdf5 is not a dependency.
 library += [os.path.relpath(os.path.join(parser, "src", "hdf5", f), here) for f in ("limits.c", "none.c")]
-if not library:
-    raise SystemExit("npyguard: ../parser/src not found; build from a checkout of the repository")
+
+
+class sdist_with_library(sdist):
+    """The source package holds the library's headers and sources (under
+    parser/, where setup.py looks first), not paths into a checkout."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, [f for f in files if not f.startswith(os.pardir)])
+        for sub, patterns in (("include", ("*.h",)), ("src", ("*.c", "*.h")), (os.path.join("src", "hdf5"), ("*.c", "*.h"))):
+            dst = os.path.join(base_dir, "parser", sub)
+            os.makedirs(dst, exist_ok=True)
+            for pattern in patterns:
+                for f in glob.glob(os.path.join(parser, sub, pattern)):
+                    shutil.copy2(f, dst)
+
 
 setup(
+    cmdclass={"sdist": sdist_with_library},
     ext_modules=[
         Extension(
             "npyguard._core",

@@ -20,16 +20,18 @@ import collections.abc
 import hashlib
 import io
 import mmap
+import operator
 import os
 import stat
-from typing import Any, Dict, Optional, Tuple
+import tempfile
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _core
 
 __all__ = [
-    "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "worst_case_alloc",
+    "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
     "Error", "UsageError", "InputError", "MagicError", "HeaderError", "DescrError", "ShapeError",
     "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError",
 ]
@@ -51,16 +53,27 @@ class Error(Exception):
       offset_space -- what offset counts in: "file" (the .npy input),
                  "archive" (the .npz as stored) or "member" (the
                  decompressed bytes of an archive member)
+      member  -- the archive member being read (its key), or None
+
+    ``args`` holds the constructor's arguments, so an error pickles and
+    copies with every field (a ``multiprocessing`` worker's error reaches
+    the parent whole).
     """
 
-    def __init__(self, code: int, name: str, klass: str, offset: int, message: str, offset_space: str = "file"):
-        super().__init__(f"{name} at byte {offset} of the {offset_space}: {message}")
+    def __init__(self, code: int, name: str, klass: str, offset: int, message: str, offset_space: str = "file",
+                 member: Optional[str] = None):
+        super().__init__(code, name, klass, offset, message, offset_space, member)
         self.code = code
         self.name = name
         self.klass = klass
         self.offset = offset
         self.message = message
         self.offset_space = offset_space
+        self.member = member
+
+    def __str__(self) -> str:
+        where = "" if self.member is None else " (member %r)" % self.member
+        return f"{self.name} at byte {self.offset} of the {self.offset_space}{where}: {self.message}"
 
 
 class UsageError(Error):
@@ -114,34 +127,53 @@ _CLASSES = {
 }
 
 
-def _make_error(code, name, klass, offset, message, offset_space):
-    return _CLASSES.get(klass, Error)(code, name, klass, offset, message, offset_space)
+def _make_error(code, name, klass, offset, message, offset_space="file", member=None):
+    return _CLASSES.get(klass, Error)(code, name, klass, offset, message, offset_space, member)
+
+
+def _error(code: int, offset: int, message: str) -> Error:
+    """An error the package finds itself, named and classed by the library."""
+    name, klass = _core.error_info(code)
+    return _make_error(code, name, klass, offset, message)
 
 
 _core.set_error_factory(_make_error)
 
 # ---------------------------------------------------------------- limits
 
+_TABLE = _core.limits()
+
 #: The limits ``load``, ``load_npz`` and ``validate`` accept as keywords,
-#: with the C library's defaults.
-LIMITS = {
-    "max_header_bytes": 10000,
-    "max_dims": 64,
-    "max_fields": 4096,
-    "max_depth": 32,
-    "max_alloc_bytes": 8 << 20,
-    "max_payload_bytes": 1 << 40,
-}
+#: with the C library's defaults: the .npy parser's (max_header_bytes,
+#: max_dims, max_fields, max_depth, max_alloc_bytes, max_payload_bytes) and
+#: the archive's (max_members, max_name_bytes, max_total_uncompressed,
+#: max_ratio, ratio_grace_bytes, inflate_budget_bytes), as npyvalidate's
+#: options set them.
+LIMITS: Dict[str, int] = {k: v[0] for k, v in _TABLE.items()}
+
+#: The range each limit may be set to, (smallest, largest), from the library.
+LIMIT_RANGES: Dict[str, Tuple[int, int]] = {k: (v[1], v[2]) for k, v in _TABLE.items()}
 
 
-def _limits(limits: Dict[str, int]) -> Optional[Dict[str, int]]:
-    unknown = set(limits) - set(LIMITS)
-    if unknown:
-        raise TypeError(f"unknown limit(s): {', '.join(sorted(unknown))}; known: {', '.join(LIMITS)}")
+def _limits(limits: Dict[str, Any], max_header_size: Any = None) -> Optional[Dict[str, int]]:
+    """The caller's limits, each checked by name: any integral type
+    (int, numpy integers), within the library's range."""
+    if max_header_size is not None:  # numpy.load's name for max_header_bytes
+        if "max_header_bytes" in limits:
+            raise TypeError("give max_header_size or max_header_bytes, not both")
+        limits = dict(limits, max_header_bytes=max_header_size)
+    out = {}
     for k, v in limits.items():
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise TypeError(f"limit {k} must be a non-negative int")
-    return dict(limits) if limits else None
+        if k not in LIMITS:
+            raise TypeError(f"unknown limit {k!r}; known: {', '.join(LIMITS)}")
+        if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
+            raise TypeError(f"{k} must be an integer, not {type(v).__name__}")
+        v = operator.index(v)
+        lo, hi = LIMIT_RANGES[k]
+        if not lo <= v <= hi:
+            raise ValueError(f"{k}={v} is out of range: {lo}..{hi}")
+        out[k] = v
+    return out or None
 
 
 def worst_case_alloc(**limits: int) -> int:
@@ -151,6 +183,21 @@ def worst_case_alloc(**limits: int) -> int:
     ``payload_bytes`` once the header is validated.
     """
     return _core.worst_case_alloc(_limits(limits))
+
+
+def _numpy_max_dims() -> int:
+    """The most dimensions this numpy's arrays may have (32 in numpy 1.x,
+    64 in 2.x), asked of numpy itself."""
+    for n in (64, 32):
+        try:
+            np.empty((1,) * n, np.uint8)
+            return n
+        except ValueError:
+            continue
+    return 32
+
+
+_NUMPY_MAX_DIMS = _numpy_max_dims()
 
 
 # ---------------------------------------------------------------- dtype
@@ -217,13 +264,41 @@ def _info(d: Dict[str, Any], sha: Optional[str] = None) -> Info:
         warnings=tuple(d["warnings"]), payload_sha256=sha)
 
 
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # as numpy.load decides
+_O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+def _plain_fd(file) -> Optional[int]:
+    """The descriptor of a file object whose read() returns the
+    descriptor's bytes as they are (FileIO, or a buffered reader over one)
+    on a regular file; None otherwise (gzip, bz2 and lzma objects have the
+    compressed file's descriptor; pipes and sockets are streams)."""
+    raw = file.raw if isinstance(file, (io.BufferedReader, io.BufferedRandom)) else file
+    if not isinstance(raw, io.FileIO):
+        return None
+    try:
+        fd = raw.fileno()
+        return fd if stat.S_ISREG(os.fstat(fd).st_mode) and file.seekable() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _contiguous(view: memoryview) -> memoryview:
+    if not view.c_contiguous:
+        raise TypeError("file: a non-contiguous memoryview; pass bytes(view) or a contiguous copy")
+    return view.cast("B") if view.ndim != 1 or view.itemsize != 1 else view
+
+
 class _Source:
     """One input, opened once: what the C reader gets, and how to finish.
 
-    A path is opened here (and closed by close()); a regular file object is
-    read through its descriptor from its current position; other file
-    objects (BytesIO, pipes, sockets) through readinto; bytes-like objects
-    directly.
+    path        -- opened here, read with pread, closed by close();
+    bytes-like  -- read in place (whole: trailing bytes are counted);
+    regular file object -- its descriptor, with pread from its position;
+    BytesIO, mmap -- their memory from the position, as a stream;
+    other file objects (pipes, sockets, gzip, read()-only) -- readinto or
+                   read, exactly as far as the array goes.
+    A file object is left just past the array, as numpy leaves it.
     """
 
     def __init__(self, file, *, want_fd: bool = False):
@@ -231,70 +306,81 @@ class _Source:
         self.own_fd = False
         self.fileobj = None
         self.start = 0
+        self.view = None  # a memoryview this object exported
+        self.stream = False  # bytes after the array belong to the caller
         if isinstance(file, (str, os.PathLike)):
-            self.fd = os.open(os.fspath(file), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            self.fd = os.open(file, _O_RDONLY)
             self.own_fd = True
             self.arg = self.fd
             return
         if isinstance(file, (bytes, bytearray, memoryview)):
             if want_fd:
                 raise ValueError("mmap_mode needs a path or a regular file")
-            self.arg = file
+            self.arg = _contiguous(memoryview(file))
             return
-        if not hasattr(file, "read"):
-            raise TypeError(f"expected a path, a bytes-like object or a binary file object, not {type(file).__name__}")
+        if isinstance(file, io.TextIOBase):
+            raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
+        if not (hasattr(file, "readinto") or hasattr(file, "read")):
+            raise TypeError(f"file: expected a path, a bytes-like object or a binary file object, "
+                            f"not {type(file).__name__}")
         self.fileobj = file
-        self.arg = file
-        fd = self._regular_fd(file)
+        fd = _plain_fd(file)
         if fd is not None:
-            # numpy reads from the current position: start the descriptor
-            # there (the library reads it with pread and leaves it alone).
+            # numpy reads from the current position: the library reads the
+            # descriptor from there with pread. The two seeks empty a
+            # buffered reader's buffer, so that the descriptor's offset is
+            # the object's position, now and after finish or close.
             self.start = file.tell()
-            os.lseek(fd, self.start, os.SEEK_SET)
+            file.seek(0, io.SEEK_END)
+            file.seek(self.start)
             self.fd = fd
             self.arg = fd
-        elif want_fd:
+            return
+        if want_fd:
             raise ValueError("mmap_mode needs a path or a regular file")
-        else:
-            try:
-                self.start = file.tell() if file.seekable() else None
-            except (AttributeError, OSError, ValueError):
-                self.start = None
+        self.stream = True
+        if type(file) is io.BytesIO or isinstance(file, mmap.mmap):
+            self.start = file.tell()
+            whole = file.getbuffer() if isinstance(file, io.BytesIO) else memoryview(file)
+            self.view = whole
+            self.arg = whole[self.start:]
+            return
+        self.start = None
+        self.arg = file
 
-    @staticmethod
-    def _regular_fd(file):
-        try:
-            fd = file.fileno()
-            if not stat.S_ISREG(os.fstat(fd).st_mode) or not file.seekable():
-                return None
-            if isinstance(file, io.TextIOBase):
-                return None
-            return fd
-        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-            return None
+    def starts_like_zip(self) -> bool:
+        """Whether the input starts as a zip does, as numpy.load decides
+        (PK\\3\\4 or PK\\5\\6), for a descriptor or bytes."""
+        if self.fd is not None:
+            return os.pread(self.fd, 4, self.start) in _ZIP_MAGIC
+        return isinstance(self.arg, memoryview) and self.arg[:4].tobytes() in _ZIP_MAGIC
 
     def finish(self, end: int) -> None:
-        """Leaves a seekable file object just past the array, as numpy does."""
+        """Leaves a file object just past the array, as numpy does (a
+        stream was read that far already)."""
         if self.fileobj is not None and self.start is not None:
             self.fileobj.seek(self.start + end)
             self.finished = True
 
     def close(self) -> None:
-        if self.fileobj is not None and self.fd is not None and not getattr(self, "finished", False):
-            # The descriptor was moved under the file object's buffer: a
-            # seek puts the two back in step, where the load began.
-            try:
+        if self.fd is not None and not self.own_fd and not getattr(self, "finished", False):
+            try:  # refused: the object is left where the load began
                 self.fileobj.seek(self.start)
             except (OSError, ValueError):
                 pass
+        if isinstance(self.arg, memoryview):
+            self.arg.release()
+        if self.view is not None:
+            self.view.release()
+            self.view = None
         if self.own_fd and self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
 
 # Above this many payload bytes, a stream of unknown length (pipe, socket,
-# file object) is read in chunks into a growing buffer, so that memory
-# follows the bytes that actually arrive, not the size the header declares.
+# file object) is read into an array that grows with the bytes that
+# actually arrive, not with the size the header declares.
 _STREAM_PREALLOC = 16 << 20
 
 
@@ -317,65 +403,178 @@ def _array_from(raw, d: Dict[str, Any], dtype: np.dtype, offset: int = 0) -> np.
     return arr
 
 
+def _fresh(d: Dict[str, Any], dtype: np.dtype, count: Optional[int] = None) -> np.ndarray:
+    """A new one-dimensional array for the payload; a size this process
+    cannot allocate is an InputError (NPYG_ENOMEM), not a bare MemoryError."""
+    if len(d["shape"]) > _NUMPY_MAX_DIMS:
+        raise _error(30, d["data_offset"] - d["header_len"],
+                     f"{len(d['shape'])} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
+    n = d["count"] if count is None else count
+    try:
+        return np.ndarray(n, dtype=dtype)
+    except MemoryError as e:
+        raise _error(2, d["data_offset"], f"cannot allocate {n * dtype.itemsize} bytes for the payload") from e
+
+
+def _fill(npy, d: Dict[str, Any], dtype: Optional[np.dtype] = None) -> np.ndarray:
+    """The array of an opened input, read into memory allocated for it."""
+    dtype = _dtype(d["descr"]) if dtype is None else dtype
+    flat = _fresh(d, dtype)
+    npy.read(_bytes_of(flat) if d["payload_bytes"] else None)
+    return _array_from(flat, d, dtype)
+
+
 def _bytes_of(arr: np.ndarray):
     """A writable byte view of a fresh one-dimensional array."""
     return arr.view(np.uint8) if arr.dtype.itemsize else bytearray()
 
 
-def load(file, *, mmap_mode: Optional[str] = None, strict: bool = False, **limits: int) -> np.ndarray:
-    """Validate and load one ``.npy`` array, safely.
+class _Growing:
+    """The payload of a stream of unknown length, in an array grown (in
+    place, by doubling) as its bytes arrive: memory follows what the stream
+    holds, and the array owns its data in the end, as numpy's does."""
+
+    def __init__(self, d: Dict[str, Any], dtype: np.dtype):
+        self.count, self.itemsize = d["count"], dtype.itemsize
+        self.arr = _fresh(d, dtype, min(self.count, max(1, _STREAM_PREALLOC // self.itemsize)))
+        self.u8, self.n = self.arr.view(np.uint8), 0
+
+    def __call__(self, chunk) -> None:
+        end = self.n + len(chunk)
+        if end > len(self.u8):
+            want = min(self.count, max(2 * self.arr.size, -(-end // self.itemsize)))
+            del self.u8  # resize below needs the only reference
+            self.arr.resize(want, refcheck=False)
+            self.u8 = self.arr.view(np.uint8)
+        self.u8[self.n:end] = np.frombuffer(chunk, np.uint8)
+        self.n = end
+
+
+def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_imports: bool = True,
+         encoding: str = "ASCII", *, max_header_size: Optional[int] = None, strict: bool = False,
+         **limits: int) -> Union[np.ndarray, "NpzFile"]:
+    """Validate and load one ``.npy`` array (or open a ``.npz``), safely.
+
+    A drop-in for ``numpy.load(file, mmap_mode, allow_pickle=False)``:
 
     file       -- a path (str or os.PathLike), a bytes-like object, or a
-                  binary file object (read from its current position; a
-                  seekable one is left just past the array, as numpy does).
+                  binary file object: a regular file, BytesIO, mmap, a pipe
+                  or socket, a gzip/bz2/lzma file, anything with readinto()
+                  or read(). A file object is read from its current position
+                  exactly as far as the array goes and left just past it, as
+                  numpy leaves it (arrays written one after another load one
+                  after another; a stream that stays open is not waited on).
     mmap_mode  -- None, 'r' (read-only map) or 'c' (copy-on-write map) of
                   the validated payload; needs a path or a regular file.
                   'r+' and 'w+' are refused: npyguard never writes.
+    allow_pickle -- must be False: object arrays are refused (UnsafeError).
+    fix_imports, encoding -- accepted for numpy's signature; they concern
+                  pickles only, which are never loaded.
+    max_header_size -- numpy's name for max_header_bytes.
     strict     -- accept only what numpy's own writer produces.
-    **limits   -- any of npyguard.LIMITS (max_header_bytes, max_dims,
-                  max_fields, max_depth, max_alloc_bytes, max_payload_bytes).
+    **limits   -- any of npyguard.LIMITS (see LIMIT_RANGES for the range of
+                  each): max_header_bytes, max_dims, max_fields, max_depth,
+                  max_alloc_bytes, max_payload_bytes, and for archives
+                  max_members, max_name_bytes, max_total_uncompressed,
+                  max_ratio, ratio_grace_bytes, inflate_budget_bytes.
 
     Returns an ndarray equal to ``numpy.load(file, allow_pickle=False)``:
-    same dtype, shape, order and bytes. The file is opened once; the header
-    is validated, the payload size checked against the limits and the file,
-    and only then is the array allocated and filled from the same open file.
-    Raises a subclass of npyguard.Error for a file npyguard refuses
-    (UnsafeError for object arrays: there is no allow_pickle).
+    same dtype, shape, order, flags and bytes; or, for a zip archive, an
+    NpzFile (see load_npz). The header is validated, the payload size
+    checked against the limits and the file, and only then is the array
+    allocated and filled from the same open input.
+
+    Raises a subclass of npyguard.Error for a file npyguard refuses:
+    UnsafeError for object arrays; ShapeError for more dimensions than
+    numpy holds; InputError (NPYG_ENOMEM) when the declared payload is
+    valid but this process cannot allocate it. A limit of the wrong type
+    is a TypeError, out of range a ValueError, each naming the limit.
     """
+    if allow_pickle:
+        raise ValueError("allow_pickle=True: npyguard never loads pickles (object arrays are refused)")
     if mmap_mode not in (None, "r", "c"):
         if mmap_mode in ("r+", "w+", "readwrite", "write"):
             raise ValueError(f"mmap_mode={mmap_mode!r}: npyguard maps read-only ('r') or copy-on-write ('c') only")
         raise ValueError(f"mmap_mode must be None, 'r' or 'c', not {mmap_mode!r}")
-    lim = _limits(limits)
+    lim = _limits(limits, max_header_size) if limits or max_header_size is not None else None
+    if mmap_mode is None and isinstance(file, (str, os.PathLike)):  # the common case, kept short
+        fd = os.open(file, _O_RDONLY)
+        try:
+            try:
+                npy = _core.Npy(fd, strict, lim)
+            except MagicError as e:
+                if e.code == 10 and os.pread(fd, 4, 0) in _ZIP_MAGIC:
+                    return NpzFile(file, strict=strict, **(lim or {}))
+                raise
+            try:
+                return _fill(npy, npy.info())
+            finally:
+                npy.close()
+        finally:
+            os.close(fd)
     src = _Source(file, want_fd=mmap_mode is not None)
+    npy = None
     try:
-        npy = _core.Npy(src.arg, strict, lim)
+        if src.stream and src.arg is file and _stream_is_zip(file):
+            return NpzFile(file, strict=strict, **(lim or {}))
+        try:
+            npy = _core.Npy(src.arg, strict, lim)
+        except MagicError as e:
+            # Not .npy: an archive is opened as numpy.load opens it.
+            if e.code == 10 and src.starts_like_zip():
+                return NpzFile(file, strict=strict, **(lim or {}))
+            raise
         d = npy.info()
         dtype = _dtype(d["descr"])
         n = d["payload_bytes"]
         end = d["data_offset"] + n
+        if src.stream and isinstance(src.arg, memoryview) and len(src.arg) > end:
+            # BytesIO, mmap: the bytes after the array are the caller's
+            npy.close()
+            npy = _core.Npy(src.arg[:end], strict, lim)
         if mmap_mode is not None:
             npy.read()  # sizes and trailing bytes: nothing is read from a regular file
             arr = _map(src.fd, src.start + d["data_offset"], d, dtype, mmap_mode)
-            if isinstance(arr, np.memmap):
-                arr.filename = os.path.abspath(os.fspath(file)) if isinstance(file, (str, os.PathLike)) else None
-        elif src.fd is None and not isinstance(src.arg, (bytes, bytearray, memoryview)) and n > _STREAM_PREALLOC:
-            grown = bytearray()
-            npy.read(None, grown.extend)
-            arr = _array_from(grown, d, dtype)
+            arr.filename = os.path.abspath(os.fspath(file)) if isinstance(file, (str, os.PathLike)) else None
+        elif src.stream and not isinstance(src.arg, memoryview) and n > _STREAM_PREALLOC:
+            grow = _Growing(d, dtype)
+            npy.read(None, grow)
+            arr = _array_from(grow.arr, d, dtype)
         else:
-            flat = np.ndarray(d["count"], dtype=dtype)
-            npy.read(_bytes_of(flat) if n else None)
-            arr = _array_from(flat, d, dtype)
+            arr = _fill(npy, d, dtype)
         src.finish(end)
         return arr
     finally:
+        if npy is not None:
+            npy.close()
         src.close()
 
 
+def _stream_is_zip(file) -> bool:
+    """Whether a stream starts like a zip, looking without moving; one
+    that cannot be looked into is read as .npy."""
+    if isinstance(file, (io.BufferedReader, io.BufferedRandom)) and not file.seekable():
+        return file.peek(4)[:4] in _ZIP_MAGIC
+    try:
+        if not file.seekable():
+            return False
+        at = file.tell()
+        head = file.read(4)
+        file.seek(at)
+    except (AttributeError, OSError, ValueError):
+        return False
+    return isinstance(head, bytes) and head in _ZIP_MAGIC
+
+
 def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) -> np.ndarray:
+    if len(d["shape"]) > _NUMPY_MAX_DIMS:
+        _fresh(d, dtype)  # raises the ShapeError
     if d["payload_bytes"] == 0:
-        return _array_from(None, d, dtype)
+        # nothing to map: an empty memmap, read-only as numpy's is
+        arr = _array_from(None, d, dtype).view(np.memmap)
+        arr._mmap, arr.offset, arr.mode = None, offset, mode
+        arr.flags.writeable = False
+        return arr
     gran = mmap.ALLOCATIONGRANULARITY
     start = offset - offset % gran
     access = mmap.ACCESS_READ if mode == "r" else mmap.ACCESS_COPY
@@ -390,84 +589,140 @@ def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) ->
 def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -> Info:
     """Validate one ``.npy`` file without loading it; return its Info.
 
-    The fields are those ``npyvalidate --json`` prints (version,
-    header_len, data_offset, descr, descr_repr, shape, fortran_order,
-    itemsize, count, payload_bytes, trailing_bytes, warnings) and
-    payload_sha256 when hash=True (the payload is then read and hashed;
-    otherwise a regular file's payload is only measured).
+    file is taken as load() takes it (a file object is read exactly as far
+    as the array goes). The fields are those ``npyvalidate --json`` prints
+    (version, header_len, data_offset, descr, descr_repr, shape,
+    fortran_order, itemsize, count, payload_bytes, trailing_bytes,
+    warnings) and payload_sha256 when hash=True (the payload is then read
+    and hashed; otherwise a regular file's payload is only measured).
+    trailing_bytes counts what follows the array in a whole file (a path,
+    bytes, a regular file object); a stream's are left unread, and 0.
     Raises a subclass of npyguard.Error for a file npyguard refuses.
     """
     lim = _limits(limits)
     src = _Source(file)
+    npy = None
     try:
         npy = _core.Npy(src.arg, strict, lim)
+        if src.stream and isinstance(src.arg, memoryview):
+            d = npy.info()
+            end = d["data_offset"] + d["payload_bytes"]
+            if len(src.arg) > end:
+                npy.close()
+                npy = _core.Npy(src.arg[:end], strict, lim)
         h = hashlib.sha256() if hash else None
-        d = npy.read(None, h.update if h else None)
+        npy.read(None, h.update if h else None)
+        d = npy.info()
         src.finish(d["data_offset"] + d["payload_bytes"])
         return _info(d, h.hexdigest() if h else None)
     finally:
+        if npy is not None:
+            npy.close()
         src.close()
 
 
 # ---------------------------------------------------------------- archives
 
+def _member_buffer(d: Optional[Dict[str, Any]], size: int):
+    """What a member is read into: (the value to return, its buffer)."""
+    if d is None:  # not .npy: its raw bytes, as numpy returns them
+        raw = bytearray(size)
+        return raw, raw
+    dtype = _dtype(d["descr"])
+    flat = _fresh(d, dtype)
+    buf = _bytes_of(flat) if d["payload_bytes"] else None
+    return _array_from(flat, d, dtype), buf
+
+
+class _Bag:
+    """``z.f.name``: attribute access to an archive's members, as numpy's."""
+
+    def __init__(self, z: "NpzFile"):
+        self._z = z
+
+    def __getattribute__(self, key: str):
+        z = object.__getattribute__(self, "_z")
+        try:
+            return z[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __dir__(self):
+        return list(object.__getattribute__(self, "_z").files)
+
+
 class NpzFile(collections.abc.Mapping):
     """A ``.npz`` archive opened by ``load_npz``: a read-only Mapping.
 
-    Keys are member names without ``.npy``, as numpy's NpzFile has them.
-    The archive's structure (end record, central directory, every local
-    header) is checked when it is opened; each member is inflated and
-    validated when it is read, with its CRC-32 and sizes checked. A member
-    that is not .npy is returned as bytes, as numpy does (refused with
-    strict=True). Use as a context manager, or call close().
+    Keys are member names without ``.npy``, as numpy's NpzFile has them;
+    ``z["a.npy"]``, ``"a.npy" in z`` and ``z.f.a`` work as in numpy. The
+    archive's structure (end record, central directory, every local header)
+    is checked when it is opened; each member is inflated and validated
+    when it is read, with its CRC-32 and sizes checked. A member that is
+    not .npy is returned as bytes, as numpy does (refused with strict=True).
+    Threads may read members of one NpzFile at once; close() waits for the
+    reads in progress. Use as a context manager, or call close().
     """
 
     def __init__(self, file, *, strict: bool = False, **limits: int):
         lim = _limits(limits)
-        self._src = None
+        self._zip = None
+        self._fd = None
+        restore = None
         if isinstance(file, (bytes, bytearray, memoryview)):
-            arg = file
-        elif isinstance(file, (str, os.PathLike)) or _Source._regular_fd(file) is not None:
-            self._src = _Source(file)
-            arg = self._src.arg
-        elif hasattr(file, "read"):
-            # An archive needs random access: a stream is read whole first.
-            arg = file.read()
+            arg = _contiguous(memoryview(file))
+        elif isinstance(file, (str, os.PathLike)):
+            self._fd = arg = os.open(file, _O_RDONLY)
+        elif isinstance(file, io.TextIOBase):
+            raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
+        elif _plain_fd(file) is not None:
+            # A descriptor of npyguard's own: the caller may close theirs,
+            # and its number be reused, while the archive stays open. The
+            # archive starts at the object's position; the offset the two
+            # share is put back once the reader has taken it.
+            fd = _plain_fd(file)
+            restore = (fd, os.lseek(fd, 0, os.SEEK_CUR))
+            self._fd = arg = os.dup(fd)
+            os.lseek(arg, file.tell(), os.SEEK_SET)
+        elif hasattr(file, "readinto") or hasattr(file, "read"):
+            # An archive is read from its end: a stream is copied first, to
+            # an anonymous file, no further than the zip limits admit.
+            self._fd = arg = _spool(file, _core.stream_bound(lim))
         else:
-            raise TypeError(f"expected a path, a bytes-like object or a binary file object, not {type(file).__name__}")
+            raise TypeError(f"file: expected a path, a bytes-like object or a binary file object, "
+                            f"not {type(file).__name__}")
         try:
             self._zip = _core.Zip(arg, strict, lim)
             members = self._zip.members()
         except BaseException:
-            self._close_src()
+            self.close()
             raise
+        finally:
+            if restore is not None:
+                os.lseek(*restore, os.SEEK_SET)
         self._index = {}
         for i, m in enumerate(members):
             name = m["name"].decode("utf-8" if m["flags"] & 0x800 else "cp437")
-            key = name[:-4] if name.endswith(".npy") else name
-            self._index[key] = i
-        self.files = list(self._index)
+            self._index[name] = i
+            if name.endswith(".npy"):
+                self._index.setdefault(name[:-4], i)
+        self.files = [n[:-4] if n.endswith(".npy") else n for n in
+                      (m["name"].decode("utf-8" if m["flags"] & 0x800 else "cp437") for m in members)]
+        self.f = _Bag(self)
 
-    def _close_src(self):
-        if self._src is not None:
-            self._src.close()
-            self._src = None
-
-    def __getitem__(self, key: str):
-        if self._zip is None:
-            raise ValueError("the archive is closed")
+    def __getitem__(self, key: str) -> Union[np.ndarray, bytes]:
         i = self._index[key]
-        d = self._zip.open_member(i)
-        if d is None:
-            raw = bytearray(self._zip.members()[i]["uncompressed_size"])
-            self._zip.read_member(raw)
-            return bytes(raw)
-        dtype = _dtype(d["descr"])
-        flat = np.ndarray(d["count"], dtype=dtype)
-        self._zip.read_member(_bytes_of(flat) if d["payload_bytes"] else None)
-        return _array_from(flat, d, dtype)
+        z = self._zip
+        if z is None:
+            raise ValueError("the archive is closed")
+        try:
+            got = z.read(i, _member_buffer)
+        except Error as e:
+            e.member = key
+            raise
+        return bytes(got) if isinstance(got, bytearray) else got
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.files)
 
     def __len__(self) -> int:
@@ -477,11 +732,14 @@ class NpzFile(collections.abc.Mapping):
         return key in self._index
 
     def close(self) -> None:
-        """Release the archive (and the file npyguard opened)."""
-        if getattr(self, "_zip", None) is not None:
-            self._zip.close()
-            self._zip = None
-        self._close_src()
+        """Release the archive (and the file npyguard opened), once the
+        reads in progress are done."""
+        z, self._zip = getattr(self, "_zip", None), None
+        if z is not None:
+            z.close()
+        fd, self._fd = getattr(self, "_fd", None), None
+        if fd is not None:
+            os.close(fd)
 
     def __enter__(self) -> "NpzFile":
         return self
@@ -496,11 +754,43 @@ class NpzFile(collections.abc.Mapping):
         return f"<npyguard.NpzFile {len(self.files)} members>"
 
 
+def _spool(file, bound: int) -> int:
+    """Copies a stream to an anonymous temporary file, at most bound bytes
+    (NPYG_ELIMIT_STDIN past that); returns its descriptor, at 0."""
+    tmp = tempfile.TemporaryFile()
+    try:
+        chunk = bytearray(1 << 20)
+        total = 0
+        while True:
+            n = file.readinto(chunk) if hasattr(file, "readinto") else None
+            if n is None:
+                data = file.read(len(chunk))
+                if isinstance(data, str):
+                    raise TypeError("file: read() returned str; open the file in binary mode ('rb')")
+                n = len(data)
+                chunk[:n] = data
+            if not n:
+                break
+            if n > bound - total:
+                raise _error(83, bound, f"archive on a stream is over {bound} bytes, the most the zip limits "
+                                        f"admit (see max_total_uncompressed)")
+            total += n
+            tmp.write(memoryview(chunk)[:n])
+        tmp.flush()
+        fd = os.dup(tmp.fileno())
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+    finally:
+        tmp.close()
+
+
 def load_npz(file, *, strict: bool = False, **limits: int) -> NpzFile:
     """Open a ``.npz`` archive safely; returns an NpzFile (a read-only Mapping).
 
-    file    -- a path, a bytes-like object or a binary file object (a
-               non-seekable one is read whole first).
+    file    -- a path, a bytes-like object or a binary file object (one
+               that is not a regular file is copied first to an anonymous
+               temporary file, no further than the zip limits admit:
+               LimitError NPYG_ELIMIT_STDIN past that).
     strict  -- refuse what numpy's writer would not produce (comments,
                members that are not .npy, ...).
     **limits -- as for load().

@@ -11,6 +11,7 @@
 #include <Python.h>
 
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "npyguard.h"
@@ -70,50 +71,141 @@ static PyObject *set_error_factory(PyObject *self, PyObject *fn)
 
 /* ---------------- options: profile and limits ---------------- */
 
-static int get_u64(PyObject *limits, const char *key, uint64_t *out)
+/* Every limit a caller may set, with where it lives and its range. The
+   ranges are the library's (npyg_ctx_new, npyg_zip_open refuse values
+   outside them); the Python layer checks them by name before a call, so a
+   value out of range is refused here only as a last line. */
+enum { LIM_NPY, LIM_ZIP };
+static const struct limit_def {
+    const char *name;
+    int which;
+    size_t offset, size;
+    uint64_t lo, hi; /* hi 0: the largest value of the field */
+} limit_defs[] = {
+#define NPY(f, lo, hi) {#f, LIM_NPY, offsetof(npyg_limits, f), sizeof(((npyg_limits *)0)->f), lo, hi}
+#define ZIP(f, lo, hi) {#f, LIM_ZIP, offsetof(npyg_zip_limits, f), sizeof(((npyg_zip_limits *)0)->f), lo, hi}
+    NPY(max_header_bytes, 1, NPYG_MAX_HEADER_BYTES_CAP),
+    NPY(max_dims, 1, 0),
+    NPY(max_fields, 1, 0),
+    NPY(max_depth, 1, NPYG_MAX_DEPTH_CAP),
+    NPY(max_alloc_bytes, 1, 0), /* lo: the least a context needs, found at import */
+    NPY(max_payload_bytes, 0, 0),
+    ZIP(max_members, 0, NPYG_MAX_MEMBERS_CAP),
+    ZIP(max_name_bytes, 1, NPYG_MAX_NAME_BYTES_CAP),
+    ZIP(max_total_uncompressed, 0, 0),
+    ZIP(max_ratio, 1, 0),
+    ZIP(ratio_grace_bytes, 0, 0),
+    ZIP(inflate_budget_bytes, 0, 0),
+#undef NPY
+#undef ZIP
+};
+#define NLIMITS (sizeof limit_defs / sizeof limit_defs[0])
+
+typedef struct limits {
+    npyg_limits npy;
+    npyg_zip_limits zip;
+} limits;
+
+static void *limit_field(limits *l, const struct limit_def *d)
 {
-    PyObject *v = PyDict_GetItemString(limits, key); /* borrowed */
-    if (!v) return 0;
-    unsigned long long x = PyLong_AsUnsignedLongLong(v);
-    if (x == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    *out = x;
-    return 0;
+    return (char *)(d->which == LIM_NPY ? (void *)&l->npy : (void *)&l->zip) + d->offset;
 }
 
-/* The limits dict (None: the defaults) into lim; -1 with an exception. */
-static int parse_limits(PyObject *limits, npyg_limits *lim)
+static uint64_t limit_get(limits *l, const struct limit_def *d)
 {
-    npyg_limits_default(lim);
-    if (!limits || limits == Py_None) return 0;
-    if (!PyDict_Check(limits)) {
+    void *p = limit_field(l, d);
+    return d->size == 4 ? *(uint32_t *)p : *(uint64_t *)p;
+}
+
+static uint64_t limit_hi(const struct limit_def *d)
+{
+    return d->hi ? d->hi : d->size == 4 ? UINT32_MAX : UINT64_MAX;
+}
+
+/* The smallest max_alloc_bytes npyg_ctx_new accepts (it needs room for
+   the context itself), found once by asking it. */
+static uint64_t min_alloc_bytes(void)
+{
+    static uint64_t found;
+    if (found) return found;
+    uint64_t lo = 1, hi = 1u << 20;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        npyg_limits l;
+        npyg_limits_default(&l);
+        l.max_alloc_bytes = mid;
+        npyg_options o = {.limits = &l};
+        npyg_ctx *c = npyg_ctx_new(&o);
+        if (c) hi = mid;
+        else lo = mid + 1;
+        npyg_ctx_free(c);
+    }
+    return found = lo;
+}
+
+/* The limits dict (None: the defaults) into l; -1 with an exception. */
+static int parse_limits(PyObject *dict, limits *l)
+{
+    npyg_limits_default(&l->npy);
+    npyg_zip_limits_default(&l->zip);
+    if (!dict || dict == Py_None) return 0;
+    if (!PyDict_Check(dict)) {
         PyErr_SetString(PyExc_TypeError, "limits must be a dict");
         return -1;
     }
-    uint64_t dims = lim->max_dims, fields = lim->max_fields, depth = lim->max_depth;
-    if (get_u64(limits, "max_header_bytes", &lim->max_header_bytes) || get_u64(limits, "max_dims", &dims) ||
-        get_u64(limits, "max_fields", &fields) || get_u64(limits, "max_depth", &depth) ||
-        get_u64(limits, "max_alloc_bytes", &lim->max_alloc_bytes) ||
-        get_u64(limits, "max_payload_bytes", &lim->max_payload_bytes))
-        return -1;
-    if (dims > UINT32_MAX || fields > UINT32_MAX || depth > UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "a limit is out of range");
+    Py_ssize_t known = 0;
+    for (size_t k = 0; k < NLIMITS; k++) {
+        const struct limit_def *d = &limit_defs[k];
+        PyObject *v = PyDict_GetItemString(dict, d->name); /* borrowed */
+        if (!v) continue;
+        known++;
+        unsigned long long x = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v) : 0;
+        uint64_t lo = d->offset == offsetof(npyg_limits, max_alloc_bytes) && d->which == LIM_NPY
+                          ? min_alloc_bytes() : d->lo;
+        if (!PyLong_Check(v) || (x == (unsigned long long)-1 && PyErr_Occurred()) || x < lo || x > limit_hi(d)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s must be an int in %llu..%llu", d->name, (unsigned long long)lo,
+                         (unsigned long long)limit_hi(d));
+            return -1;
+        }
+        void *p = limit_field(l, d);
+        if (d->size == 4) *(uint32_t *)p = (uint32_t)x;
+        else *(uint64_t *)p = x;
+    }
+    if (known != PyDict_Size(dict)) {
+        PyErr_SetString(PyExc_TypeError, "unknown limit");
         return -1;
     }
-    lim->max_dims = (uint32_t)dims;
-    lim->max_fields = (uint32_t)fields;
-    lim->max_depth = (uint32_t)depth;
     return 0;
 }
 
-/* A context for one input, or NULL with an exception set. */
-static npyg_ctx *new_ctx(int strict, PyObject *limits)
+/* {name: (default, smallest, largest)} for every limit, from the library. */
+static PyObject *limit_table(PyObject *self, PyObject *noargs)
 {
-    npyg_limits lim;
-    if (parse_limits(limits, &lim) < 0) return NULL;
-    npyg_options opt = {.profile = strict ? NPYG_PROFILE_STRICT : NPYG_PROFILE_NUMPY, .limits = &lim};
+    (void)self;
+    (void)noargs;
+    limits l;
+    if (parse_limits(NULL, &l) < 0) return NULL;
+    PyObject *t = PyDict_New();
+    for (size_t k = 0; t && k < NLIMITS; k++) {
+        const struct limit_def *d = &limit_defs[k];
+        uint64_t lo = d->which == LIM_NPY && d->offset == offsetof(npyg_limits, max_alloc_bytes) ? min_alloc_bytes()
+                                                                                                 : d->lo;
+        PyObject *v = Py_BuildValue("(KKK)", (unsigned long long)limit_get(&l, d), (unsigned long long)lo,
+                                    (unsigned long long)limit_hi(d));
+        if (!v || PyDict_SetItemString(t, d->name, v) < 0) Py_CLEAR(t);
+        Py_XDECREF(v);
+    }
+    return t;
+}
+
+/* A context for one input, or NULL with an exception set. */
+static npyg_ctx *new_ctx(int strict, const limits *l)
+{
+    npyg_options opt = {.profile = strict ? NPYG_PROFILE_STRICT : NPYG_PROFILE_NUMPY, .limits = &l->npy};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     if (!ctx) {
-        if (npyg_worst_case_alloc(&lim) == 0) PyErr_SetString(PyExc_ValueError, "invalid limits");
+        if (npyg_worst_case_alloc(&l->npy) == 0) PyErr_SetString(PyExc_ValueError, "invalid limits");
         else PyErr_NoMemory();
     }
     return ctx;
@@ -213,46 +305,85 @@ static PyObject *info_dict(const npyg_info *in)
 typedef struct input {
     int fd;            /* >= 0: descriptor */
     Py_buffer view;    /* view.obj: buffer */
-    PyObject *file;    /* file object read through readinto / read */
+    PyObject *file;    /* file object, read through readinto or read */
+    int has_readinto;
+    uint64_t taken;    /* bytes taken from the file object... */
+    uint64_t end;      /* ...which is never read past this (the array's end, once known) */
+    PyObject *dst;     /* a memoryview of the buffer being filled, during read */
+    Py_buffer dstview;
     PyObject *pending; /* the exception the file object raised */
     PyObject *sink;    /* callable given each payload chunk, or NULL */
 } input;
 
+/* A memoryview the file object may keep: a slice of the caller's own
+   buffer when the library reads into it, else a fresh bytearray (copied
+   into buf afterwards). Never a view of memory the library owns. */
+static PyObject *target_for(input *in, void *buf, size_t len, PyObject **tmp)
+{
+    char *lo = in->dst ? in->dstview.buf : NULL;
+    if (lo && (char *)buf >= lo && (char *)buf + len <= lo + in->dstview.len) {
+        Py_ssize_t at = (char *)buf - lo;
+        return PySequence_GetSlice(in->dst, at, at + (Py_ssize_t)len);
+    }
+    *tmp = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)len);
+    return *tmp ? PyMemoryView_FromObject(*tmp) : NULL;
+}
+
+static long long file_readinto(input *in, void *buf, size_t len)
+{
+    PyObject *tmp = NULL, *mv = target_for(in, buf, len, &tmp);
+    PyObject *r = mv ? PyObject_CallMethod(in->file, "readinto", "O", mv) : NULL;
+    Py_XDECREF(mv);
+    long long n = -1;
+    if (r == Py_None) /* a non-blocking stream with nothing ready */
+        PyErr_SetString(PyExc_BlockingIOError, "the file object has no data ready (non-blocking)");
+    else if (r) {
+        n = PyLong_AsLongLong(r);
+        if (!PyErr_Occurred() && (n < 0 || (size_t)n > len)) {
+            PyErr_SetString(PyExc_OSError, "readinto returned an impossible count");
+            n = -1;
+        }
+    }
+    if (n > 0 && tmp) memcpy(buf, PyByteArray_AS_STRING(tmp), (size_t)n);
+    Py_XDECREF(r);
+    Py_XDECREF(tmp);
+    return PyErr_Occurred() ? -1 : n;
+}
+
+/* Objects with read() only, as numpy.load takes them. */
+static long long file_read_bytes(input *in, void *buf, size_t len)
+{
+    PyObject *r = PyObject_CallMethod(in->file, "read", "n", (Py_ssize_t)len);
+    if (!r) return -1;
+    long long n = -1;
+    Py_buffer b;
+    if (PyUnicode_Check(r))
+        PyErr_SetString(PyExc_TypeError, "file: read() returned str; open the file in binary mode ('rb')");
+    else if (r == Py_None)
+        PyErr_SetString(PyExc_BlockingIOError, "the file object has no data ready (non-blocking)");
+    else if (PyObject_GetBuffer(r, &b, PyBUF_SIMPLE) == 0) {
+        if ((size_t)b.len > len) PyErr_SetString(PyExc_OSError, "read returned more bytes than asked for");
+        else memcpy(buf, b.buf, (size_t)(n = b.len));
+        PyBuffer_Release(&b);
+    }
+    Py_DECREF(r);
+    return PyErr_Occurred() ? -1 : n;
+}
+
 static long long file_read(void *user, void *buf, size_t len)
 {
     input *in = user;
+    if (in->taken >= in->end) return 0; /* the bytes after the array stay in the stream */
+    if (len > in->end - in->taken) len = (size_t)(in->end - in->taken);
     if (len > PY_SSIZE_T_MAX) len = PY_SSIZE_T_MAX;
-    PyObject *mv = PyMemoryView_FromMemory(buf, (Py_ssize_t)len, PyBUF_WRITE);
-    if (!mv) goto fail;
-    PyObject *r = PyObject_CallMethod(in->file, "readinto", "O", mv);
-    PyObject *exc = r ? NULL : take_exception();
-    /* The file object must not keep the view of memory it does not own. */
-    PyObject *ignored = PyObject_CallMethod(mv, "release", NULL);
-    if (!ignored) PyErr_Clear();
-    Py_XDECREF(ignored);
-    Py_DECREF(mv);
-    if (exc) {
-        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-        Py_DECREF(exc);
+    long long n = in->has_readinto ? file_readinto(in, buf, len) : file_read_bytes(in, buf, len);
+    if (n < 0) {
+        if (!in->pending) in->pending = take_exception();
+        else PyErr_Clear();
+        return -1;
     }
-    if (!r) goto fail;
-    if (r == Py_None) { /* a non-blocking stream with nothing ready */
-        Py_DECREF(r);
-        PyErr_SetString(PyExc_BlockingIOError, "the file object has no data ready (non-blocking)");
-        goto fail;
-    }
-    long long n = PyLong_AsLongLong(r);
-    Py_DECREF(r);
-    if (n == -1 && PyErr_Occurred()) goto fail;
-    if (n < 0 || (size_t)n > len) {
-        PyErr_SetString(PyExc_OSError, "readinto returned an impossible count");
-        goto fail;
-    }
+    in->taken += (uint64_t)n;
     return n;
-fail:
-    if (!in->pending) in->pending = take_exception();
-    else PyErr_Clear();
-    return -1;
 }
 
 static int sink_call(void *user, const void *data, size_t len)
@@ -275,11 +406,13 @@ static int sink_call(void *user, const void *data, size_t len)
     return 0;
 }
 
-/* src: an int (descriptor), a file object with readinto, or a buffer. */
+/* src: an int (descriptor), a bytes-like object, or a binary file object
+   (readinto, or read). The Python layer has said which already. */
 static int input_init(input *in, PyObject *src)
 {
     memset(in, 0, sizeof *in);
     in->fd = -1;
+    in->end = UINT64_MAX;
     if (PyLong_Check(src)) {
         long fd = PyLong_AsLong(src);
         if (fd == -1 && PyErr_Occurred()) return -1;
@@ -291,7 +424,8 @@ static int input_init(input *in, PyObject *src)
         return 0;
     }
     if (PyObject_CheckBuffer(src)) return PyObject_GetBuffer(src, &in->view, PyBUF_SIMPLE);
-    if (PyObject_HasAttrString(src, "readinto")) {
+    in->has_readinto = PyObject_HasAttrString(src, "readinto");
+    if (in->has_readinto || PyObject_HasAttrString(src, "read")) {
         in->file = Py_NewRef(src);
         return 0;
     }
@@ -307,27 +441,35 @@ static void input_release(input *in)
     Py_CLEAR(in->sink);
 }
 
-/* The Python exception a callback raised becomes the cause of ours. */
+/* The Python exception a callback raised becomes the cause of ours; one
+   that is not an Exception (KeyboardInterrupt, SystemExit) is raised as
+   it is: the user asked to stop, the file is not at fault. */
 static PyObject *raise_in(npyg_ctx *ctx, input *in, int rc)
 {
     PyObject *cause = in->pending;
     in->pending = NULL;
+    if (cause && !PyObject_IsInstance(cause, PyExc_Exception)) {
+        PyErr_SetObject((PyObject *)Py_TYPE(cause), cause);
+        Py_DECREF(cause);
+        return NULL;
+    }
     return raise_ctx(ctx, rc, cause);
 }
 
 /* Npy and Zip take the same (source, strict, limits) arguments and may be
- * initialised once only, so both start here. */
-static int object_init(npyg_ctx **ctx, input *in, PyObject *args, PyObject *kw)
+   initialised once only, so both start here. */
+static int object_init(npyg_ctx **ctx, input *in, limits *lim, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"source", "strict", "limits", NULL};
-    PyObject *src, *limits = Py_None;
+    PyObject *src, *dict = Py_None;
     int strict = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pO", kwlist, &src, &strict, &limits)) return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pO", kwlist, &src, &strict, &dict)) return -1;
     if (*ctx) {
         PyErr_SetString(PyExc_RuntimeError, "already initialised");
         return -1;
     }
-    *ctx = new_ctx(strict, limits);
+    if (parse_limits(dict, lim) < 0) return -1;
+    *ctx = new_ctx(strict, lim);
     if (!*ctx) return -1;
     return input_init(in, src) < 0 ? -1 : 0;
 }
@@ -341,17 +483,24 @@ typedef struct {
     PyObject *info; /* dict after the header */
 } NpyObject;
 
-static void Npy_dealloc(NpyObject *self)
+static void Npy_close_impl(NpyObject *self)
 {
     npyg_ctx_free(self->ctx);
+    self->ctx = NULL;
     input_release(&self->in);
+}
+
+static void Npy_dealloc(NpyObject *self)
+{
+    Npy_close_impl(self);
     Py_XDECREF(self->info);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
-    if (object_init(&self->ctx, &self->in, args, kw) < 0) return -1;
+    limits lim;
+    if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
     int rc;
     input *in = &self->in;
     if (in->fd >= 0) {
@@ -363,25 +512,34 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
         raise_in(self->ctx, in, rc);
         return -1;
     }
-    self->info = info_dict(npyg_get_info(self->ctx));
+    const npyg_info *info = npyg_get_info(self->ctx);
+    /* A file object is read up to the array's end and no further, as
+       numpy reads it: what follows is the caller's (another array, or a
+       stream that stays open). */
+    if (in->file) in->end = info->data_offset + info->payload_bytes;
+    self->info = info_dict(info);
     return self->info ? 0 : -1;
 }
 
 static PyObject *Npy_info(NpyObject *self, PyObject *noargs)
 {
     (void)noargs;
-    if (!self->info) {
-        PyErr_SetString(PyExc_RuntimeError, "not opened");
-        return NULL;
+    if (!self->info) { /* after read: trailing_bytes and warnings complete */
+        const npyg_info *info = self->ctx ? npyg_get_info(self->ctx) : NULL;
+        if (!info) {
+            PyErr_SetString(PyExc_RuntimeError, "not opened");
+            return NULL;
+        }
+        self->info = info_dict(info);
     }
-    return Py_NewRef(self->info);
+    return Py_XNewRef(self->info);
 }
 
-PyDoc_STRVAR(Npy_read_doc, "read(buffer=None, sink=None) -> info dict\n\n"
+PyDoc_STRVAR(Npy_read_doc, "read(buffer=None, sink=None)\n\n"
                            "Reads the payload into the writable buffer of exactly payload_bytes, or\n"
                            "with buffer None to sink only (a callable given each chunk), and checks\n"
-                           "the end of the input. Returns the info dict with trailing_bytes and\n"
-                           "warnings complete.");
+                           "the end of the input. info() then has trailing_bytes and warnings\n"
+                           "complete.");
 
 static PyObject *Npy_read(NpyObject *self, PyObject *args, PyObject *kw)
 {
@@ -393,30 +551,55 @@ static PyObject *Npy_read(NpyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     input *in = &self->in;
-    Py_buffer view = {0};
-    if (dst != Py_None && PyObject_GetBuffer(dst, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_buffer *view = &in->dstview;
+    if (dst != Py_None) {
+        if (PyObject_GetBuffer(dst, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+        /* What a file object is given to fill is this view's slices. */
+        in->dst = in->file ? PyMemoryView_FromObject(dst) : NULL;
+        if (in->file && !in->dst) {
+            PyBuffer_Release(view);
+            return NULL;
+        }
+        if (in->dst) {
+            PyObject *flat = PyObject_CallMethod(in->dst, "cast", "s", "B");
+            Py_SETREF(in->dst, flat);
+            if (!flat) {
+                PyBuffer_Release(view);
+                return NULL;
+            }
+        }
+    }
     if (sinkfn != Py_None) {
         Py_XSETREF(in->sink, Py_NewRef(sinkfn));
         npyg_set_payload_sink(self->ctx, sink_call, in);
     } else npyg_set_payload_sink(self->ctx, NULL, NULL);
     int rc;
-    void *p = view.obj ? view.buf : NULL;
-    size_t n = view.obj ? (size_t)view.len : 0;
+    void *p = dst != Py_None ? view->buf : NULL;
+    size_t n = dst != Py_None ? (size_t)view->len : 0;
     if (!in->file && !in->sink) {
         /* Neither the input nor a sink calls back into Python. */
         Py_BEGIN_ALLOW_THREADS rc = npyg_read_payload(self->ctx, p, n);
         Py_END_ALLOW_THREADS
     } else rc = npyg_read_payload(self->ctx, p, n);
     npyg_set_payload_sink(self->ctx, NULL, NULL);
-    if (view.obj) PyBuffer_Release(&view);
+    Py_CLEAR(in->dst);
+    if (dst != Py_None) PyBuffer_Release(view);
     if (rc) return raise_in(self->ctx, in, rc);
-    Py_XSETREF(self->info, info_dict(npyg_get_info(self->ctx)));
-    return self->info ? Py_NewRef(self->info) : NULL;
+    Py_CLEAR(self->info); /* info() makes it again, complete */
+    Py_RETURN_NONE;
+}
+
+static PyObject *Npy_close(NpyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    Npy_close_impl(self);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef Npy_methods[] = {
     {"info", (PyCFunction)Npy_info, METH_NOARGS, "info() -> dict: the validated header."},
     {"read", (PyCFunction)(void (*)(void))Npy_read, METH_VARARGS | METH_KEYWORDS, Npy_read_doc},
+    {"close", (PyCFunction)Npy_close, METH_NOARGS, "close(): releases the input (a buffer, a file object)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -433,12 +616,24 @@ static PyTypeObject NpyType = {
 
 /* ---------------- Zip: one .npz archive ---------------- */
 
+/* One archive may be read from many threads: each member read (open,
+   then payload) runs under the object's lock, taken with the GIL
+   released so that a thread holding the lock can always get the GIL;
+   close() takes the same lock and so waits for the read in progress. */
 typedef struct {
     PyObject_HEAD
     npyg_ctx *ctx;
     npyg_zip *zip;
     input in;
+    PyThread_type_lock lock;
 } ZipObject;
+
+static void zip_lock(ZipObject *self)
+{
+    if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) return;
+    Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+}
 
 static void Zip_close_impl(ZipObject *self)
 {
@@ -451,22 +646,29 @@ static void Zip_close_impl(ZipObject *self)
 
 static void Zip_dealloc(ZipObject *self)
 {
-    Zip_close_impl(self);
+    Zip_close_impl(self); /* no reader left: each holds a reference */
+    if (self->lock) PyThread_free_lock(self->lock);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static int Zip_init(ZipObject *self, PyObject *args, PyObject *kw)
 {
-    if (object_init(&self->ctx, &self->in, args, kw) < 0) return -1;
+    limits lim;
+    if (!self->lock && !(self->lock = PyThread_allocate_lock())) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
     if (self->in.file) {
         PyErr_SetString(PyExc_TypeError, "an archive needs a descriptor or a buffer");
         return -1;
     }
     int rc;
     if (self->in.fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_fd(self->ctx, self->in.fd, NULL, &self->zip);
+        Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_fd(self->ctx, self->in.fd, &lim.zip, &self->zip);
         Py_END_ALLOW_THREADS
-    } else rc = npyg_zip_open_buffer(self->ctx, self->in.view.buf, (size_t)self->in.view.len, NULL, &self->zip);
+    } else
+        rc = npyg_zip_open_buffer(self->ctx, self->in.view.buf, (size_t)self->in.view.len, &lim.zip, &self->zip);
     if (rc) {
         raise_ctx(self->ctx, rc, NULL);
         return -1;
@@ -503,52 +705,69 @@ static PyObject *Zip_members(ZipObject *self, PyObject *noargs)
     return l;
 }
 
-static PyObject *Zip_open_member(ZipObject *self, PyObject *arg)
+/* Member i, opened and read under the lock. make(info, size) is given the
+   info dict (None for a member that is not .npy) and the bytes to come,
+   and returns (result, buffer): the buffer is filled and result returned. */
+static PyObject *zip_read_locked(ZipObject *self, Py_ssize_t i, PyObject *make)
 {
     if (!zip_ready(self)) return NULL;
-    Py_ssize_t i = PyLong_AsSsize_t(arg);
-    if (i == -1 && PyErr_Occurred()) return NULL;
-    if (i < 0) i = (Py_ssize_t)npyg_zip_count(self->zip); /* out of range: the library says so */
+    size_t count = npyg_zip_count(self->zip);
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_member(self->zip, (size_t)i);
+    Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_member(self->zip, i < 0 ? count : (size_t)i);
     Py_END_ALLOW_THREADS
     if (rc) return raise_ctx(self->ctx, rc, NULL);
     const npyg_info *info = npyg_get_info(self->ctx);
-    if (!info) Py_RETURN_NONE; /* not .npy: raw bytes, as numpy returns them */
-    return info_dict(info);
-}
-
-static PyObject *Zip_read_member(ZipObject *self, PyObject *dst)
-{
-    if (!zip_ready(self)) return NULL;
+    PyObject *d = info ? info_dict(info) : Py_NewRef(Py_None);
+    if (!d) return NULL;
+    uint64_t size = info ? info->payload_bytes : npyg_zip_member(self->zip, (size_t)i)->uncompressed_size;
+    PyObject *made = PyObject_CallFunction(make, "OK", d, (unsigned long long)size);
+    Py_DECREF(d);
+    PyObject *result, *dst;
+    if (!made || !PyArg_ParseTuple(made, "OO", &result, &dst)) {
+        Py_XDECREF(made);
+        return NULL;
+    }
     Py_buffer view = {0};
-    if (dst != Py_None && PyObject_GetBuffer(dst, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    int rc;
+    if (dst != Py_None && PyObject_GetBuffer(dst, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(made);
+        return NULL;
+    }
     void *p = view.obj ? view.buf : NULL;
     size_t n = view.obj ? (size_t)view.len : 0;
     Py_BEGIN_ALLOW_THREADS rc = npyg_zip_read_member(self->zip, p, n);
     Py_END_ALLOW_THREADS
     if (view.obj) PyBuffer_Release(&view);
-    if (rc) return raise_ctx(self->ctx, rc, NULL);
-    const npyg_info *info = npyg_get_info(self->ctx);
-    if (!info) Py_RETURN_NONE;
-    return info_dict(info);
+    result = rc ? raise_ctx(self->ctx, rc, NULL) : Py_NewRef(result);
+    Py_DECREF(made);
+    return result;
+}
+
+static PyObject *Zip_read(ZipObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    PyObject *make;
+    if (!PyArg_ParseTuple(args, "nO:read", &i, &make)) return NULL;
+    zip_lock(self);
+    PyObject *r = zip_read_locked(self, i, make);
+    PyThread_release_lock(self->lock);
+    return r;
 }
 
 static PyObject *Zip_close(ZipObject *self, PyObject *noargs)
 {
     (void)noargs;
+    zip_lock(self);
     Zip_close_impl(self);
+    PyThread_release_lock(self->lock);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef Zip_methods[] = {
     {"members", (PyCFunction)Zip_members, METH_NOARGS, "members() -> list of dicts, central-directory order."},
-    {"open_member", (PyCFunction)Zip_open_member, METH_O,
-     "open_member(i) -> info dict, or None for a member that is not .npy."},
-    {"read_member", (PyCFunction)Zip_read_member, METH_O,
-     "read_member(buffer) -> info dict or None: the open member's payload (or raw bytes) into buffer."},
-    {"close", (PyCFunction)Zip_close, METH_NOARGS, "close(): frees the archive reader."},
+    {"read", (PyCFunction)Zip_read, METH_VARARGS,
+     "read(i, make) -> result: member i read whole, under the archive's lock; make(info or None, size)\n"
+     "returns (result, buffer to fill)."},
+    {"close", (PyCFunction)Zip_close, METH_NOARGS, "close(): frees the archive reader, once no read is running."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -565,18 +784,50 @@ static PyTypeObject ZipType = {
 
 /* ---------------- module ---------------- */
 
-static PyObject *worst_case_alloc(PyObject *self, PyObject *limits)
+static PyObject *worst_case_alloc(PyObject *self, PyObject *dict)
 {
     (void)self;
-    npyg_limits lim;
-    if (parse_limits(limits, &lim) < 0) return NULL;
-    return PyLong_FromUnsignedLongLong(npyg_worst_case_alloc(&lim));
+    limits l;
+    if (parse_limits(dict, &l) < 0) return NULL;
+    return PyLong_FromUnsignedLongLong(npyg_worst_case_alloc(&l.npy));
+}
+
+/* (name, class) of a code, for the errors the Python layer raises itself. */
+static PyObject *error_info(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int code = PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred()) return NULL;
+    return Py_BuildValue("(ss)", npyg_error_name(code), npyg_error_class(code));
+}
+
+/* The most bytes an archive read from a stream may have: the largest
+   archive the zip limits admit. The same bound as npyvalidate's for
+   standard input (parser/tools/spool.c): member data at most the declared
+   total plus deflate's overhead on stored blocks, and per member its two
+   headers, names, extra fields, comment and data descriptor. */
+static PyObject *stream_bound(PyObject *self, PyObject *dict)
+{
+    (void)self;
+    limits l;
+    if (parse_limits(dict, &l) < 0) return NULL;
+    const npyg_zip_limits *zl = &l.zip;
+    uint64_t per_member = 30u + 46u + 2u * (uint64_t)zl->max_name_bytes + 3u * 65535u + 24u;
+    uint64_t tail = 22u + 65535u + 56u + 20u;
+    uint64_t data = zl->max_total_uncompressed, bound = data + data / 256u + 64u;
+    if (bound < data) return PyLong_FromUnsignedLongLong(UINT64_MAX);
+    uint64_t meta = (uint64_t)zl->max_members * per_member + tail;
+    return PyLong_FromUnsignedLongLong(bound + meta < bound ? UINT64_MAX : bound + meta);
 }
 
 static PyMethodDef module_methods[] = {
     {"set_error_factory", set_error_factory, METH_O, "set_error_factory(fn): how errors are raised."},
     {"worst_case_alloc", worst_case_alloc, METH_O,
      "worst_case_alloc(limits or None) -> int: the most the parser allocates under these limits."},
+    {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest)}."},
+    {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
+    {"stream_bound", stream_bound, METH_O,
+     "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {NULL, NULL, 0, NULL},
 };
 

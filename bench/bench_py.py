@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The Python package against Python's own floor and numpy, side by side
+(bench/README.md, "The Python package").
+
+  /usr/bin/python3 bench/bench_py.py [--pkg DIR] [--quick] [--rounds N]
+
+--pkg: where the npyguard package is installed (default build/python, where
+ci/python-test.sh installs it). Three comparisons, in one process; in each,
+the contenders run in turn within every round (rotating which goes first),
+after one unmeasured warm-up each, and the figure is the ratio of the
+medians:
+
+ (a) 2,000 small .npy files written by numpy (a spread of dtypes and
+     shapes, 80 B to 4 KiB of payload): npyguard.load(path) for each,
+     against the floor, Python's own open-read-close of the same files
+     (os.open, os.read, np.frombuffer, os.close: nothing parsed, nothing
+     checked), and numpy.load(path) for information;
+ (b) a 256 MiB float64 array in a BytesIO: npyguard.load against
+     numpy.load (each from position 0, the BytesIO made once);
+ (c) 64 arrays of 4 MiB as bytes, loaded by 1 thread and by 8 threads
+     (npyguard.load(bytes)): the speed-up of 8 threads over 1, which the
+     cores of the machine bound (os.cpu_count() is printed with it).
+(a) and (b) are timed in CPU time (time.process_time), (c) in wall time.
+On a machine shared with other work, (c) also measures the scheduler: 8
+runnable threads get more of a busy machine than 1.
+Nothing asserts a figure; the machine may be shared, so read the ratios.
+"""
+import argparse
+import io
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def rounds_of(contenders, rounds, clock=time.perf_counter):
+    """{name: median seconds per round}, contenders alternating within
+    rounds; clock: wall time, or time.process_time for this process's CPU
+    time (user + system), which other load on a shared machine disturbs
+    far less."""
+    names = list(contenders)
+    for n in names:
+        contenders[n]()
+    res = {n: [] for n in names}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            t = clock()
+            contenders[n]()
+            res[n].append(clock() - t)
+    return {n: statistics.median(v) for n, v in res.items()}
+
+
+def small_files(d, n):
+    rng = np.random.default_rng(7)
+    kinds = ["<f8", "<i4", "|u1", "<c16", ">i2", "|b1", "<M8[s]", "|S7", "<U3", [("a", "<i4"), ("b", "<f8")]]
+    paths = []
+    for k in range(n):
+        sub = os.path.join(d, "%02d" % (k % 50))
+        os.makedirs(sub, exist_ok=True)
+        dt = np.dtype(kinds[k % len(kinds)])
+        count = int(rng.integers(10, max(11, 4096 // dt.itemsize)))
+        a = np.zeros(count, dt)
+        if k % 3 == 0 and count % 2 == 0:
+            a = a.reshape(2, -1)
+        if k % 7 == 0 and a.ndim == 2:
+            a = np.asfortranarray(a)
+        p = os.path.join(sub, "f%05d.npy" % k)
+        np.save(p, a)
+        paths.append(p)
+    return paths
+
+
+def floor_load(p):
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        return np.frombuffer(os.read(fd, 1 << 16), np.uint8)
+    finally:
+        os.close(fd)
+
+
+def threaded(fn, items, threads):
+    parts = [items[k::threads] for k in range(threads)]
+    ts = [threading.Thread(target=lambda part=part: [fn(x) for x in part]) for part in parts]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, default=0)
+    a = ap.parse_args()
+    sys.path.insert(0, a.pkg)
+    import npyguard
+    if not npyguard.__file__.startswith(os.path.abspath(a.pkg)):
+        sys.exit("bench_py: no npyguard package in %s (run ci/python-test.sh DIR)" % a.pkg)
+    rounds = a.rounds or (5 if a.quick else 11)
+    out = {"cpus": os.cpu_count(), "rounds": rounds}
+    tmp = tempfile.mkdtemp(prefix="npyguard-bench-py-")
+    try:
+        paths = small_files(tmp, 2000)
+        m = rounds_of({"npyguard": lambda: [npyguard.load(p) for p in paths],
+                       "floor": lambda: [floor_load(p) for p in paths],
+                       "numpy": lambda: [np.load(p, allow_pickle=False) for p in paths]}, rounds,
+                      time.process_time)
+        us = {k: v * 1e6 / len(paths) for k, v in m.items()}
+        out["small_files"] = {"files": len(paths), "us_per_file": us, "npyguard_over_floor": us["npyguard"] / us["floor"],
+                              "numpy_over_npyguard": us["numpy"] / us["npyguard"]}
+        print("(a) %d small files, CPU time: npyguard %.1f us, floor %.1f us, numpy.load %.1f us per file; "
+              "npyguard/floor %.2fx, numpy/npyguard %.2fx" % (len(paths), us["npyguard"], us["floor"], us["numpy"],
+                                                             us["npyguard"] / us["floor"],
+                                                             us["numpy"] / us["npyguard"]), flush=True)
+
+        big = io.BytesIO()
+        np.save(big, np.random.default_rng(1).standard_normal((64 if a.quick else 256) << 17))
+        mib = len(big.getbuffer()) >> 20
+
+        def from_bytesio(load):
+            big.seek(0)
+            return load(big)
+
+        m = rounds_of({"npyguard": lambda: from_bytesio(npyguard.load),
+                       "numpy": lambda: from_bytesio(lambda f: np.load(f, allow_pickle=False))},
+                      max(3, rounds // 2), time.process_time)
+        out["bytesio"] = {"mib": mib, "seconds": m, "npyguard_over_numpy": m["npyguard"] / m["numpy"]}
+        print("(b) BytesIO of %d MiB, CPU time: npyguard %.3f s, numpy.load %.3f s; npyguard/numpy %.2fx"
+              % (mib, m["npyguard"], m["numpy"], m["npyguard"] / m["numpy"]), flush=True)
+        del big
+
+        blobs = []
+        for k in range(64):
+            buf = io.BytesIO()
+            np.save(buf, np.full(1 << 19, k, "<f8"))  # 4 MiB
+            blobs.append(buf.getvalue())
+        m = rounds_of({"1 thread": lambda: threaded(npyguard.load, blobs, 1),
+                       "8 threads": lambda: threaded(npyguard.load, blobs, 8)}, rounds)
+        out["threads"] = {"arrays": len(blobs), "seconds": m, "speedup": m["1 thread"] / m["8 threads"]}
+        print("(c) 64 x 4 MiB from bytes, wall time: 1 thread %.3f s, 8 threads %.3f s; speed-up %.2fx on %d CPUs"
+              % (m["1 thread"], m["8 threads"], m["1 thread"] / m["8 threads"], os.cpu_count()), flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
