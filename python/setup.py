@@ -9,6 +9,7 @@ liblz4-dev). No network and no build isolation are needed.
 """
 import glob
 import os
+import re
 import shutil
 
 from setuptools import Extension, setup
@@ -20,6 +21,21 @@ parser = bundled if os.path.isdir(os.path.join(bundled, "src")) else os.path.joi
 if not os.path.isdir(os.path.join(parser, "src")):
     raise SystemExit("npyguard: the C library's sources (parser/src) are missing; "
                      "build from a checkout of the repository or from its source package")
+
+
+def library_version():
+    """The version is written once, in npyguard.h."""
+    parts = {}
+    with open(os.path.join(parser, "include", "npyguard.h"), encoding="ascii") as f:
+        for line in f:
+            m = re.match(r"#define NPYG_VERSION_(MAJOR|MINOR|PATCH) (\d+)$", line.rstrip("\n"))
+            if m:
+                parts[m.group(1)] = m.group(2)
+    if sorted(parts) != ["MAJOR", "MINOR", "PATCH"]:
+        raise SystemExit("npyguard: parser/include/npyguard.h has no NPYG_VERSION_MAJOR/MINOR/PATCH")
+    return "{MAJOR}.{MINOR}.{PATCH}".format(**parts)
+
+
 # setuptools wants source paths relative to setup.py.
 library = sorted(os.path.relpath(p, here) for p in glob.glob(os.path.join(parser, "src", "*.c")))
 # The package loads .npy, .npz and .ra; HDF5 files are only recognised
@@ -43,6 +59,7 @@ class sdist_with_library(sdist):
 
 
 setup(
+    version=library_version(),
     cmdclass={"sdist": sdist_with_library},
     ext_modules=[
         Extension(
