@@ -38,6 +38,7 @@ static long run(const char *name, int out)
     struct iovec local = {&byte, 1}, remote = {(void *)4096, 1};
     struct io_uring_params up;
     memset(&up, 0, sizeof up);
+    if (!strcmp(name, "getpid")) return syscall(SYS_getpid); /* the control: allowed */
     if (!strcmp(name, "openat")) return syscall(SYS_openat, AT_FDCWD, "/etc/passwd", O_RDONLY);
     if (!strcmp(name, "open")) return syscall(SYS_open, "/etc/passwd", O_RDONLY);
     if (!strcmp(name, "io_uring_setup")) return syscall(SYS_io_uring_setup, 1, &up);
