@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -79,16 +78,12 @@ static int descriptors(int in_fd, int out_fd)
     return (int)syscall(SYS_close_range, 5u, ~0u, 0u);
 }
 
-void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, const npyg__h5_hello *cage,
-                    uint64_t base_vm, uint64_t base_data)
+void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data)
 {
     if (descriptors(in_fd, out_fd) != 0) _exit(1);
     if (npyg__h5_limit_child(req, base_vm, base_data) != 0) fail(NPYG_EHDF5_SANDBOX, "cannot set the child's limits");
-    if ((cage->layers & NPYG__H5_L_USERNS) && npyg__h5_namespaces() != 0)
-        fail(NPYG_EHDF5_SANDBOX, "cannot enter new user and network namespaces");
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(NPYG_EHDF5_SANDBOX, "cannot set no_new_privs");
-    if ((cage->layers & NPYG__H5_L_LANDLOCK) && npyg__h5_landlock(cage->landlock_abi) != 0)
-        fail(NPYG_EHDF5_SANDBOX, "cannot restrict the child with Landlock");
+    /* namespaces, no_new_privs, Landlock and the helper's own filter are
+       the helper's, inherited; this filter narrows its list */
     if (npyg__h5_child_filter() != 0) fail(NPYG_EHDF5_SANDBOX, "cannot install the seccomp filter");
 
     /* From here on the child is caged: nothing below needs more. */

@@ -89,8 +89,7 @@ int npyg__h5_load(const char **why);
 
 /* child.c: one file, in a fresh child of the helper: the cage, then
    libhdf5 on the mapped input. Never returns. */
-void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, const npyg__h5_hello *cage,
-                    uint64_t base_vm, uint64_t base_data)
+void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
@@ -99,14 +98,14 @@ void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, const np
 /* sandbox.c */
 int npyg__h5_set_limit(int resource, uint64_t soft, uint64_t hard);
 int npyg__h5_own_memory(uint64_t *vm, uint64_t *data);
-/* The layers this kernel offers, tried once in the helper. */
-void npyg__h5_probe_layers(npyg__h5_hello *h);
+/* In the helper, before its filter: new user and network namespaces,
+   no_new_privs and Landlock, each where the kernel has it (h->layers);
+   every child inherits them. -1 (errno set): no_new_privs failed. */
+int npyg__h5_cage_helper(npyg__h5_hello *h);
 /* The helper's own filter: what it needs to receive, fork and wait. */
 int npyg__h5_helper_filter(void);
 /* In the child, in this order, each 0 or -1 (errno set). */
 int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data);
-int npyg__h5_namespaces(void);
-int npyg__h5_landlock(uint32_t abi);
 int npyg__h5_child_filter(void);
 
 #endif

@@ -6,8 +6,9 @@
  *   npyg-hdf5-helper zygote PARENT_PID
  *
  * It loads libhdf5 (some forty shared objects: loaded once here rather
- * than once per file), turns plugin loading off, tries which cage layers
- * the kernel offers, installs its own allow list and says hello. It never
+ * than once per file), turns plugin loading off, enters new user and
+ * network namespaces and Landlock where the kernel has them (every child
+ * inherits them), installs its own allow list and says hello. It never
  * reads an input: for each file it forks a child (child.c) that takes the
  * input and the record pipe, cages itself and only then maps the input.
  * It ends when the parent closes the socket or dies.
@@ -133,7 +134,9 @@ int main(int argc, char **argv)
     if (H5PLset_loading_state(0) < 0) say_hello(&hello, EPERM, "libhdf5 refused to turn plugin loading off");
     uint64_t vm = 0, data = 0;
     if (npyg__h5_own_memory(&vm, &data) != 0) say_hello(&hello, errno ? errno : EIO, "cannot read /proc/self/status");
-    npyg__h5_probe_layers(&hello);
+    if (npyg__h5_cage_helper(&hello) != 0) say_hello(&hello, errno, "cannot set no_new_privs");
+    /* a new user namespace cleared the death signal (new credentials) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent) _exit(1);
     (void)seccomp_api_get(); /* libseccomp asks the kernel once, here, not in each child */
     if (npyg__h5_helper_filter() != 0) say_hello(&hello, errno ? errno : ENOSYS, "cannot install the seccomp filter");
     hello.layers |= NPYG__H5_L_SECCOMP;
@@ -148,7 +151,7 @@ int main(int argc, char **argv)
         pid_t child = fork();
         if (child == 0) {
             if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) _exit(1);
-            npyg__h5_child(fds[0], fds[1], &req, &hello, vm, data);
+            npyg__h5_child(fds[0], fds[1], &req, vm, data);
         }
         close(fds[0]);
         close(fds[1]);

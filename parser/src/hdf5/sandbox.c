@@ -28,7 +28,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -102,7 +101,7 @@ int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t
 
 /* ---------------- namespaces and Landlock ---------------- */
 
-int npyg__h5_namespaces(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
+static int npyg__h5_namespaces(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
 
 static int landlock_abi(void)
 {
@@ -114,7 +113,7 @@ static int landlock_abi(void)
 #endif
 }
 
-int npyg__h5_landlock(uint32_t abi)
+static int npyg__h5_landlock(uint32_t abi)
 {
 #if defined(SYS_landlock_create_ruleset)
     /* Every access right the ABI knows is handled and none is granted:
@@ -137,29 +136,33 @@ int npyg__h5_landlock(uint32_t abi)
 #endif
 }
 
-void npyg__h5_probe_layers(npyg__h5_hello *h)
+int npyg__h5_cage_helper(npyg__h5_hello *h)
 {
+    /* Once, here, and inherited by every child: a network namespace
+       costs the kernel about half a millisecond to make and more to tear
+       down, and one empty one serves every file as well as one each. */
+    if (npyg__h5_namespaces() == 0) h->layers |= NPYG__H5_L_USERNS;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     h->landlock_abi = (uint32_t)landlock_abi();
-    if (h->landlock_abi) h->layers |= NPYG__H5_L_LANDLOCK;
-    /* A throw-away child: unshare changes the caller for good. */
-    pid_t pid = fork();
-    if (pid == 0) _exit(npyg__h5_namespaces() == 0 ? 0 : 1);
-    int st = 0;
-    if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-        h->layers |= NPYG__H5_L_USERNS;
+    if (h->landlock_abi && npyg__h5_landlock(h->landlock_abi) == 0) h->layers |= NPYG__H5_L_LANDLOCK;
+    else h->landlock_abi = 0;
+    return 0;
 }
 
 /* ---------------- seccomp ---------------- */
 
 #define ALLOW(ctx, name, ...) seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(name), __VA_ARGS__)
+/* argument n equals v; argument n has no PROT_EXEC bit */
+#define EQ(n, v) ((struct scmp_arg_cmp){.arg = (n), .op = SCMP_CMP_EQ, .datum_a = (scmp_datum_t)(v), .datum_b = 0})
+#define NOEXEC(n) ((struct scmp_arg_cmp){.arg = (n), .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0})
 
 /* Memory, signals to itself, time, exit: both lists have them. */
 static int common(scmp_filter_ctx f, pid_t self)
 {
     int rc = 0;
     /* never executable: no new code in the address space */
-    rc |= ALLOW(f, mmap, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-    rc |= ALLOW(f, mprotect, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+    rc |= ALLOW(f, mmap, 1, NOEXEC(2));
+    rc |= ALLOW(f, mprotect, 1, NOEXEC(2));
     static const int plain[] = {SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(brk), SCMP_SYS(madvise),
         SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask),
         SCMP_SYS(rt_sigaction), SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(clock_gettime),
@@ -169,15 +172,15 @@ static int common(scmp_filter_ctx f, pid_t self)
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, plain[i], 0);
     /* abort() and raise(): only this process */
-    rc |= ALLOW(f, tgkill, 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self), SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)self));
-    rc |= ALLOW(f, kill, 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+    rc |= ALLOW(f, tgkill, 2, EQ(0, self), EQ(1, self));
+    rc |= ALLOW(f, kill, 1, EQ(0, self));
 #if defined(NPYG__ASAN)
     /* The sanitizers' runtime, tests only: its reports on stderr, its
        alternate signal stack, its look at the limits. */
-    rc |= ALLOW(f, write, 1, SCMP_A0(SCMP_CMP_EQ, 2));
+    rc |= ALLOW(f, write, 1, EQ(0, 2));
     rc |= ALLOW(f, sigaltstack, 0);
     rc |= ALLOW(f, getrlimit, 0);
-    rc |= ALLOW(f, prlimit64, 1, SCMP_A2(SCMP_CMP_EQ, 0));
+    rc |= ALLOW(f, prlimit64, 1, EQ(2, 0));
 #endif
     return rc ? -1 : 0;
 }
@@ -197,7 +200,7 @@ int npyg__h5_child_filter(void)
     scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
     if (!f) return errno = ENOMEM, -1;
     int rc = common(f, getpid());
-    rc |= ALLOW(f, write, 1, SCMP_A0(SCMP_CMP_EQ, NPYG__H5_OUT_FD));
+    rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0);
     return load(f, rc ? -1 : 0);
@@ -210,29 +213,27 @@ int npyg__h5_helper_filter(void)
     int rc = common(f, getpid());
     static const int plain[] = {SCMP_SYS(poll), SCMP_SYS(close), SCMP_SYS(wait4), SCMP_SYS(pidfd_open),
         SCMP_SYS(getppid), SCMP_SYS(fcntl), SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(dup2),
-        SCMP_SYS(close_range), SCMP_SYS(seccomp), SCMP_SYS(landlock_create_ruleset),
-        SCMP_SYS(landlock_restrict_self), SCMP_SYS(set_robust_list)};
+        SCMP_SYS(close_range), SCMP_SYS(seccomp), SCMP_SYS(set_robust_list)};
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, plain[i], 0);
     /* the parent's socket, and no other */
     static const int talk[] = {SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom), SCMP_SYS(sendto)};
     for (size_t i = 0; i < sizeof talk / sizeof talk[0]; i++)
-        rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, talk[i], 1, SCMP_A0(SCMP_CMP_EQ, NPYG__H5_SOCK_FD));
+        rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, talk[i], 1, EQ(0, NPYG__H5_SOCK_FD));
     /* its children: made by fork() only, killed with SIGKILL only */
     const scmp_datum_t fork_flags = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
-    rc |= ALLOW(f, clone, 1, SCMP_A0(SCMP_CMP_EQ, fork_flags));
+    rc |= ALLOW(f, clone, 1, EQ(0, fork_flags));
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    rc |= ALLOW(f, kill, 1, SCMP_A1(SCMP_CMP_EQ, SIGKILL));
-    rc |= ALLOW(f, prlimit64, 1, SCMP_A0(SCMP_CMP_EQ, 0));
-    rc |= ALLOW(f, unshare, 1, SCMP_A0(SCMP_CMP_EQ, CLONE_NEWUSER | CLONE_NEWNET));
+    rc |= ALLOW(f, kill, 1, EQ(1, SIGKILL));
+    rc |= ALLOW(f, prlimit64, 1, EQ(0, 0));
     static const int options[] = {PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_GET_SECCOMP, PR_SET_SECCOMP};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
-        rc |= ALLOW(f, prctl, 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)options[i]));
+        rc |= ALLOW(f, prctl, 1, EQ(0, options[i]));
     /* filters stack and the stricter answer wins: the child's EACCES
        for open must not become this list's kill */
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0);
     /* a child's setup failure is reported on its record pipe */
-    rc |= ALLOW(f, write, 1, SCMP_A0(SCMP_CMP_EQ, NPYG__H5_OUT_FD));
+    rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
     return load(f, rc ? -1 : 0);
 }
