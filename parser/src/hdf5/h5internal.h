@@ -66,7 +66,8 @@ typedef struct npyg__h5_hello {
     uint32_t magic, type;
     uint32_t layers;
     uint32_t landlock_abi;
-    int32_t error;                  /* 0, or why the helper cannot scan */
+    int32_t error;                  /* 0, or why the helper cannot scan (an errno;
+                                       ENOENT: libhdf5 does not load) */
     char why[200];
 } npyg__h5_hello;
 

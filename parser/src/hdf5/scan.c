@@ -297,6 +297,10 @@ static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "the HDF5 helper %s did not start", path);
     }
     h.why[sizeof h.why - 1] = '\0';
+    if (h.error == ENOENT) { /* the helper's word for "libhdf5 does not load" */
+        end_helper(ctx);
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "libhdf5 is not usable here: %s", h.why);
+    }
     if (h.error || !(h.layers & NPYG__H5_L_SECCOMP)) {
         end_helper(ctx);
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "the HDF5 sandbox cannot run here, refusing to scan: %s (%s)",
