@@ -15,6 +15,16 @@
 
 #include "../internal.h"
 
+/* AddressSanitizer builds (tests only): the child's memory is not capped,
+   its runtime gets a few more calls, and the helper keeps its options. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NPYG__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NPYG__ASAN 1
+#endif
+#endif
+
 #define NPYG__H5_LINE 1024u
 #define NPYG__H5_PATH_MAX 400u   /* bytes of a path in a record, escaped */
 #define NPYG__H5_MSG_MAX 300u

@@ -9,9 +9,10 @@
  * EACCES: libhdf5's core driver checks that no file of the image's name
  * exists, and the answer "no" costs nothing.
  *
- * The helper's own list is wider (it receives descriptors, forks, builds
- * the child's cage) but has no open, no exec, no socket and no way to reach
- * another process but its own children.
+ * The helper never reads an input. Its own list is wider (it receives
+ * descriptors, forks, builds the child's cage) but has no open, no exec
+ * and no socket, and its only signal is SIGKILL, for its children; where
+ * Landlock scopes signals (ABI 6), not even that leaves its domain.
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
@@ -29,14 +30,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define NPYG__ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NPYG__ASAN 1
-#endif
-#endif
 
 int npyg__h5_set_limit(int resource, uint64_t soft, uint64_t hard)
 {
@@ -83,9 +76,10 @@ int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t
         /* SIGXCPU at the soft limit, SIGKILL a second later */
         npyg__h5_set_limit(RLIMIT_CPU, l->child_cpu_seconds, (uint64_t)l->child_cpu_seconds + 1))
         return -1;
+#if defined(NPYG__ASAN)
     (void)base_vm;
     (void)base_data;
-#if !defined(NPYG__ASAN)
+#else
     /* Absolute: the helper's own size is that of a fresh process with
        libhdf5 loaded, whatever the caller holds. The input's mapping is
        read-only and file-backed; it counts in the address space only.
@@ -101,7 +95,7 @@ int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t
 
 /* ---------------- namespaces and Landlock ---------------- */
 
-static int npyg__h5_namespaces(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
+static int namespaces(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
 
 static int landlock_abi(void)
 {
@@ -113,7 +107,7 @@ static int landlock_abi(void)
 #endif
 }
 
-static int npyg__h5_landlock(uint32_t abi)
+static int landlock(uint32_t abi)
 {
 #if defined(SYS_landlock_create_ruleset)
     /* Every access right the ABI knows is handled and none is granted:
@@ -141,10 +135,10 @@ int npyg__h5_cage_helper(npyg__h5_hello *h)
     /* Once, here, and inherited by every child: a network namespace
        costs the kernel about half a millisecond to make and more to tear
        down, and one empty one serves every file as well as one each. */
-    if (npyg__h5_namespaces() == 0) h->layers |= NPYG__H5_L_USERNS;
+    if (namespaces() == 0) h->layers |= NPYG__H5_L_USERNS;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     h->landlock_abi = (uint32_t)landlock_abi();
-    if (h->landlock_abi && npyg__h5_landlock(h->landlock_abi) == 0) h->layers |= NPYG__H5_L_LANDLOCK;
+    if (h->landlock_abi && landlock(h->landlock_abi) == 0) h->layers |= NPYG__H5_L_LANDLOCK;
     else h->landlock_abi = 0;
     return 0;
 }

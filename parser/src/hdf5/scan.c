@@ -32,14 +32,6 @@
 
 #define BUF_SIZE NPYG__H5_PARENT_BUF
 
-#if defined(__SANITIZE_ADDRESS__)
-#define NPYG__ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NPYG__ASAN 1
-#endif
-#endif
-
 static bool limits_valid(const npyg_hdf5_limits *l) { return npyg__h5_limits_valid(l); }
 
 static int64_t now_ms(void)
