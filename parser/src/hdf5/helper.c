@@ -118,7 +118,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: started by npyguard only\n", argv[0]);
         return 2;
     }
-    if (syscall(SYS_close_range, SOCK + 1u, ~0u, 0u) != 0) say_hello(&hello, errno, "close_range");
+    if (syscall(SYS_close_range, SOCK + 1u, ~0u, 0u) != 0)
+        say_hello(&hello, errno, "cannot close the descriptors it inherited");
     /* The parent may be a thread that ends: the socket's end is what
        counts, the death signal covers the rest. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent) _exit(1);

@@ -153,13 +153,15 @@ static int override(npyg_ctx *ctx, int code, const char *fmt, ...)
 
 /* ---------------- the helper ---------------- */
 
-#ifndef NPYG_HDF5_LIBEXECDIR
-#error "NPYG_HDF5_LIBEXECDIR must name where the helper is installed (set by parser/CMakeLists.txt)"
+#if !defined(NPYG_HDF5_LIBEXECDIR) || !defined(NPYG_HDF5_LIBEXEC_FROM_LIB) || !defined(NPYG_HDF5_LIBEXEC_FROM_BIN)
+#error "parser/CMakeLists.txt sets where the helper is installed: NPYG_HDF5_LIBEXECDIR and its paths from LIBDIR and BINDIR"
 #endif
 
 /* Where the helper is: the path the caller set, else $NPYG_HDF5_HELPER,
-   else next to the object that holds this code (the build tree, or a
-   relocated install), else where it is installed. 0, or -1. */
+   else next to the object that holds this code (the build tree), else
+   where an install puts it relative to that object (a moved install: the
+   library in LIBDIR, or a program it is linked into in BINDIR), else
+   where it was installed. 0, or -1 (too long). */
 static int find_helper(const npyg_ctx *ctx, char *out, size_t size)
 {
     const char *set = ctx && ctx->h5_helper ? ctx->h5_helper : secure_getenv("NPYG_HDF5_HELPER");
@@ -173,9 +175,12 @@ static int find_helper(const npyg_ctx *ctx, char *out, size_t size)
         self[n > 0 ? n : 0] = '\0';
     }
     char *slash = strrchr(self, '/');
-    if (slash && snprintf(out, size, "%.*s/" NPYG__H5_HELPER_NAME, (int)(slash - self), self) < (int)size &&
-        access(out, X_OK) == 0)
-        return 0;
+    static const char *const near[] = {"", "/" NPYG_HDF5_LIBEXEC_FROM_LIB "/npyguard",
+                                       "/" NPYG_HDF5_LIBEXEC_FROM_BIN "/npyguard"};
+    for (size_t i = 0; slash && i < sizeof near / sizeof near[0]; i++)
+        if (snprintf(out, size, "%.*s%s/" NPYG__H5_HELPER_NAME, (int)(slash - self), self, near[i]) < (int)size &&
+            access(out, X_OK) == 0)
+            return 0;
     return snprintf(out, size, "%s", NPYG_HDF5_LIBEXECDIR "/npyguard/" NPYG__H5_HELPER_NAME) < (int)size ? 0 : -1;
 }
 
@@ -246,9 +251,10 @@ static char **helper_env(char **env, size_t max)
 static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
 {
     char path[PATH_MAX];
-    if (find_helper(ctx, path, sizeof path) != 0 || access(path, X_OK) != 0)
-        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper %s is not there: %s", path,
-                          strerror(errno ? errno : ENOENT));
+    if (find_helper(ctx, path, sizeof path) != 0)
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper's path is too long");
+    if (access(path, X_OK) != 0)
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper %s cannot run: %s", path, strerror(errno));
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a socket pair: %s", strerror(errno));
