@@ -16,11 +16,17 @@ times over; its per-file figure is the mean of that loop, timed inside
 the process, so it is charged no start-up at all.
 
 Rounds alternate the contenders (warm-up first, unmeasured); each figure
-is the median of the rounds and the result is the ratio of the medians.
+is the median of the rounds and the result is the ratio of the medians,
+of wall time and of CPU time (user + system; for npyvalidate that of the
+process, its helper and every child). On a loaded machine the wall figure
+of a process per file also counts the waits for a CPU at each of the
+hand-overs (parent, helper, child), which the in-process walk does not
+have: the CPU figure is the cost itself.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,13 +48,13 @@ def visit(f):
     f.visititems(one)
     return n
 reads = 0
-t0 = time.perf_counter()
+c0, t0 = time.process_time(), time.perf_counter()
 for _ in range(copies):
     for p in paths:
         with h5py.File(p, "r") as f:
             reads += visit(f)
-t1 = time.perf_counter()
-print(json.dumps({"seconds": t1 - t0, "reads": reads}))
+t1, c1 = time.perf_counter(), time.process_time()
+print(json.dumps({"seconds": t1 - t0, "cpu": c1 - c0, "reads": reads}))
 """
 
 
@@ -59,13 +65,20 @@ def files_under(top):
     return sorted(out)
 
 
+def cpu_of_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_npyvalidate(exe, paths):
-    t0 = time.perf_counter()
+    """Wall and CPU seconds; the CPU counts the helper and its children
+    (each reaped by its parent), and nothing else."""
+    c0, t0 = cpu_of_children(), time.perf_counter()
     p = subprocess.run([exe, "-q", "-j1"] + paths, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), cpu_of_children()
     if p.returncode not in (0, 1):
         sys.exit("npyvalidate failed: %s" % p.stderr.decode()[-300:])
-    return t1 - t0
+    return t1 - t0, c1 - c0
 
 
 def run_h5py(paths, copies):
@@ -87,26 +100,31 @@ def main():
     many = paths * k
     run_npyvalidate(a.npyvalidate, many)  # warm-up: page cache, both sides
     run_h5py(paths, 1)
-    ours, fixed, theirs = [], [], []
+    ours, ours_cpu, fixed, theirs, theirs_cpu = [], [], [], [], []
     for r in range(a.rounds):
         order = [0, 1] if r % 2 == 0 else [1, 0]
         for who in order:
             if who == 0:
-                tk = run_npyvalidate(a.npyvalidate, many)
-                t1 = run_npyvalidate(a.npyvalidate, paths)
-                per = (tk - t1) / ((k - 1) * n)
-                ours.append(per)
-                fixed.append(t1 - n * per)
+                tk, ck = run_npyvalidate(a.npyvalidate, many)
+                t1, c1 = run_npyvalidate(a.npyvalidate, paths)
+                ours.append((tk - t1) / ((k - 1) * n))
+                ours_cpu.append((ck - c1) / ((k - 1) * n))
+                fixed.append(t1 - n * ours[-1])
             else:
-                theirs.append(run_h5py(paths, k)["seconds"] / (k * n))
-    o, t, f = statistics.median(ours), statistics.median(theirs), statistics.median(fixed)
-    print("%d files, %.3f MB (%.1f KB per file), %d rounds, %d copies" % (n, mb, 1000 * mb / n, a.rounds, k))
-    print("%-34s %10s %10s" % ("", "per file", "per MB"))
-    print("%-34s %8.3f ms %8.1f ms" % ("npyvalidate -j1 (caged child)", 1000 * o, 1000 * o * n / mb))
-    print("%-34s %8.3f ms %8.1f ms" % ("h5py in-process walk, no cage", 1000 * t, 1000 * t * n / mb))
-    print("ratio of the medians: %.2fx" % (o / t))
-    print("fixed cost of one run (process start, the helper's start and libhdf5's load): %.1f ms" % (1000 * f))
-    print("rounds (ms per file): npyvalidate %s; h5py %s" % (
+                h = run_h5py(paths, k)
+                theirs.append(h["seconds"] / (k * n))
+                theirs_cpu.append(h["cpu"] / (k * n))
+    med = statistics.median
+    o, t, oc, tc = med(ours), med(theirs), med(ours_cpu), med(theirs_cpu)
+    print("%d files, %.3f MB (%.1f KB per file), %d rounds, %d copies, load average %s" % (
+        n, mb, 1000 * mb / n, a.rounds, k, open("/proc/loadavg").read().split()[0]))
+    print("%-32s %11s %11s %11s %11s" % ("", "wall/file", "wall/MB", "CPU/file", "CPU/MB"))
+    for name, w, c in (("npyvalidate -j1 (caged child)", o, oc), ("h5py in-process walk, no cage", t, tc)):
+        print("%-32s %8.3f ms %8.1f ms %8.3f ms %8.1f ms" % (name, 1000 * w, 1000 * w * n / mb, 1000 * c,
+                                                           1000 * c * n / mb))
+    print("ratio of the medians: wall %.2fx, CPU %.2fx" % (o / t, oc / tc))
+    print("fixed cost of one run (process start, the helper's start and libhdf5's load): %.1f ms" % (1000 * med(fixed)))
+    print("rounds (wall ms per file): npyvalidate %s; h5py %s" % (
         " ".join("%.3f" % (1000 * x) for x in ours), " ".join("%.3f" % (1000 * x) for x in theirs)))
 
 
