@@ -17,6 +17,7 @@ NPYG_PACKAGES=(
   afl++                                 # AFL++ fuzz smoke
   libhdf5-dev                           # HDF5 / MAT v7.3 scan (optional at build time)
   python3-h5py python3-hdf5storage      # corpus/hdf5: regenerate and compare
+  libseccomp-dev                        # the HDF5 helper's allow lists (libseccomp)
   strace                                # proof that the HDF5 scan opens no other file; read-only opens (test_robustness.py)
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
 )

@@ -26,8 +26,13 @@ for kind in static shared; do
   pcdir=$(dirname "$(find "$prefix" -name npyguard.pc)")
   [ -f "$prefix/share/man/man1/npyvalidate.1" ] || fail "$kind: npyvalidate.1 not installed"
   [ -f "$prefix/share/man/man1/npyconform.1" ] || fail "$kind: npyconform.1 not installed"
+  # the HDF5 helper (with libhdf5): found by the moved npyvalidate
+  if [ -n "$(find "$prefix" -name npyg-hdf5-helper)" ]; then
+    LD_LIBRARY_PATH="$(ls -d "$prefix"/lib* | grep -v /libexec)" "$prefix/bin/npyvalidate" --sandbox-info >/dev/null ||
+      fail "$kind: the moved npyvalidate cannot start its HDF5 helper"
+  fi
   libdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir npyguard)
-  [ "$(cd "$libdir" && pwd)" = "$(cd "$prefix/lib"* && pwd)" ] || fail "$kind: pkg-config libdir $libdir is not under $prefix"
+  [ "$(cd "$libdir" && pwd)" = "$(cd "$(ls -d "$prefix"/lib* | grep -v /libexec)" && pwd)" ] || fail "$kind: pkg-config libdir $libdir is not under $prefix"
 
   if [ "$kind" = shared ]; then
     so=$(find "$prefix" -name 'libnpyguard.so.*.*' | head -1)

@@ -181,6 +181,7 @@ typedef enum npyg_status {
     NPYG_EHDF5_REFDANGLE = 126, /* reference that points nowhere */
     NPYG_EHDF5_UDLINK = 127,    /* user-defined link class */
     NPYG_EHDF5_FORMAT = 128,    /* hdf5storage attributes wrong or inconsistent (strict) */
+    NPYG_EHDF5_PROTOCOL = 129,  /* the child broke the record protocol or reported a code not its own */
     NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
     NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
     /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
@@ -816,6 +817,21 @@ typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
    by limits->child_memory instead. */
 NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                                npyg_hdf5_object_fn fn, void *user);
+
+/* The scan's sandbox. Each context starts one helper process on its
+   first HDF5 file (npyg-hdf5-helper, which alone loads libhdf5) and
+   ends it in npyg_ctx_free; the helper forks a fresh child per file,
+   caged before it reads a byte. The helper is found at the absolute path
+   set here (NULL: the default), else $NPYG_HDF5_HELPER, else next to the
+   library (or the program it is linked into), else in
+   LIBEXECDIR/npyguard. Setting it ends a running helper. */
+NPYG_API int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path);
+
+/* Starts the context's helper if it is not running and writes which cage
+   layers are in force for every file, e.g. "seccomp allow-list, landlock
+   abi 4, user+net namespaces". A scan refuses to run (NPYG_EHDF5_SANDBOX)
+   where the seccomp allow list cannot be installed. */
+NPYG_API int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size);
 
 /* What a context allocates in the calling process while it scans (itself
    and one 2 KiB record buffer), whatever the file; 0 for invalid limits. */

@@ -91,6 +91,7 @@ npyg_ctx *npyg_ctx_new(const npyg_options *opt)
 void npyg_ctx_free(npyg_ctx *ctx)
 {
     if (!ctx) return;
+    npyg__h5_ctx_free(ctx);
     npyg__arena_release(&ctx->arena);
     npyg__xfree(ctx, ctx->readbuf, ctx->readbuf ? NPYG__CHUNK : 0);
     npyg_alloc al = ctx->alloc;

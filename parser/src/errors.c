@@ -108,6 +108,7 @@ static const err_entry errors[] = {
     {NPYG_EHDF5_REFDANGLE, "NPYG_EHDF5_REFDANGLE", "unsafe", "reference points nowhere"},
     {NPYG_EHDF5_UDLINK, "NPYG_EHDF5_UDLINK", "unsafe", "user-defined link"},
     {NPYG_EHDF5_FORMAT, "NPYG_EHDF5_FORMAT", "strict", "hdf5storage attributes are wrong or inconsistent"},
+    {NPYG_EHDF5_PROTOCOL, "NPYG_EHDF5_PROTOCOL", "unsafe", "the HDF5 child broke the record protocol"},
     {NPYG_ELIMIT_OBJECTS, "NPYG_ELIMIT_OBJECTS", "limit", "more HDF5 objects than max_objects"},
     {NPYG_ELIMIT_NESTING, "NPYG_ELIMIT_NESTING", "limit", "HDF5 groups nested deeper than max_nesting"},
     {NPYG_EPICKLE, "NPYG_EPICKLE", "pickle", "malformed pickle"},

@@ -149,7 +149,19 @@ struct npyg_ctx {
        npyg_read_payload; npyg__ctx_reset forgets it */
     int load_state;      /* NPYG__LOAD_* */
     npyg__source load_src;
+
+    /* hdf5/scan.c: this context's HDF5 helper process (h5_pid 0: none
+       yet), its socket and cage layers, and the path the caller set;
+       npyg_ctx_free ends the helper (npyg__h5_ctx_free) */
+    int h5_pid;
+    int h5_sock;
+    uint32_t h5_layers;
+    uint32_t h5_landlock_abi;
+    char *h5_helper;
 };
+
+/* Ends the context's HDF5 helper and frees its path (hdf5/scan.c, none.c). */
+void npyg__h5_ctx_free(npyg_ctx *ctx);
 
 /* Forgets the previous call's result, error and parse (ctx.c). */
 void npyg__ctx_reset(npyg_ctx *ctx);

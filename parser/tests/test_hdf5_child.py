@@ -95,27 +95,38 @@ def past_a_limit(npyvalidate, path, option, message):
     return verdict(option + " 1", p, 117, "NPYG_EHDF5_TIMEOUT", message)
 
 
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
+def file_child(pid):
+    """The child that reads the file: npyvalidate's helper's child."""
+    for helper in children(pid):
+        for child in children(helper):
+            return child
+    return None
+
+
 def killed(npyvalidate, path, sig):
-    """The child, found as npyvalidate's only child, is sent sig while it walks."""
+    """The child, found as the only child of npyvalidate's helper, is sent sig while it walks."""
     p = subprocess.Popen([npyvalidate, "--json", "--max-objects", "10000000", path],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     child = None
     deadline = time.monotonic() + 30
     while child is None and time.monotonic() < deadline and p.poll() is None:
-        try:
-            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as fh:
-                pids = fh.read().split()
-        except OSError:
-            pids = []
-        if pids:
-            child = int(pids[0])
-        else:
+        child = file_child(p.pid)
+        if child is None:
             time.sleep(0.02)
     if child is None:
         p.kill()
         p.communicate()
-        return ["%s: no child of npyvalidate was seen" % signal.Signals(sig).name]
+        return ["%s: no child of npyvalidate's helper was seen" % signal.Signals(sig).name]
     time.sleep(0.5)  # inside the walk, which takes seconds
+    child = file_child(p.pid) or child  # not the helper's short-lived probe of the kernel
     os.kill(child, sig)
     out, err = p.communicate(timeout=60)
     name = signal.Signals(sig).name

@@ -3,18 +3,24 @@
 
 Runs the scan of every corpus/hdf5 file (test_hdf5, which opens the
 manifest and each corpus file itself) under strace -f and checks, from the
-system calls:
-  - the sandboxed children open nothing but /dev/null, their own
-    /proc/self/status (read for the memory they start with, before the
-    filter) and the input they were handed (/proc/self/fd/3), and run no
-    program;
+system calls and the process tree they draw:
+  - the helper (the process that execs npyg-hdf5-helper) opens, before it
+    has seen any input, /dev/null for its standard descriptors, the
+    dynamic loader's cache and shared objects (libhdf5 and its
+    dependencies) and its own /proc/self/status, and runs no other program;
+  - each file's child (a process the helper forks) opens nothing: its one
+    attempt, libhdf5's check that no file of the image's name exists, is
+    "/npyguard-input" and fails with EACCES, answered by the filter;
   - no process opens support/canary.bin, where the external-storage
     hazard's raw data lives (support/target.h5, the external links' and
     the virtual dataset's target, is opened by the parent only as a corpus
     file of its own, and never by a child);
   - no child was killed by the seccomp filter (SIGSYS), which would mean
-    libhdf5 tried to open something.
-Usage: test_hdf5_noopen.py TEST_HDF5 CORPUS_HDF5_DIR      (skips, exit 77, without strace)
+    libhdf5 tried a call the allow list does not have.
+In sanitizer builds (a third argument, "sanitized") the helper may also
+read /proc/self/maps, cmdline and environ: the sanitizer runtime does, at
+start and at each dlopen, still before any input.
+Usage: test_hdf5_noopen.py TEST_HDF5 CORPUS_HDF5_DIR [sanitized]   (skips, exit 77, without strace)
 """
 import os
 import re
@@ -23,18 +29,24 @@ import subprocess
 import sys
 import tempfile
 
+HELPER = "npyg-hdf5-helper"
+LIBRARY = re.compile(r"(^/etc/ld\.so\.cache$|\.so(\.[0-9.]+)?$)")
+CALLS = "clone,clone3,fork,vfork,execve,open,openat,openat2,creat"
+
 
 def main():
     test, corpus = sys.argv[1], os.path.abspath(sys.argv[2])
+    helper_may = {"/dev/null", "/proc/self/status"}
+    if sys.argv[3:] == ["sanitized"]:
+        helper_may |= {"/proc/self/maps", "/proc/self/cmdline", "/proc/self/environ"}
     strace = shutil.which("strace")
     if not strace:
         print("SKIP: no strace")
         return 77
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "trace")
-        p = subprocess.run([strace, "-f", "-qq", "-e", "trace=open,openat,openat2,creat,execve",
-                            "-e", "signal=SIGSYS", "-o", log, test, corpus],
-                           capture_output=True, text=True)
+        p = subprocess.run([strace, "-f", "-qq", "-e", "trace=" + CALLS, "-e", "signal=SIGSYS", "-o", log,
+                            test, corpus], capture_output=True, text=True)
         if p.returncode == 1 and "ptrace" in p.stderr:
             print("SKIP: strace cannot trace here: " + p.stderr.strip())
             return 77
@@ -43,38 +55,46 @@ def main():
             print("FAIL: the scan itself failed under strace")
             return 1
         lines = open(log).read().splitlines()
-    main_pid = None
-    children = set()
+
+    parent_of = {}
+    helpers, children = set(), set()
     failures = []
-    opened_by_children = 0
-    call = re.compile(r'^(\d+)\s+(open|openat|openat2|creat|execve)\((?:AT_FDCWD, )?"([^"]*)"')
+    opens = {"helper": 0, "child": 0}
+    call = re.compile(r'^(\d+)\s+(open|openat|openat2|creat|execve)\((?:AT_FDCWD, )?"([^"]*)"(.*)$')
+    made = re.compile(r"^(\d+)\s+(?:<\.\.\. )?(?:clone3?|fork|vfork)\b.*= (\d+)$")
     for line in lines:
-        m = re.match(r"^(\d+)\s", line)
-        if not m:
-            continue
-        pid = int(m.group(1))
-        if main_pid is None:
-            main_pid = pid
+        m = made.match(line)
+        if m and "CLONE_THREAD" not in line:
+            parent_of[int(m.group(2))] = int(m.group(1))
         if "SIGSYS" in line:
-            failures.append("a child was killed by the seccomp filter: " + line)
+            failures.append("a process was killed by the seccomp filter: " + line)
         c = call.match(line)
         if not c:
             continue
-        what, path = c.group(2), c.group(3)
-        if pid != main_pid:
-            children.add(pid)
-            if what == "execve" or path not in ("/dev/null", "/proc/self/status", "/proc/self/fd/3"):
-                failures.append("sandboxed child %d: %s" % (pid, line))
-            else:
-                opened_by_children += 1
+        pid, what, path, rest = int(c.group(1)), c.group(2), c.group(3), c.group(4)
         if "canary" in path or path == "/etc/hostname":
             failures.append("opened a file a hazard points at: " + line)
+        if what == "execve" and os.path.basename(path) == HELPER:
+            helpers.add(pid)
+            continue
+        if parent_of.get(pid) in helpers:
+            children.add(pid)
+            opens["child"] += 1
+            if what != "openat" or path != "/npyguard-input" or "EACCES" not in rest:
+                failures.append("a file's child %d: %s" % (pid, line))
+        elif pid in helpers:
+            opens["helper"] += 1
+            if what == "execve" or not (path in helper_may or LIBRARY.search(path)):
+                failures.append("the helper %d, before any input: %s" % (pid, line))
+        elif parent_of.get(pid) is not None and what != "execve" and path != "/dev/null":
+            # between posix_spawn's clone and its exec: /dev/null only
+            failures.append("process %d before it became the helper: %s" % (pid, line))
     for f in failures:
         print("FAIL: " + f)
-    print("%d trace lines, %d sandboxed children, %d opens by them (all of their input)"
-          % (len(lines), len(children), opened_by_children))
-    if not children:
-        print("FAIL: no sandboxed child seen: was the scan traced at all?")
+    print("%d trace lines, %d helper(s) (%d opens, all before any input), %d files' children "
+          "(%d opens, each refused)" % (len(lines), len(helpers), opens["helper"], len(children), opens["child"]))
+    if not helpers or len(children) < 50:
+        print("FAIL: too few helpers or children seen: was the scan traced at all?")
         return 1
     return 1 if failures else 0
 

@@ -42,6 +42,7 @@ void usage(FILE *to)
           "      --hdf5-time N         wall-clock seconds of the HDF5 child (default 60)\n"
           "  -h, --help              this text\n"
           "      --version           print the version\n"
+          "      --sandbox-info      start the HDF5 sandbox and print the layers in force\n"
           "\n"
           "Exit status: 0 all valid, 1 some file invalid, 2 usage or I/O error.\n",
           to);
@@ -72,10 +73,22 @@ static void complain(const char *before, const char *arg, const char *after)
     fprintf(stderr, "%s\n", after);
 }
 
+/* The HDF5 cage's layers, as the helper finds them on this machine. */
+static int sandbox_info(void)
+{
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    char info[128];
+    int rc = ctx ? npyg_hdf5_sandbox_info(ctx, info, sizeof info) : NPYG_ENOMEM;
+    if (rc == 0) printf("sandbox: %s\n", info);
+    else fprintf(stderr, "npyvalidate: sandbox: %s\n", ctx ? npyg_last_error(ctx)->message : "out of memory");
+    npyg_ctx_free(ctx);
+    return rc == 0 ? 0 : 2;
+}
+
 /* The flags: "--json=1" is a usage error, not a silent --json. */
 static bool takes_no_value(const char *a)
 {
-    static const char *const flags[] = {"--", "-h", "--help", "--version", "-r", "--recursive", "--json",
+    static const char *const flags[] = {"--", "-h", "--help", "--version", "--sandbox-info", "-r", "--recursive", "--json",
                                         "--hash", "--strict", "-q", "--quiet"};
     for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
         if (!strcmp(a, flags[k])) return true;
@@ -141,6 +154,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
         if (!strcmp(a, "--")) only_paths = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (!strcmp(a, "--version")) { printf("npyvalidate %s\n", npyg_version_string()); return 0; }
+        else if (!strcmp(a, "--sandbox-info")) return sandbox_info();
         else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o.recursive = true;
         else if (!strcmp(a, "--json")) o.json = true;
         else if (!strcmp(a, "--hash")) o.hash = true;

@@ -1,10 +1,7 @@
-/* Loading libhdf5 on first use (see h5api.h for why).
+/* Loading libhdf5 in the helper (see h5api.h for why).
  *
- * The table is the library's one piece of process-wide state: written
- * once, under pthread_once, and only read afterwards. A process that never
- * meets an HDF5 file never maps libhdf5. RTLD_LOCAL keeps its symbols out
- * of the global scope, so a host program with its own libhdf5 (h5py) is
- * not disturbed; if it is the same shared object, the loader shares it.
+ * The table is the helper's: written once, under pthread_once, before its
+ * first child, and only read afterwards.
  */
 #define _GNU_SOURCE
 #define NPYG__H5_TABLE_ONLY

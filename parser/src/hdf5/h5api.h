@@ -1,14 +1,13 @@
 /* libhdf5, looked up by name the first time an HDF5 file is scanned.
  *
- * npyvalidate and the library are not linked against libhdf5: its
- * dependency tree (on Debian some forty shared objects, libcurl, GnuTLS
- * and Kerberos among them) cost every process about 25 ms of start-up,
- * which on a run over small .npy files was more than the files. The table
- * below is filled by dlopen/dlsym once per process (npyg__h5_load, under
- * pthread_once), before the first fork of the scan, so that every child
- * inherits it and calls libhdf5 exactly as a linked program would.
+ * Only the helper (helper.c) maps libhdf5; npyvalidate and the library
+ * never do. Its dependency tree (on Debian some forty shared objects,
+ * libcurl, GnuTLS and Kerberos among them) costs about 25 ms to map: the
+ * helper pays it once per context, and its children inherit the table,
+ * filled by dlopen/dlsym (npyg__h5_load) before the first fork, and call
+ * libhdf5 exactly as a linked program would.
  *
- * The child's code includes this header after <hdf5.h>; the macros at the end send
+ * The helper's code includes this header after <hdf5.h>; the macros at the end send
  * each name, including those that hdf5.h's own macros expand to (H5open,
  * H5check_version, the H5T_* and H5P_* identifiers), through the table.
  * A name the child uses and the table lacks is an undefined symbol at link
@@ -39,8 +38,8 @@
     X(H5PLset_loading_state) X(H5Pclose) X(H5Pcreate) \
     X(H5Pget_external) X(H5Pget_external_count) X(H5Pget_filter2) \
     X(H5Pget_layout) X(H5Pget_nfilters) X(H5Pget_virtual_count) \
-    X(H5Pget_virtual_dsetname) X(H5Pget_virtual_filename) X(H5Pset_fapl_sec2) \
-    X(H5Pset_file_locking) X(H5Rdereference2) X(H5Rget_region) \
+    X(H5Pget_virtual_dsetname) X(H5Pget_virtual_filename) X(H5Pset_fapl_core) \
+    X(H5Pset_file_image) X(H5Pset_file_image_callbacks) X(H5Rdereference2) X(H5Rget_region) \
     X(H5Sclose) X(H5Sget_simple_extent_dims) X(H5Sget_simple_extent_ndims) \
     X(H5Sget_simple_extent_npoints) X(H5Tclose) X(H5Tcopy) \
     X(H5Tequal) X(H5Tget_class) X(H5Tget_member_name) \
@@ -105,8 +104,9 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Pget_virtual_count (npyg__h5_api()->H5Pget_virtual_count)
 #define H5Pget_virtual_dsetname (npyg__h5_api()->H5Pget_virtual_dsetname)
 #define H5Pget_virtual_filename (npyg__h5_api()->H5Pget_virtual_filename)
-#define H5Pset_fapl_sec2 (npyg__h5_api()->H5Pset_fapl_sec2)
-#define H5Pset_file_locking (npyg__h5_api()->H5Pset_file_locking)
+#define H5Pset_fapl_core (npyg__h5_api()->H5Pset_fapl_core)
+#define H5Pset_file_image (npyg__h5_api()->H5Pset_file_image)
+#define H5Pset_file_image_callbacks (npyg__h5_api()->H5Pset_file_image_callbacks)
 #define H5Rdereference2 (npyg__h5_api()->H5Rdereference2)
 #define H5Rget_region (npyg__h5_api()->H5Rget_region)
 #define H5Sclose (npyg__h5_api()->H5Sclose)

@@ -15,11 +15,22 @@
 
 #include "../internal.h"
 
+/* AddressSanitizer builds (tests only): the child's memory is not capped,
+   its runtime gets a few more calls, and the helper keeps its options. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NPYG__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NPYG__ASAN 1
+#endif
+#endif
+
 #define NPYG__H5_LINE 1024u
 #define NPYG__H5_PATH_MAX 400u   /* bytes of a path in a record, escaped */
 #define NPYG__H5_MSG_MAX 300u
 #define NPYG__H5_MAX_DIMS 32u    /* H5S_MAX_RANK */
 #define NPYG__H5_NOFILE 8u       /* descriptors the child may hold */
+#define NPYG__H5_HELPER_NOFILE 16u
 #define NPYG__H5_PARENT_BUF (2u * NPYG__H5_LINE) /* all the parent allocates */
 
 typedef struct npyg__h5_params {
@@ -31,23 +42,81 @@ typedef struct npyg__h5_params {
 
 bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);
 
-/* h5api.c: map libhdf5 and fill its table, once per process, before the
-   first fork. 0, or NPYG_EHDF5_UNAVAILABLE with the loader's reason in
-   *why (static text). Safe from any thread. */
+/* The helper (helper.c), one per context: an exec'd process that loads
+ * libhdf5 once, never reads an input, and forks one caged child per file.
+ * The parent (scan.c) speaks to it over a SOCK_SEQPACKET socket, its
+ * descriptor 3, in fixed-size messages:
+ *
+ *   helper -> parent   hello     once, when libhdf5 is loaded and its own
+ *                                filter is in force (or why not)
+ *   parent -> helper   scan      + SCM_RIGHTS: the input (read-only) and
+ *                                the write end of the record pipe
+ *   parent -> helper   kill      the parent's deadline passed, or the
+ *                                records broke the protocol
+ *   helper -> parent   done      the child's wait status
+ *
+ * The records themselves go from the child to the parent through the pipe.
+ */
+#define NPYG__H5_HELPER_NAME "npyg-hdf5-helper"
+#define NPYG__H5_MAGIC 0x3548504eu /* "NPH5" */
+#define NPYG__H5_SOCK_FD 3
+#define NPYG__H5_IN_FD 3           /* in the child */
+#define NPYG__H5_OUT_FD 4
+
+enum { NPYG__H5_HELLO = 1, NPYG__H5_SCAN, NPYG__H5_KILL, NPYG__H5_DONE };
+
+/* The cage's layers (npyg__h5_hello.layers). */
+enum {
+    NPYG__H5_L_SECCOMP = 1u << 0,   /* allow list, default kill: always */
+    NPYG__H5_L_LANDLOCK = 1u << 1,  /* no file access at all */
+    NPYG__H5_L_USERNS = 1u << 2,    /* new user and network namespaces */
+};
+
+typedef struct npyg__h5_hello {
+    uint32_t magic, type;
+    uint32_t layers;
+    uint32_t landlock_abi;
+    int32_t error;                  /* 0, or why the helper cannot scan (an errno;
+                                       ENOENT: libhdf5 does not load) */
+    char why[200];
+} npyg__h5_hello;
+
+typedef struct npyg__h5_request {
+    uint32_t magic, type;
+    npyg_hdf5_limits limits;
+    npyg__h5_params params;
+    uint64_t size;                  /* of the input: mapped whole */
+} npyg__h5_request;
+
+typedef struct npyg__h5_done {
+    uint32_t magic, type;
+    int32_t status;                 /* waitpid's */
+    int32_t error;                  /* errno when no child ran */
+} npyg__h5_done;
+
+/* h5api.c: map libhdf5 and fill its table, once, in the helper.
+   0, or NPYG_EHDF5_UNAVAILABLE with the loader's reason in *why. */
 int npyg__h5_load(const char **why);
 
-/* The child's whole life after fork: limits, then libhdf5 on in_fd with
-   the records to out_fd. Never returns. */
-void npyg__h5_child(int in_fd, int out_fd, const npyg_hdf5_limits *limits,
-                    const npyg__h5_params *params)
+/* child.c: one file, in a fresh child of the helper: the cage, then
+   libhdf5 on the mapped input. Never returns. */
+void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
     ;
 
-/* sandbox.c: setrlimit and descriptors before the input is opened; the
-   seccomp filter after. 0 or -1 (errno set). */
-int npyg__h5_limit_child(const npyg_hdf5_limits *limits, int *in_fd, int *out_fd);
-int npyg__h5_seccomp(void);
+/* sandbox.c */
+int npyg__h5_set_limit(int resource, uint64_t soft, uint64_t hard);
+int npyg__h5_own_memory(uint64_t *vm, uint64_t *data);
+/* In the helper, before its filter: new user and network namespaces,
+   no_new_privs and Landlock, each where the kernel has it (h->layers);
+   every child inherits them. -1 (errno set): no_new_privs failed. */
+int npyg__h5_cage_helper(npyg__h5_hello *h);
+/* The helper's own filter: what it needs to receive, fork and wait. */
+int npyg__h5_helper_filter(void);
+/* In the child, in this order, each 0 or -1 (errno set). */
+int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data);
+int npyg__h5_child_filter(void);
 
 #endif

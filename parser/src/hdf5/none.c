@@ -22,3 +22,19 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0,
                       "this build of npyguard has no libhdf5: HDF5 files cannot be checked");
 }
+
+void npyg__h5_ctx_free(npyg_ctx *ctx) { (void)ctx; }
+
+int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path)
+{
+    (void)path;
+    return ctx ? 0 : NPYG_EINVAL;
+}
+
+int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
+{
+    if (!ctx || !out || !size) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0,
+                      "this build of npyguard has no libhdf5: HDF5 files cannot be checked");
+}

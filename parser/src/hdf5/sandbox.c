@@ -1,77 +1,64 @@
-/* The child's cage: resource limits, descriptors, and a seccomp filter.
+/* The cage: resource limits, namespaces, Landlock and two seccomp allow
+ * lists (libseccomp), one for the helper and one for each file's child.
  *
- * libhdf5 is not hardened against hostile files, and some HDF5 features
- * exist to make the library open other files (external links, external
- * raw-data storage, virtual datasets, filter plugins). The walk never asks
- * for them; the filter makes sure that libhdf5 cannot open anything either,
- * whatever the file makes it do: once the input is open, any system call
- * that opens a file, runs a program or makes a socket kills the child
- * (SIGSYS), and the parent reports that as the file's verdict.
+ * libhdf5 is not hardened against hostile files, so the child is assumed
+ * compromised by the file it reads. What it may still do is what the
+ * child's list allows: compute, manage its own memory (never executable),
+ * write records to the pipe on descriptor 4, signal itself and exit. Any
+ * other call kills it (SIGSYS), except open and openat, which fail with
+ * EACCES: libhdf5's core driver checks that no file of the image's name
+ * exists, and the answer "no" costs nothing.
  *
- * A deny list, not an allow list: the C library, libhdf5 and the
- * sanitizers' runtimes use system calls that vary with their versions,
- * while the calls that reach another file are few and stable.
+ * The helper never reads an input. Its own list is wider (it receives
+ * descriptors, forks, builds the child's cage) but has no open, no exec
+ * and no socket, and its only signal is SIGKILL, for its children; where
+ * Landlock scopes signals (ABI 6), not even that leaves its domain.
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/landlock.h>
+#include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__linux__)
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-#define NPYG__ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NPYG__ASAN 1
-#endif
-#endif
-
-static int set_limit(int resource, rlim_t soft, rlim_t hard)
+int npyg__h5_set_limit(int resource, uint64_t soft, uint64_t hard)
 {
     struct rlimit cur;
     if (getrlimit(resource, &cur) != 0) return -1;
     /* Never raise: an already lower limit stays. */
     if (cur.rlim_max != RLIM_INFINITY && hard > cur.rlim_max) hard = cur.rlim_max;
     if (soft > hard) soft = hard;
-    struct rlimit r = {soft, hard};
+    struct rlimit r = {(rlim_t)soft, (rlim_t)hard};
     return setrlimit(resource, &r);
 }
 
-#if !defined(NPYG__ASAN)
-/* VmSize and VmData of /proc/self/status, in bytes; -1 if unreadable. */
-static int own_memory(rlim_t *vm, rlim_t *data)
+int npyg__h5_own_memory(uint64_t *vm, uint64_t *data)
 {
     char buf[4096];
     int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 && ((r = read(fd, buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-        if (r > 0) n += (size_t)r;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
+    if (n <= 0) return -1;
     buf[n] = '\0';
     int found = 0;
     for (char *line = buf; *line;) {
-        rlim_t *to = strncmp(line, "VmSize:", 7) == 0 ? vm : strncmp(line, "VmData:", 7) == 0 ? data : NULL;
+        uint64_t *to = !strncmp(line, "VmSize:", 7) ? vm : !strncmp(line, "VmData:", 7) ? data : NULL;
         if (to) {
             char *end;
             unsigned long long kib = strtoull(line + 7, &end, 10);
             if (end == line + 7 || strncmp(end, " kB", 3) != 0 || kib > UINT64_MAX >> 12) return -1;
-            *to = (rlim_t)kib << 10;
+            *to = (uint64_t)kib << 10;
             found++;
         }
         char *nl = strchr(line, '\n');
@@ -80,116 +67,167 @@ static int own_memory(rlim_t *vm, rlim_t *data)
     }
     return found == 2 ? 0 : -1;
 }
-#endif
 
-int npyg__h5_limit_child(const npyg_hdf5_limits *limits, int *in_fd, int *out_fd)
+int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data)
 {
-    /* The two descriptors the child keeps go to 3 and 4, everything else
-       above 2 is closed, so that RLIMIT_NOFILE can be small. */
-    int a = fcntl(*in_fd, F_DUPFD_CLOEXEC, 64), b = fcntl(*out_fd, F_DUPFD_CLOEXEC, 64);
-    if (a < 0 || b < 0) return -1;
-    if (dup2(a, 3) != 3 || dup2(b, 4) != 4) return -1;
-#if defined(SYS_close_range)
-    if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0)
-#endif
-    {
-        long max = sysconf(_SC_OPEN_MAX);
-        if (max < 0 || max > 65536) max = 65536;
-        for (int fd = 5; fd < max; fd++) close(fd);
-    }
-    *in_fd = 3;
-    *out_fd = 4;
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        /* libhdf5 must not write into the caller's output. */
-        dup2(null, 0);
-        dup2(null, 1);
-        if (null > 4) close(null);
-    }
-
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (set_limit(RLIMIT_CORE, 0, 0) != 0) return -1;
-    if (set_limit(RLIMIT_FSIZE, 0, 0) != 0) return -1;
-    if (set_limit(RLIMIT_NOFILE, NPYG__H5_NOFILE, NPYG__H5_NOFILE) != 0) return -1;
-    /* SIGXCPU at the soft limit, SIGKILL a second later. */
-    if (set_limit(RLIMIT_CPU, limits->child_cpu_seconds, (rlim_t)limits->child_cpu_seconds + 1) != 0)
+    const npyg_hdf5_limits *l = &req->limits;
+    if (npyg__h5_set_limit(RLIMIT_CORE, 0, 0) || npyg__h5_set_limit(RLIMIT_FSIZE, 0, 0) ||
+        npyg__h5_set_limit(RLIMIT_NOFILE, NPYG__H5_NOFILE, NPYG__H5_NOFILE) ||
+        /* SIGXCPU at the soft limit, SIGKILL a second later */
+        npyg__h5_set_limit(RLIMIT_CPU, l->child_cpu_seconds, (uint64_t)l->child_cpu_seconds + 1))
         return -1;
-#if !defined(NPYG__ASAN)
-    /* AddressSanitizer reserves terabytes of address space for its shadow
-       memory, so under it the child's memory is not capped (tests only).
-       Otherwise child_memory is what the child may add to the memory it
-       starts with: the caller's code and libraries, its heap and, when
-       the caller is threaded, every thread's stack and malloc arena. A
-       cap on the whole would depend on the caller (its -j, what it holds)
-       and not on the file. Both limits: a thread's malloc arena is
-       reserved in advance and made writable with mprotect, which the
-       address-space limit does not see and the data limit does (Linux):
-       in a child forked from a worker thread, the small allocations that
-       fill the arena escaped an address-space limit alone. */
-    rlim_t vm, data;
-    if (own_memory(&vm, &data) != 0) return -1;
-    rlim_t add = limits->child_memory > UINT64_MAX >> 2 ? UINT64_MAX >> 2 : (rlim_t)limits->child_memory;
-    if (set_limit(RLIMIT_AS, vm + add, vm + add) != 0) return -1;
-    if (set_limit(RLIMIT_DATA, data + add, data + add) != 0) return -1;
+#if defined(NPYG__ASAN)
+    (void)base_vm;
+    (void)base_data;
+#else
+    /* Absolute: the helper's own size is that of a fresh process with
+       libhdf5 loaded, whatever the caller holds. The input's mapping is
+       read-only and file-backed; it counts in the address space only.
+       (AddressSanitizer reserves terabytes of shadow: no cap there.) */
+    uint64_t add = l->child_memory > UINT64_MAX >> 3 ? UINT64_MAX >> 3 : l->child_memory;
+    uint64_t size = req->size > UINT64_MAX >> 3 ? UINT64_MAX >> 3 : req->size;
+    if (npyg__h5_set_limit(RLIMIT_AS, base_vm + add + size + 4096, base_vm + add + size + 4096) ||
+        npyg__h5_set_limit(RLIMIT_DATA, base_data + add, base_data + add))
+        return -1;
 #endif
     return 0;
 }
 
-#if defined(__linux__) && defined(SECCOMP_MODE_FILTER) && (defined(__x86_64__) || defined(__aarch64__))
+/* ---------------- namespaces and Landlock ---------------- */
 
-#if defined(__x86_64__)
-#define ARCH_NR AUDIT_ARCH_X86_64
-#else
-#define ARCH_NR AUDIT_ARCH_AARCH64
-#endif
-#ifndef SECCOMP_RET_KILL_PROCESS
-#define SECCOMP_RET_KILL_PROCESS 0x80000000U
-#endif
+static int namespaces(void) { return unshare(CLONE_NEWUSER | CLONE_NEWNET); }
 
-#define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-                 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
-
-int npyg__h5_seccomp(void)
+static int landlock_abi(void)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NR, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#if defined(__x86_64__)
-        /* the x32 ABI's numbers would slip past the list below */
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        DENY(__NR_open), DENY(__NR_creat), DENY(__NR_fork), DENY(__NR_vfork),
-        DENY(__NR_link), DENY(__NR_symlink), DENY(__NR_unlink), DENY(__NR_rename),
-        DENY(__NR_mkdir), DENY(__NR_rmdir), DENY(__NR_mknod), DENY(__NR_chmod),
-        DENY(__NR_truncate),
-#endif
-        DENY(__NR_openat), DENY(__NR_open_by_handle_at), DENY(__NR_name_to_handle_at),
-#if defined(__NR_openat2)
-        DENY(__NR_openat2),
+#if defined(SYS_landlock_create_ruleset)
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi > 0 ? (int)abi : 0;
 #else
-        DENY(437),
+    return 0;
 #endif
-        DENY(__NR_execve), DENY(__NR_execveat), DENY(__NR_socket), DENY(__NR_socketpair),
-        DENY(__NR_connect), DENY(__NR_bind), DENY(__NR_ptrace), DENY(__NR_process_vm_writev),
-        DENY(__NR_linkat), DENY(__NR_symlinkat), DENY(__NR_unlinkat), DENY(__NR_renameat),
-        DENY(__NR_renameat2), DENY(__NR_mkdirat), DENY(__NR_mknodat), DENY(__NR_fchmodat),
-        DENY(__NR_memfd_create),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-#else
-
-int npyg__h5_seccomp(void)
+static int landlock(uint32_t abi)
 {
-    /* No filter on this platform: refuse to run libhdf5 without it. */
+#if defined(SYS_landlock_create_ruleset)
+    /* Every access right the ABI knows is handled and none is granted:
+       no file may be read, written, made or run; from ABI 4 no TCP bind or
+       connect; from ABI 6 no signal or abstract socket out of the domain. */
+    struct {
+        uint64_t fs, net, scoped;
+    } attr = {abi >= 5 ? 0xffffu : abi >= 3 ? 0x7fffu : abi >= 2 ? 0x3fffu : 0x1fffu,
+              abi >= 4 ? 3u : 0u, abi >= 6 ? 3u : 0u};
+    size_t size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
+    int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0u);
+    if (fd < 0) return -1;
+    int rc = (int)syscall(SYS_landlock_restrict_self, fd, 0u);
+    close(fd);
+    return rc;
+#else
+    (void)abi;
     errno = ENOSYS;
     return -1;
+#endif
 }
 
+int npyg__h5_cage_helper(npyg__h5_hello *h)
+{
+    /* Once, here, and inherited by every child: a network namespace
+       costs the kernel about half a millisecond to make and more to tear
+       down, and one empty one serves every file as well as one each. */
+    if (namespaces() == 0) h->layers |= NPYG__H5_L_USERNS;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    h->landlock_abi = (uint32_t)landlock_abi();
+    if (h->landlock_abi && landlock(h->landlock_abi) == 0) h->layers |= NPYG__H5_L_LANDLOCK;
+    else h->landlock_abi = 0;
+    return 0;
+}
+
+/* ---------------- seccomp ---------------- */
+
+#define ALLOW(ctx, name, ...) seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(name), __VA_ARGS__)
+/* argument n equals v; argument n has no PROT_EXEC bit */
+#define EQ(n, v) ((struct scmp_arg_cmp){.arg = (n), .op = SCMP_CMP_EQ, .datum_a = (scmp_datum_t)(v), .datum_b = 0})
+#define NOEXEC(n) ((struct scmp_arg_cmp){.arg = (n), .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0})
+
+/* Memory, signals to itself, time, exit: both lists have them. */
+static int common(scmp_filter_ctx f, pid_t self)
+{
+    int rc = 0;
+    /* never executable: no new code in the address space */
+    rc |= ALLOW(f, mmap, 1, NOEXEC(2));
+    rc |= ALLOW(f, mprotect, 1, NOEXEC(2));
+    static const int plain[] = {SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(brk), SCMP_SYS(madvise),
+        SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask),
+        SCMP_SYS(rt_sigaction), SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(clock_gettime),
+        SCMP_SYS(gettimeofday),
+        /* glibc's qsort sizes its buffer by the machine's memory */
+        SCMP_SYS(sysinfo)};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, plain[i], 0);
+    /* abort() and raise(): only this process */
+    rc |= ALLOW(f, tgkill, 2, EQ(0, self), EQ(1, self));
+    rc |= ALLOW(f, kill, 1, EQ(0, self));
+#if defined(NPYG__ASAN)
+    /* The sanitizers' runtime, tests only: its reports on stderr, its
+       alternate signal stack, its look at the limits. */
+    rc |= ALLOW(f, write, 1, EQ(0, 2));
+    rc |= ALLOW(f, sigaltstack, 0);
+    rc |= ALLOW(f, getrlimit, 0);
+    rc |= ALLOW(f, prlimit64, 1, EQ(2, 0));
 #endif
+    return rc ? -1 : 0;
+}
+
+static int load(scmp_filter_ctx f, int rc)
+{
+    /* the x32 ABI and 32-bit calls do not match the native rules: kill */
+    if (rc == 0) rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_NNP, 1);
+    if (rc == 0) rc = seccomp_load(f);
+    seccomp_release(f);
+    if (rc) errno = rc < 0 ? -rc : EINVAL;
+    return rc ? -1 : 0;
+}
+
+int npyg__h5_child_filter(void)
+{
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    if (!f) return errno = ENOMEM, -1;
+    int rc = common(f, getpid());
+    rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0);
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0);
+    return load(f, rc ? -1 : 0);
+}
+
+int npyg__h5_helper_filter(void)
+{
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    if (!f) return errno = ENOMEM, -1;
+    int rc = common(f, getpid());
+    static const int plain[] = {SCMP_SYS(poll), SCMP_SYS(close), SCMP_SYS(wait4), SCMP_SYS(pidfd_open),
+        SCMP_SYS(getppid), SCMP_SYS(fcntl), SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(dup2),
+        SCMP_SYS(close_range), SCMP_SYS(seccomp), SCMP_SYS(set_robust_list)};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, plain[i], 0);
+    /* the parent's socket, and no other */
+    static const int talk[] = {SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom), SCMP_SYS(sendto)};
+    for (size_t i = 0; i < sizeof talk / sizeof talk[0]; i++)
+        rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, talk[i], 1, EQ(0, NPYG__H5_SOCK_FD));
+    /* its children: made by fork() only, killed with SIGKILL only */
+    const scmp_datum_t fork_flags = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
+    rc |= ALLOW(f, clone, 1, EQ(0, fork_flags));
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    rc |= ALLOW(f, kill, 1, EQ(1, SIGKILL));
+    rc |= ALLOW(f, prlimit64, 1, EQ(0, 0));
+    static const int options[] = {PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_GET_SECCOMP, PR_SET_SECCOMP};
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        rc |= ALLOW(f, prctl, 1, EQ(0, options[i]));
+    /* filters stack and the stricter answer wins: the child's EACCES
+       for open must not become this list's kill */
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0);
+    rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0);
+    /* a child's setup failure is reported on its record pipe */
+    rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
+    return load(f, rc ? -1 : 0);
+}

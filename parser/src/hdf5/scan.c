@@ -1,21 +1,30 @@
-/* The parent side of the HDF5 scan: fork the child, read its records
- * through one fixed buffer, and turn the way it ended into a verdict.
+/* The parent side of the HDF5 scan: the context's helper (helper.c),
+ * spawned on the first HDF5 file, forks one caged child per file; the
+ * parent hands it the input, reads the child's records through one fixed
+ * buffer, and turns the way the child ended into a verdict.
  *
  * The parent allocates one buffer of 2 * NPYG__H5_LINE bytes through the
- * context's allocator and nothing else, whatever the file or the child
- * does: a line longer than NPYG__H5_LINE, more records than the limits
- * allow, or garbage is a protocol error (NPYG_EHDF5_SANDBOX), and the
- * child is killed.
+ * context's allocator (and the helper's path, when the caller sets one)
+ * and nothing else, whatever the file or the child does. The child is
+ * assumed compromised by the file: a line longer than NPYG__H5_LINE, more
+ * records than the limits allow, a code outside the ones the walk reports
+ * or any other garbage is the file's verdict (NPYG_EHDF5_PROTOCOL), and
+ * the child is killed.
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +64,15 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
     return true;
 }
 
+/* The codes the child's walk reports (walk.c, storage.c, child.c); any
+   other would be the child speaking for the parent. */
+static bool child_code(int code)
+{
+    return code == 0 || code == NPYG_ELIMIT_PAYLOAD || code == NPYG_EHDF5_OPEN ||
+           code == NPYG_EHDF5_SANDBOX || (code >= NPYG_EHDF5_OBJECT && code <= NPYG_EHDF5_FORMAT) ||
+           code == NPYG_ELIMIT_OBJECTS || code == NPYG_ELIMIT_NESTING;
+}
+
 typedef struct {
     npyg_ctx *ctx;
     npyg_hdf5_object_fn fn;
@@ -75,7 +93,7 @@ static bool handle_line(reader *r, char *line)
     long long code, warn;
     if (r->ended) return false;
     if (n == 3 && !strcmp(f[0], "E")) {
-        if (!parse_int(f[1], 0, NPYG_STATUS_END_ + 200, &code)) return false;
+        if (!parse_int(f[1], 0, 200, &code) || !child_code((int)code)) return false;
         r->ended = true;
         r->end_code = (int)code;
         snprintf(r->end_msg, sizeof r->end_msg, "%s", f[2]);
@@ -83,7 +101,8 @@ static bool handle_line(reader *r, char *line)
     }
     if (n != 8 || strcmp(f[0], "O")) return false;
     if (++r->records > r->max_records) return false;
-    if (!parse_int(f[1], 0, 200, &code) || !parse_int(f[2], 0, 0xffff, &warn)) return false;
+    if (!parse_int(f[1], 0, 200, &code) || !child_code((int)code) || !parse_int(f[2], 0, 0xffff, &warn))
+        return false;
     uint64_t shape[NPYG__H5_MAX_DIMS];
     uint32_t ndim = 0;
     if (strcmp(f[5], "-") != 0 && f[5][0]) {
@@ -132,6 +151,203 @@ static int override(npyg_ctx *ctx, int code, const char *fmt, ...)
     return rc;
 }
 
+/* ---------------- the helper ---------------- */
+
+#if !defined(NPYG_HDF5_LIBEXECDIR) || !defined(NPYG_HDF5_LIBEXEC_FROM_LIB) || !defined(NPYG_HDF5_LIBEXEC_FROM_BIN)
+#error "parser/CMakeLists.txt sets where the helper is installed: NPYG_HDF5_LIBEXECDIR and its paths from LIBDIR and BINDIR"
+#endif
+
+/* Where the helper is: the path the caller set, else $NPYG_HDF5_HELPER,
+   else next to the object that holds this code (the build tree), else
+   where an install puts it relative to that object (a moved install: the
+   library in LIBDIR, or a program it is linked into in BINDIR), else
+   where it was installed. 0, or -1 (too long). */
+static int find_helper(const npyg_ctx *ctx, char *out, size_t size)
+{
+    const char *set = ctx && ctx->h5_helper ? ctx->h5_helper : secure_getenv("NPYG_HDF5_HELPER");
+    if (set && *set) return snprintf(out, size, "%s", set) < (int)size ? 0 : -1;
+    char self[PATH_MAX] = "";
+    Dl_info di;
+    if (dladdr((void *)find_helper, &di) && di.dli_fname && di.dli_fname[0] == '/')
+        snprintf(self, sizeof self, "%s", di.dli_fname);
+    else {
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[n > 0 ? n : 0] = '\0';
+    }
+    char *slash = strrchr(self, '/');
+    static const char *const near[] = {"", "/" NPYG_HDF5_LIBEXEC_FROM_LIB "/npyguard",
+                                       "/" NPYG_HDF5_LIBEXEC_FROM_BIN "/npyguard"};
+    for (size_t i = 0; slash && i < sizeof near / sizeof near[0]; i++)
+        if (snprintf(out, size, "%.*s%s/" NPYG__H5_HELPER_NAME, (int)(slash - self), self, near[i]) < (int)size &&
+            access(out, X_OK) == 0)
+            return 0;
+    return snprintf(out, size, "%s", NPYG_HDF5_LIBEXECDIR "/npyguard/" NPYG__H5_HELPER_NAME) < (int)size ? 0 : -1;
+}
+
+static void end_helper(npyg_ctx *ctx)
+{
+    if (ctx->h5_pid <= 0) return;
+    close(ctx->h5_sock);
+    kill(ctx->h5_pid, SIGKILL); /* its children die with it (PDEATHSIG) */
+    while (waitpid(ctx->h5_pid, NULL, 0) < 0 && errno == EINTR) {}
+    ctx->h5_pid = 0;
+    ctx->h5_sock = -1;
+}
+
+void npyg__h5_ctx_free(npyg_ctx *ctx)
+{
+    end_helper(ctx);
+    if (ctx->h5_helper) npyg__xfree(ctx, ctx->h5_helper, strlen(ctx->h5_helper) + 1);
+    ctx->h5_helper = NULL;
+}
+
+int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path)
+{
+    if (!ctx) return NPYG_EINVAL;
+    npyg__h5_ctx_free(ctx);
+    if (!path) return 0;
+    size_t n = strlen(path) + 1;
+    if (path[0] != '/' || n > PATH_MAX) return npyg__fail(ctx, NPYG_EINVAL, 0, "the HDF5 helper needs an absolute path");
+    if (!(ctx->h5_helper = npyg__xalloc(ctx, n))) return npyg__nomem(ctx, 0);
+    memcpy(ctx->h5_helper, path, n);
+    return 0;
+}
+
+/* Waits for one message of exactly size bytes until deadline (ms). */
+static int receive(int sock, void *msg, size_t size, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0) return errno = ETIMEDOUT, -1;
+        struct pollfd p = {sock, POLLIN, 0};
+        int pr = poll(&p, 1, left > 1000 ? 1000 : (int)left);
+        if (pr < 0 && errno != EINTR) return -1;
+        if (pr <= 0) continue;
+        ssize_t n = recv(sock, msg, size, MSG_TRUNC);
+        if (n < 0 && errno == EINTR) continue;
+        if (n == (ssize_t)size) return 0;
+        return errno = n < 0 ? errno : EPROTO, -1;
+    }
+}
+
+/* The helper runs in an empty environment; sanitizer builds keep only
+   their runtime's options (tests). */
+static char **helper_env(char **env, size_t max)
+{
+    size_t n = 0;
+#if defined(NPYG__ASAN)
+    static const char *const keep[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"};
+    extern char **environ;
+    for (char **e = environ; e && *e && n + 1 < max; e++)
+        for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+            if (!strncmp(*e, keep[i], strlen(keep[i])) && (*e)[strlen(keep[i])] == '=') env[n++] = *e;
+#else
+    (void)max;
+#endif
+    env[n] = NULL;
+    return env;
+}
+
+static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
+{
+    char path[PATH_MAX];
+    if (find_helper(ctx, path, sizeof path) != 0)
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper's path is too long");
+    if (access(path, X_OK) != 0)
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper %s cannot run: %s", path, strerror(errno));
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a socket pair: %s", strerror(errno));
+    char pid[24], *env[4];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    char *argv[] = {path, (char *)"zygote", pid, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    /* the socket to 3 first: the caller may have closed 0, 1 or 2 */
+    posix_spawn_file_actions_adddup2(&fa, sv[1], NPYG__H5_SOCK_FD);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclosefrom_np(&fa, NPYG__H5_SOCK_FD + 1);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t child;
+    int rc = posix_spawn(&child, path, &fa, &at, argv, helper_env(env, 4));
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(sv[1]);
+    if (rc != 0) {
+        close(sv[0]);
+        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot start the HDF5 helper %s: %s", path, strerror(rc));
+    }
+    ctx->h5_pid = child;
+    ctx->h5_sock = sv[0];
+    npyg__h5_hello h;
+    if (receive(sv[0], &h, sizeof h, now_ms() + (int64_t)hl->child_wall_seconds * 1000) != 0 ||
+        h.magic != NPYG__H5_MAGIC || h.type != NPYG__H5_HELLO) {
+        end_helper(ctx);
+        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "the HDF5 helper %s did not start", path);
+    }
+    h.why[sizeof h.why - 1] = '\0';
+    if (h.error == ENOENT) { /* the helper's word for "libhdf5 does not load" */
+        end_helper(ctx);
+        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "libhdf5 is not usable here: %s", h.why);
+    }
+    if (h.error || !(h.layers & NPYG__H5_L_SECCOMP)) {
+        end_helper(ctx);
+        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "the HDF5 sandbox cannot run here, refusing to scan: %s (%s)",
+                          h.why, strerror(h.error ? h.error : ENOSYS));
+    }
+    ctx->h5_layers = h.layers;
+    ctx->h5_landlock_abi = h.landlock_abi;
+    return 0;
+}
+
+/* Hands the helper the input (read-only) and the pipe's write end. */
+static int send_scan(npyg_ctx *ctx, const npyg__h5_request *req, int in, int out)
+{
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec iov = {(void *)req, sizeof *req};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    int fds[2] = {in, out};
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    ssize_t n;
+    do n = sendmsg(ctx->h5_sock, &m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof *req ? 0 : -1;
+}
+
+int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
+{
+    if (!ctx || !out || !size) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    npyg_hdf5_limits hl;
+    npyg_hdf5_limits_default(&hl);
+    int rc = ctx->h5_pid > 0 ? 0 : start_helper(ctx, &hl);
+    if (rc) return rc;
+    char landlock[32] = "no landlock";
+    if (ctx->h5_layers & NPYG__H5_L_LANDLOCK) snprintf(landlock, sizeof landlock, "landlock abi %u", ctx->h5_landlock_abi);
+    snprintf(out, size, "seccomp allow-list, %s, %s", landlock,
+             ctx->h5_layers & NPYG__H5_L_USERNS ? "user+net namespaces" : "no namespaces");
+    return 0;
+}
+
+/* ---------------- one scan ---------------- */
+
 int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                       npyg_hdf5_object_fn fn, void *user)
 {
@@ -154,31 +370,50 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                           "no HDF5 superblock signature at offset 0, 512, 1024, ...");
     if (lseek(fd, 0, SEEK_CUR) != 0)
         return npyg__fail(ctx, NPYG_EINVAL, 0, "an HDF5 file is scanned from its first byte");
-
-    /* Mapped in this process, so that every child starts with it. */
-    const char *why;
-    if (npyg__h5_load(&why) != 0)
-        return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "libhdf5 is not usable here: %s", why);
+    if (ctx->h5_pid <= 0) {
+        int rc = start_helper(ctx, &hl);
+        if (rc) return rc;
+    }
 
     char *buf = npyg__xalloc(ctx, BUF_SIZE);
     if (!buf) return npyg__nomem(ctx, 0);
     int pfd[2];
-    if (pipe(pfd) != 0) {
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
         npyg__xfree(ctx, buf, BUF_SIZE);
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a pipe: %s", strerror(errno));
     }
-    npyg__h5_params params = {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
-                              ctx->profile == NPYG_PROFILE_STRICT};
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(pfd[0]);
-        npyg__h5_child(fd, pfd[1], &hl, &params);
+    /* The child gets the input read-only even when the caller's
+       descriptor could write: a fresh open file description, if /proc
+       gives one (the child's filter forbids writing it either way). */
+    int in = fd, acc = fcntl(fd, F_GETFL);
+    if (acc >= 0 && (acc & O_ACCMODE) != O_RDONLY) {
+        char name[64];
+        snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+        int ro = open(name, O_RDONLY | O_CLOEXEC);
+        struct stat rst;
+        if (ro >= 0 && fstat(ro, &rst) == 0 && rst.st_ino == st.st_ino && rst.st_dev == st.st_dev) in = ro;
+        else if (ro >= 0) close(ro);
     }
+    npyg__h5_request req = {NPYG__H5_MAGIC, NPYG__H5_SCAN, hl,
+                            {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
+                             ctx->profile == NPYG_PROFILE_STRICT},
+                            (uint64_t)st.st_size};
+    int sent = send_scan(ctx, &req, in, pfd[1]);
+    if (sent != 0) {
+        /* a helper that died since the last file (its parent thread
+           ended, or it was killed): one fresh start */
+        end_helper(ctx);
+        sent = start_helper(ctx, &hl) == 0 ? send_scan(ctx, &req, in, pfd[1]) : -2;
+    }
+    if (in != fd) close(in);
     close(pfd[1]);
-    if (pid < 0) {
+    if (sent != 0) {
         close(pfd[0]);
         npyg__xfree(ctx, buf, BUF_SIZE);
-        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot fork: %s", strerror(errno));
+        if (sent == -2) return ctx->err.code;
+        int e = errno;
+        end_helper(ctx);
+        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot hand the file to the HDF5 helper: %s", strerror(e));
     }
 
     /* every object at most: its link, its attributes' records, plus the
@@ -226,10 +461,30 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
         }
     }
     close(pfd[0]);
-    if (timeout || protocol || read_errno) kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     npyg__xfree(ctx, buf, BUF_SIZE);
+
+    /* The child's end, from the helper. A child that closed its pipe and
+       kept running meets the same deadline; a helper that does not answer
+       is ended. */
+    npyg__h5_request kill_msg = {NPYG__H5_MAGIC, NPYG__H5_KILL, hl, req.params, 0};
+    bool killed = timeout || protocol || read_errno;
+    if (killed) send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
+    npyg__h5_done done;
+    int got = receive(ctx->h5_sock, &done, sizeof done, killed ? now_ms() + 5000 : deadline);
+    if (got != 0 && !killed && errno == ETIMEDOUT) {
+        timeout = killed = true;
+        send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
+        got = receive(ctx->h5_sock, &done, sizeof done, now_ms() + 5000);
+    }
+    if (got != 0 || done.magic != NPYG__H5_MAGIC || done.type != NPYG__H5_DONE || done.error) {
+        int e = got != 0 ? errno : done.error ? done.error : EPROTO;
+        end_helper(ctx);
+        if (!timeout)
+            return override(ctx, NPYG_EHDF5_SANDBOX, "the HDF5 helper failed: %s", strerror(e));
+        memset(&done, 0, sizeof done);
+        done.status = SIGKILL; /* as WIFSIGNALED: killed at the deadline */
+    }
+    int status = done.status;
 
     int rc;
     if (read_errno)
@@ -248,7 +503,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
         rc = override(ctx, NPYG_EHDF5_CRASH, "the HDF5 library failed on this file: signal %d (%s)",
                       WTERMSIG(status), signame(WTERMSIG(status)));
     else if (protocol)
-        rc = override(ctx, NPYG_EHDF5_SANDBOX, "the HDF5 child broke the record protocol");
+        rc = override(ctx, NPYG_EHDF5_PROTOCOL, "the HDF5 child broke the record protocol");
     else if (!r.ended)
         rc = override(ctx, NPYG_EHDF5_CRASH,
                       "the HDF5 library failed on this file: the child exited with status %d before the end",
@@ -263,6 +518,6 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
 
 int npyg_hdf5_available(void)
 {
-    const char *why;
-    return npyg__h5_load(&why) == 0;
+    char path[PATH_MAX];
+    return find_helper(NULL, path, sizeof path) == 0 && access(path, X_OK) == 0;
 }

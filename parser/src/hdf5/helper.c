@@ -1,0 +1,164 @@
+/* npyg-hdf5-helper: the process that holds libhdf5 for one context.
+ *
+ * Started by scan.c with posix_spawn, an empty environment, /dev/null on
+ * 0, 1 and 2 and one SOCK_SEQPACKET socket on 3, nothing else:
+ *
+ *   npyg-hdf5-helper zygote PARENT_PID
+ *
+ * It loads libhdf5 (some forty shared objects: loaded once here rather
+ * than once per file), turns plugin loading off, enters new user and
+ * network namespaces and Landlock where the kernel has them (every child
+ * inherits them), installs its own allow list and says hello. It never
+ * reads an input: for each file it forks a child (child.c) that takes the
+ * input and the record pipe, cages itself and only then maps the input.
+ * It ends when the parent closes the socket or dies.
+ */
+#define _GNU_SOURCE
+#include "h5walk.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <seccomp.h>
+
+#define SOCK NPYG__H5_SOCK_FD
+
+static void say_hello(npyg__h5_hello *h, int error, const char *why)
+{
+    h->magic = NPYG__H5_MAGIC;
+    h->type = NPYG__H5_HELLO;
+    h->error = error;
+    if (why) snprintf(h->why, sizeof h->why, "%s", why);
+    if (send(SOCK, h, sizeof *h, MSG_NOSIGNAL) != (ssize_t)sizeof *h || error) _exit(error ? 1 : 2);
+}
+
+/* One scan message and its two descriptors, or -1 (end: EOF or garbage). */
+static int receive(npyg__h5_request *req, int fds[2])
+{
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {req, sizeof *req};
+    struct msghdr m;
+    ssize_t n;
+    do {
+        m = (struct msghdr){.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+        n = recvmsg(SOCK, &m, MSG_CMSG_CLOEXEC);
+        /* a kill that crossed the child's end on its way here is moot */
+    } while ((n < 0 && errno == EINTR) || (n == (ssize_t)sizeof *req && m.msg_controllen == 0 &&
+                                            req->magic == NPYG__H5_MAGIC && req->type == NPYG__H5_KILL));
+    int got = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < k; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                if (got < 2) fds[got++] = fd;
+                else close(fd);
+            }
+        }
+    struct stat st;
+    bool ok = n == (ssize_t)sizeof *req && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && got == 2 &&
+              req->magic == NPYG__H5_MAGIC && req->type == NPYG__H5_SCAN &&
+              npyg__h5_limits_valid(&req->limits) && fstat(fds[0], &st) == 0 && S_ISREG(st.st_mode) &&
+              req->size > 0 && req->size == (uint64_t)st.st_size;
+    if (ok) return 0;
+    for (int i = 0; i < got; i++) close(fds[i]);
+    return -1;
+}
+
+/* Waits for the child, killing it if the parent asks or goes away. */
+static int wait_child(pid_t child, bool *parent_gone)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    while (pidfd >= 0) {
+        struct pollfd p[2] = {{SOCK, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (p[1].revents) break;
+        if (p[0].revents) {
+            npyg__h5_request k;
+            ssize_t n = recv(SOCK, &k, sizeof k, 0);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0 || k.magic != NPYG__H5_MAGIC || k.type != NPYG__H5_KILL) *parent_gone = true;
+            kill(child, SIGKILL);
+            break;
+        }
+    }
+    if (pidfd < 0) kill(child, SIGKILL);
+    else close(pidfd);
+    int st = 0;
+    while (waitpid(child, &st, 0) < 0 && errno == EINTR) {}
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    npyg__h5_hello hello;
+    memset(&hello, 0, sizeof hello);
+    struct stat st;
+    char *end;
+    long parent = argc == 3 ? strtol(argv[2], &end, 10) : 0;
+    if (argc != 3 || strcmp(argv[1], "zygote") || *end || parent <= 1 || fstat(SOCK, &st) != 0 ||
+        !S_ISSOCK(st.st_mode)) {
+        fprintf(stderr, "%s: started by npyguard only\n", argv[0]);
+        return 2;
+    }
+    if (syscall(SYS_close_range, SOCK + 1u, ~0u, 0u) != 0)
+        say_hello(&hello, errno, "cannot close the descriptors it inherited");
+    /* The parent may be a thread that ends: the socket's end is what
+       counts, the death signal covers the rest. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent) _exit(1);
+    signal(SIGPIPE, SIG_DFL);
+    if (npyg__h5_set_limit(RLIMIT_CORE, 0, 0) || npyg__h5_set_limit(RLIMIT_FSIZE, 0, 0) ||
+        npyg__h5_set_limit(RLIMIT_NOFILE, NPYG__H5_HELPER_NOFILE, NPYG__H5_HELPER_NOFILE))
+        say_hello(&hello, errno, "cannot set the helper's limits");
+
+    const char *why;
+    if (npyg__h5_load(&why) != 0) say_hello(&hello, ENOENT, why);
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (H5PLset_loading_state(0) < 0) say_hello(&hello, EPERM, "libhdf5 refused to turn plugin loading off");
+    uint64_t vm = 0, data = 0;
+    if (npyg__h5_own_memory(&vm, &data) != 0) say_hello(&hello, errno ? errno : EIO, "cannot read /proc/self/status");
+    if (npyg__h5_cage_helper(&hello) != 0) say_hello(&hello, errno, "cannot set no_new_privs");
+    /* a new user namespace cleared the death signal (new credentials) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent) _exit(1);
+    (void)seccomp_api_get(); /* libseccomp asks the kernel once, here, not in each child */
+    if (npyg__h5_helper_filter() != 0) say_hello(&hello, errno ? errno : ENOSYS, "cannot install the seccomp filter");
+    hello.layers |= NPYG__H5_L_SECCOMP;
+    say_hello(&hello, 0, NULL);
+
+    pid_t self = getpid();
+    for (;;) {
+        npyg__h5_request req;
+        int fds[2];
+        if (receive(&req, fds) != 0) _exit(0);
+        npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
+        pid_t child = fork();
+        if (child == 0) {
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) _exit(1);
+            npyg__h5_child(fds[0], fds[1], &req, vm, data);
+        }
+        close(fds[0]);
+        close(fds[1]);
+        bool gone = false;
+        if (child < 0) done.error = errno;
+        else done.status = wait_child(child, &gone);
+        if (gone || send(SOCK, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done) _exit(0);
+    }
+}
