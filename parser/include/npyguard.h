@@ -174,6 +174,11 @@ typedef enum npyg_status {
     NPYG_EHDF5_FORMAT = 128,    /* hdf5storage attributes wrong or inconsistent (strict) */
     NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
     NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
+    NPYG_EPOLYGLOT = 132,       /* an .npy, .npz or .ra that libhdf5 also reads as HDF5 */
+    NPYG_ELIMIT_PATHS = 133,    /* a recursive reader walks more paths than max_paths */
+    NPYG_ELIMIT_REFDEPTH = 134, /* references chained deeper than max_ref_depth */
+    NPYG_EHDF5_VLEN = 135,      /* variable-length data that disagrees with its heap object */
+    NPYG_EHDF5_INFLATE = 136,   /* filtered data that inflates past the .npz ratio budget */
     /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
     /* 140-149: the pickle scanner (npyg_pickle_scan_*); offsets are in the
        .npy file or the member, as for the payload */
@@ -724,6 +729,9 @@ typedef struct npyg_hdf5_limits {
                                   with (RLIMIT_AS and RLIMIT_DATA over its start), bytes */
     uint32_t child_cpu_seconds; /* the child's CPU time (RLIMIT_CPU) */
     uint32_t child_wall_seconds; /* killed after this long, whatever it does */
+    uint64_t max_paths;        /* objects a recursive reader visits, counted along every
+                                  path of hard links, soft links and references */
+    uint32_t max_ref_depth;    /* references followed one after another */
 } npyg_hdf5_limits;
 
 #define NPYG_DEFAULT_MAX_OBJECTS 100000u
@@ -731,6 +739,14 @@ typedef struct npyg_hdf5_limits {
 #define NPYG_DEFAULT_CHILD_MEMORY (UINT64_C(1) << 30)  /* 1 GiB */
 #define NPYG_DEFAULT_CHILD_CPU_SECONDS 20u
 #define NPYG_DEFAULT_CHILD_WALL_SECONDS 60u
+/* A tree has as many paths as objects: the default of max_paths lets
+   every file within max_objects through unless links repeat. */
+#define NPYG_DEFAULT_MAX_PATHS UINT64_C(100000)
+/* hdf5storage follows a cell's references by recursion, three Python
+   frames a level: a chain of 330 cells ends it in RecursionError (Python's
+   limit of 1000; 250 still read). MATLAB's own cells nest a few deep. */
+#define NPYG_DEFAULT_MAX_REF_DEPTH 32u
+#define NPYG_MAX_REF_DEPTH_CAP 200u
 #define NPYG_MAX_OBJECTS_CAP 10000000u
 #define NPYG_MAX_NESTING_CAP 256u
 

@@ -168,7 +168,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a pipe: %s", strerror(errno));
     }
     npyg__h5_params params = {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
-                              ctx->profile == NPYG_PROFILE_STRICT};
+                              ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth};
     pid_t pid = fork();
     if (pid == 0) {
         close(pfd[0]);
