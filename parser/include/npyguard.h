@@ -713,6 +713,8 @@ typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t o
 /* Recognises the format of an input of size bytes. 0 with info->format
    NPY, ZIP, HDF5 or MAT73 (a MAT v7.3 header validated), or UNKNOWN;
    NPYG_EMAT_V5 / NPYG_EMAT_V4 for older MAT files (info says which);
+   NPYG_EPOLYGLOT for an NPY, ZIP or RA file that also holds an HDF5
+   superblock signature where libhdf5 looks (info->hdf5_offset: where);
    NPYG_EMAT_HEADER for a MAT v7.3 header that is malformed or not
    followed by HDF5 at offset 512. Reads at most 128 bytes plus 8 at each
    power of two from 512 up to size. Allocates nothing. */
