@@ -153,6 +153,8 @@ int main(int argc, char **argv)
         json_t *jl = json_object_get(e, "limits");
         if (jl && json_object_get(jl, "max_objects"))
             hl.max_objects = (uint32_t)json_integer_value(json_object_get(jl, "max_objects"));
+        if (jl && json_object_get(jl, "max_paths"))
+            hl.max_paths = (uint64_t)json_integer_value(json_object_get(jl, "max_paths"));
         if (jl && json_object_get(jl, "max_payload_bytes"))
             lim.max_payload_bytes = (uint64_t)json_integer_value(json_object_get(jl, "max_payload_bytes"));
         uint64_t bound = npyg_hdf5_worst_case_alloc(&lim, &hl);

@@ -22,6 +22,8 @@
 #include "h5walk.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1532,6 +1534,11 @@ void npyg__h5_walk(hid_t file, int out, const npyg__h5_params *params)
     w.p = params;
     w.ch.out = out;
     w.file = file;
+    /* A child forked from a worker thread allocates from that thread's
+       arena; glibc shrinks such an arena after a large free only after
+       reading /proc/sys/vm/overcommit_memory, an open the seccomp filter
+       kills. Never trimming keeps malloc inside the filter. */
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
     vlen_setup(&w);
     run_walk(&w);
     vlen_teardown(&w);
