@@ -58,7 +58,7 @@
     X(H5Pget_sizes) X(H5Tcreate) X(H5Tinsert) \
     X(H5Tget_member_class) X(H5Tdetect_class) X(H5Tregister) \
     X(H5Tunregister) X(H5Tvlen_create) X(H5Fget_access_plist) \
-    X(H5Pget_driver) X(H5FD_sec2_init)
+    X(H5Pget_driver) X(H5FD_sec2_init) X(H5Fclose)
 
 /* hdf5.h's predefined type and property-list identifiers are variables. */
 #define NPYG__H5_VARIABLES(X) \
@@ -159,6 +159,7 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Tvlen_create (npyg__h5_api()->H5Tvlen_create)
 #define H5Pget_driver (npyg__h5_api()->H5Pget_driver)
 #define H5FD_sec2_init (npyg__h5_api()->H5FD_sec2_init)
+#define H5Fclose (npyg__h5_api()->H5Fclose)
 #define H5P_CLS_FILE_ACCESS_ID_g (*npyg__h5_api()->H5P_CLS_FILE_ACCESS_ID_g)
 #define H5T_C_S1_g (*npyg__h5_api()->H5T_C_S1_g)
 #define H5T_NATIVE_LLONG_g (*npyg__h5_api()->H5T_NATIVE_LLONG_g)

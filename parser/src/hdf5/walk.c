@@ -1527,6 +1527,26 @@ static void walk_queue(walk *w)
 }
 
 
+/* What the walk holds when it ends (the child exits next; the fuzz
+   harness walks again in the same process). */
+static void free_walk(walk *w)
+{
+    while (w->qhead < w->qtail) H5Gclose(w->queue[w->qhead++].gid);
+    for (uint32_t i = 0; i < w->nrefs; i++) {
+        if (w->refs[i].attr) H5Aclose(w->refs[i].obj);
+        else H5Dclose(w->refs[i].obj);
+        free(w->refs[i].member);
+        free(w->refs[i].path);
+    }
+    for (uint32_t i = 0; i < w->nnodes; i++) free(w->nodes[i].path);
+    free(w->nodes);
+    free(w->hash);
+    free(w->edges);
+    free(w->queue);
+    free(w->refs);
+    free(w->softs);
+}
+
 void npyg__h5_walk(hid_t file, int out, const npyg__h5_params *params)
 {
     walk w;
@@ -1543,6 +1563,7 @@ void npyg__h5_walk(hid_t file, int out, const npyg__h5_params *params)
     run_walk(&w);
     vlen_teardown(&w);
     rec_end(&w.ch, 0, "");
+    free_walk(&w);
 }
 
 void npyg__h5_send_end(int out, int code, const char *msg)

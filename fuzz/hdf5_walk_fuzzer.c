@@ -1,0 +1,112 @@
+/*
+ * The HDF5 walk (parser/src/hdf5/walk.c), the code the sandboxed child
+ * runs over libhdf5, here in process so that ASan and UBSan see it: the
+ * input is an HDF5 file (a MAT v7.3 file too: libhdf5 skips its user
+ * block), written to a temporary file (libhdf5 wants a real path behind
+ * the descriptor: a memfd's "(deleted)" name fails its realpath), opened
+ * with the child's driver (sec2) and plugins off, and walked with
+ * small limits so that every limit is reached. libhdf5 itself is not
+ * instrumented (it is loaded as the scan loads it); what is fuzzed is the
+ * walk's own logic: the object, edge and heap tables, the path counting,
+ * soft-link resolution, the vlen descriptor checks and the records.
+ * Invariants: every record is one line of at most NPYG__H5_LINE bytes,
+ * tab-separated with the protocol's field count and a code of npyguard's
+ * HDF5 range (or 0, or NPYG_ELIMIT_PAYLOAD), and the last line is the end
+ * record with code 0; the walk frees what it allocates (LeakSanitizer).
+ */
+#define _GNU_SOURCE
+#include "fuzz_common.h"
+
+#include "h5walk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int code_ok(long c)
+{
+    return c == 0 || c == NPYG_ELIMIT_PAYLOAD || (c >= NPYG_EHDF5_SANDBOX && c <= NPYG_EHDF5_INFLATE &&
+                                                   c != NPYG_EHDF5_FORMAT + 1);
+}
+
+/* Checks the records the walk wrote to fd (a memfd, at its end). */
+static void check_records(int fd)
+{
+    off_t n = lseek(fd, 0, SEEK_END);
+    FUZZ_CHECK(n >= 0, "cannot size the records");
+    char *buf = malloc((size_t)n + 1);
+    FUZZ_CHECK(buf && pread(fd, buf, (size_t)n, 0) == n, "cannot read the records back");
+    buf[n] = '\0';
+    size_t lines = 0;
+    bool ended = false;
+    for (char *p = buf, *nl; p < buf + n; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(buf + n - p));
+        FUZZ_CHECK(nl, "a record without its newline");
+        FUZZ_CHECK((size_t)(nl - p) < NPYG__H5_LINE, "a record of %zu bytes", (size_t)(nl - p));
+        FUZZ_CHECK(!ended, "a record after the end record");
+        size_t tabs = 0;
+        for (char *q = p; q < nl; q++) {
+            tabs += *q == '\t';
+            FUZZ_CHECK(*q == '\t' || (*q >= 0x20 && *q < 0x7f), "an unescaped byte 0x%02x in a record",
+                       (unsigned char)*q);
+        }
+        long code = strtol(p + 2, NULL, 10);
+        if (p[0] == 'E') {
+            FUZZ_CHECK(tabs == 2 && code == 0, "end record with %zu fields, code %ld", tabs + 1, code);
+            ended = true;
+        } else {
+            FUZZ_CHECK(p[0] == 'O' && tabs == 7, "record '%c' with %zu fields", p[0], tabs + 1);
+            FUZZ_CHECK(code_ok(code), "record code %ld outside the HDF5 range", code);
+        }
+        lines++;
+    }
+    FUZZ_CHECK(ended, "no end record after %zu records", lines);
+    free(buf);
+}
+
+static char tmp_path[64];
+
+static void remove_tmp(void) { unlink(tmp_path); }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool loaded;
+    static int in = -1;
+    if (!loaded) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(tmp_path, sizeof tmp_path, "%.40s/h5walk.XXXXXX", dir && *dir ? dir : "/tmp");
+        in = mkstemp(tmp_path);
+        FUZZ_CHECK(in >= 0, "cannot make a temporary file");
+        atexit(remove_tmp);
+        const char *why;
+        if (npyg__h5_load(&why) != 0) {
+            fprintf(stderr, "hdf5_walk_fuzzer: %s\n", why);
+            abort();
+        }
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+        H5PLset_loading_state(0); /* as the child: no plugin is ever loaded */
+        loaded = true;
+    }
+    if (size < 8) return 0;
+    int out = memfd_create("records", MFD_CLOEXEC);
+    FUZZ_CHECK(out >= 0, "memfd_create failed");
+    FUZZ_CHECK(ftruncate(in, 0) == 0 && pwrite(in, data, size, 0) == (ssize_t)size, "cannot write the input");
+    char name[64];
+    snprintf(name, sizeof name, "/proc/self/fd/%d", in);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_sec2(fapl);
+    H5Pset_file_locking(fapl, 0, 1);
+    hid_t file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (file >= 0) {
+        /* the last byte picks the profile; limits small enough to reach */
+        npyg__h5_params p = {64, 8, 1u << 20, data[size - 1] & 1, 200, 4};
+        npyg__h5_walk(file, out, &p);
+        H5Fclose(file);
+        check_records(out);
+    }
+    close(out);
+    return 0;
+}
