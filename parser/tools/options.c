@@ -38,7 +38,7 @@ void usage(FILE *to)
           "      --max-objects N       HDF5 links, attributes and references (default 100000)\n"
           "      --max-nesting N       HDF5 group depth (default 32)\n"
           "      --max-paths N         HDF5 objects a recursive reader visits, along every\n"
-          "                            path of links and references (default 100000)\n"
+          "                            path of links and references (default 20000)\n"
           "      --max-ref-depth N     HDF5 references followed in a chain (default 32)\n"
           "      --hdf5-memory N       memory the HDF5 child may add, bytes (default 1073741824)\n"
           "      --hdf5-cpu N          CPU seconds of the HDF5 child (default 20)\n"

@@ -1351,15 +1351,38 @@ static bool build_adj(const walk *w, uint32_t **startp, uint32_t **adjp)
     return true;
 }
 
+/* An iterative depth-first search's state: adjacency, colours
+   (white/grey/black), the stack and each node's next edge. */
+typedef struct {
+    uint32_t *start, *adj, *stack, *pos;
+    unsigned char *colour;
+} dfs;
+
+static bool dfs_init(const walk *w, dfs *d)
+{
+    size_t nn = (size_t)w->nnodes + 1;
+    *d = (dfs){NULL, NULL, malloc(nn * sizeof(uint32_t)), calloc(nn, sizeof(uint32_t)), calloc(nn, 1)};
+    return d->stack && d->pos && d->colour && build_adj(w, &d->start, &d->adj);
+}
+
+static void dfs_free(dfs *d)
+{
+    free(d->start);
+    free(d->adj);
+    free(d->stack);
+    free(d->pos);
+    free(d->colour);
+}
+
 /* Cycles through at least one reference (hard-link cycles are reported at
-   their link): iterative depth-first search, colours white/grey/black. */
+   their link). */
 static void find_ref_cycles(walk *w)
 {
     uint32_t nn = w->nnodes;
-    uint32_t *start = NULL, *adj = NULL;
-    unsigned char *colour = calloc((size_t)nn + 1, 1);
-    uint32_t *stack = malloc(((size_t)nn + 1) * sizeof *stack), *pos = calloc((size_t)nn + 1, sizeof *pos);
-    if (!colour || !stack || !pos || !build_adj(w, &start, &adj)) goto out;
+    dfs d;
+    if (!dfs_init(w, &d)) goto out;
+    uint32_t *start = d.start, *adj = d.adj, *stack = d.stack, *pos = d.pos;
+    unsigned char *colour = d.colour;
     for (uint32_t root = 0; root < nn; root++) {
         if (colour[root]) continue;
         uint32_t sp = 0;
@@ -1386,11 +1409,7 @@ static void find_ref_cycles(walk *w)
         }
     }
 out:
-    free(start);
-    free(adj);
-    free(colour);
-    free(stack);
-    free(pos);
+    dfs_free(&d);
 }
 
 /* What a recursive reader (hdf5storage's read and loadmat, a loop over
@@ -1401,16 +1420,18 @@ out:
    reference in a chain. Both by dynamic programming over the depth-first
    order: visits(u) = 1 + the sum of visits over u's edges, saturating;
    refdepth(u) = the most references on one path from u. Edges back into
-   the search's stack are cycles, reported by find_ref_cycles. */
+   the search's stack are cycles, reported by find_ref_cycles. The count
+   is kept twice: along every edge (hdf5storage) and along links only (a
+   loop over keys, which walks #refs# too). */
 static void count_paths(walk *w)
 {
     uint32_t nn = w->nnodes;
-    uint32_t *start = NULL, *adj = NULL;
-    unsigned char *colour = calloc((size_t)nn + 1, 1);
-    uint32_t *stack = malloc(((size_t)nn + 1) * sizeof *stack), *pos = calloc((size_t)nn + 1, sizeof *pos);
-    uint64_t *visits = calloc((size_t)nn + 1, sizeof *visits);
+    dfs d;
+    uint64_t *visits = calloc((size_t)nn + 1, sizeof *visits), *links = calloc((size_t)nn + 1, sizeof *links);
     uint32_t *depth = calloc((size_t)nn + 1, sizeof *depth);
-    if (!nn || !colour || !stack || !pos || !visits || !depth || !build_adj(w, &start, &adj)) goto out;
+    if (!dfs_init(w, &d) || !nn || !visits || !links || !depth) goto out;
+    uint32_t *start = d.start, *adj = d.adj, *stack = d.stack, *pos = d.pos;
+    unsigned char *colour = d.colour;
     uint32_t sp = 0;
     stack[sp++] = 0;
     colour[0] = 1;
@@ -1424,34 +1445,45 @@ static void count_paths(walk *w)
             }
             continue;
         }
-        uint64_t v = 1;
-        uint32_t d = 0;
+        uint64_t v = 1, vl = 1;
+        uint32_t deep = 0;
         for (uint32_t k = start[u]; k < start[u + 1]; k++) {
             const edge *e = &w->edges[adj[k]];
             if (colour[e->to] != 2) continue;
+            /* hdf5storage reads the root's objects but not its #refs#,
+               which it reaches by the references */
+            if (u == 0 && !strcmp(w->nodes[e->to].path, "/#refs#")) {
+                if (!npyg__add_u64(vl, links[e->to], &vl)) vl = UINT64_MAX;
+                continue;
+            }
             if (!npyg__add_u64(v, visits[e->to], &v)) v = UINT64_MAX;
-            if (depth[e->to] + e->ref > d) d = depth[e->to] + e->ref;
+            if (!e->ref && !npyg__add_u64(vl, links[e->to], &vl)) vl = UINT64_MAX;
+            if (depth[e->to] + e->ref > deep) deep = depth[e->to] + e->ref;
         }
         visits[u] = v;
-        depth[u] = d;
+        links[u] = vl;
+        depth[u] = deep;
         colour[u] = 2;
         sp--;
     }
-    if (visits[0] > w->p->max_paths)
+    /* two kinds of reader: hdf5storage follows links and references, an
+       h5py loop over every group's keys follows links only */
+    uint64_t most = visits[0] > links[0] ? visits[0] : links[0];
+    if (most > w->p->max_paths)
         hazard(w, NPYG_ELIMIT_PATHS, "file", "/",
                "a recursive reader visits %llu%s objects along every path of links and references, more than "
                "max_paths (%llu): they reach the same objects many times",
-               (unsigned long long)visits[0], visits[0] == UINT64_MAX ? " or more" : "",
-               (unsigned long long)w->p->max_paths);
+               (unsigned long long)most, most == UINT64_MAX ? " or more" : "", (unsigned long long)w->p->max_paths);
     if (depth[0] > w->p->max_ref_depth) {
         /* name the object where the deepest chain of references starts */
         uint32_t u = 0;
-        for (bool found = false; !found;) {
+        for (bool more = true; more;) {
+            more = false;
             for (uint32_t k = start[u]; k < start[u + 1]; k++) {
                 const edge *e = &w->edges[adj[k]];
                 if (colour[e->to] != 2 || depth[e->to] + e->ref != depth[u]) continue;
-                found = e->ref;
-                if (!found) u = e->to;
+                more = !e->ref; /* down the tree to the first reference */
+                if (more) u = e->to;
                 break;
             }
         }
@@ -1460,12 +1492,9 @@ static void count_paths(walk *w)
                "them recurses that deep", depth[u], w->p->max_ref_depth);
     }
 out:
-    free(start);
-    free(adj);
-    free(colour);
-    free(stack);
-    free(pos);
+    dfs_free(&d);
     free(visits);
+    free(links);
     free(depth);
 }
 
