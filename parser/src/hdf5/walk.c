@@ -172,6 +172,7 @@ typedef struct {
     /* vlen checks (vlen_ok): the file as bytes, and the global heap
        objects met so far, keyed by (collection, index) */
     int raw_fd;          /* -1: the vlen data cannot be checked */
+    int read_errno;      /* reading it failed: the walk ends with NPYG_EIO */
     uint64_t base;       /* where addresses count from (the user block) */
     size_t sizeof_addr, sizeof_len;
     hid_t raw_type;      /* an opaque type as wide as a vlen descriptor on disk */
@@ -724,12 +725,17 @@ static bool heap_put(walk *w, haddr_t coll, uint32_t idx, uint64_t size)
     return true;
 }
 
-static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
+/* false at the end of the file, or on a read error (noted in w: not the
+   file's fault, so it ends the walk rather than make a verdict). pread64,
+   as libhdf5's sec2 driver reads the child's input: the tests inject
+   faults into the library's pread, which is the parent's. */
+static bool pread_all(walk *w, void *buf, size_t len, uint64_t off)
 {
     size_t done = 0;
     while (done < len) {
-        ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+        ssize_t r = pread64(w->raw_fd, (char *)buf + done, len - done, (off64_t)(off + done));
         if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && !w->read_errno) w->read_errno = errno ? errno : EIO;
         if (r <= 0) return false;
         done += (size_t)r;
     }
@@ -743,13 +749,13 @@ static bool heap_parse(walk *w, haddr_t coll)
     size_t L = w->sizeof_len, hdr = 8 + L;
     unsigned char b[16];
     uint64_t at, csize, end;
-    if (!npyg__add_u64(w->base, coll, &at) || !pread_all(w->raw_fd, b, hdr, at) || memcmp(b, "GCOL", 4) ||
+    if (!npyg__add_u64(w->base, coll, &at) || !pread_all(w, b, hdr, at) || memcmp(b, "GCOL", 4) ||
         b[4] != 1)
         return false;
     csize = get_le(b + 8, L);
     if (csize < hdr || !npyg__add_u64(at, csize, &end) || end > w->file_size) return false;
     for (uint64_t off = hdr; off + hdr <= csize;) {
-        if (!pread_all(w->raw_fd, b, hdr, at + off)) return false;
+        if (!pread_all(w, b, hdr, at + off)) return false;
         uint32_t idx = (uint32_t)get_le(b, 2);
         uint64_t size = get_le(b + 8, L);
         if (idx == 0) break; /* free space: the rest of the collection */
@@ -800,6 +806,10 @@ static bool check_descriptors(walk *w, const unsigned char *buf, hssize_t n, uin
         hobj *o = NULL;
         have = heap_size(w, coll, idx, &o, &why);
         if (!npyg__mul_u64(len, base, &want)) want = UINT64_MAX;
+        if (w->read_errno) {
+            w->over = true;
+            return false;
+        }
         if (have == UINT64_MAX) {
             hazard(w, NPYG_EHDF5_VLEN, kind, path, "element %lld (%llu elements at heap object %llu:%u): %s",
                    (long long)i, (unsigned long long)len, (unsigned long long)coll, idx, why);
@@ -1591,7 +1601,13 @@ void npyg__h5_walk(hid_t file, int out, const npyg__h5_params *params)
     vlen_setup(&w);
     run_walk(&w);
     vlen_teardown(&w);
-    rec_end(&w.ch, 0, "");
+    if (w.read_errno) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "cannot read the file: %s", strerror(w.read_errno));
+        rec_end(&w.ch, NPYG_EIO, msg);
+    } else {
+        rec_end(&w.ch, 0, "");
+    }
     free_walk(&w);
 }
 
