@@ -432,8 +432,9 @@ def write_verdict_hazards(add):
     import hdf5storage
 
     # expansion without a cycle: each level links twice to the next
-    p = add("dag-links.h5", "10 groups, each holding two hard links to the next: 2**10 paths to the last, "
-            "2047 objects visited; scanned with --max-paths 1000", [("LIMIT_PATHS", "/")], limits={"max_paths": 1000})
+    p = add("dag-links.h5", "10 groups, each holding two hard links to the next: 2**10 paths to the last; a loop "
+            "over every group's keys visits 6132 objects; scanned with --max-paths 1000", [("LIMIT_PATHS", "/")],
+            limits={"max_paths": 1000})
     with h5file(p) as f:
         gs = [f.create_group("a")] + [f.create_group("#refs#/l%02d" % i) for i in range(10)]
         for a, b in zip(gs, gs[1:]):

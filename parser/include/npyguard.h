@@ -749,7 +749,7 @@ typedef struct npyg_hdf5_limits {
    frames a level: a chain of 330 cells ends it in RecursionError (Python's
    limit of 1000; 250 still read). MATLAB's own cells nest a few deep. */
 #define NPYG_DEFAULT_MAX_REF_DEPTH 32u
-#define NPYG_MAX_REF_DEPTH_CAP 200u
+#define NPYG_MAX_REF_DEPTH_CAP 10000u
 #define NPYG_MAX_OBJECTS_CAP 10000000u
 #define NPYG_MAX_NESTING_CAP 256u
 

@@ -207,7 +207,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
     }
     if (npyg_hdf5_worst_case_alloc(&o.limits, &o.hdf5_limits) == 0) {
         fputs("npyvalidate: invalid HDF5 limits (max-objects 1..10000000, max-nesting 1..256, hdf5-memory >= 16 MiB,\n"
-              "  hdf5-cpu and hdf5-time 1..86400, max-paths >= 1, max-ref-depth 1..200)\n",
+              "  hdf5-cpu and hdf5-time 1..86400, max-paths >= 1, max-ref-depth 1..10000)\n",
               stderr);
         return 2;
     }
