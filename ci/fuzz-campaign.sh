@@ -61,6 +61,9 @@ done
 
 for e in $engines; do
     for t in $targets; do
+        # hdf5_walk_fuzzer is built only where libhdf5's headers are
+        case $e in libfuzzer) b=$root/build-fuzz-libfuzzer/fuzz/$t ;; *) b=$root/build-fuzz-afl/fuzz/${t}_afl ;; esac
+        [ -x "$b" ] || { echo "fuzz-campaign: $e $t: not built, skipped"; continue; }
         echo "fuzz-campaign: $e $t: $jobs workers for $secs s ($(date))"
         printf '%s\t%s\t%s\t%s\t%s\n' "$e" "$t" "$jobs" "$secs" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$dir/runs.tsv"
         case $e in

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Prints the dictionary for one harness: npy.dict, with zip.dict in front
 # for the NPZ harnesses; ra.dict for the RawArray harness; mat.dict for
-# the MAT header harness; pickle.dict for the pickle scanner. The smoke
+# the MAT header harness; pickle.dict for the pickle scanner; hdf5.dict
+# for the HDF5 walk. The smoke
 # run, the campaign and the OSS-Fuzz artifacts all take their
 # dictionaries from here.
 #
@@ -13,5 +14,6 @@ npz*) cat "$here/zip.dict" "$here/npy.dict" ;;
 ra*) cat "$here/ra.dict" ;;
 mat*) cat "$here/mat.dict" ;;
 pickle*) cat "$here/pickle.dict" "$here/npy.dict" ;;
+hdf5*) cat "$here/hdf5.dict" ;;
 *) cat "$here/npy.dict" ;;
 esac

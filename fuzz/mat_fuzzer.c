@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = npyg_probe_buffer(ctx, file, len, &a);
     npyg_error ea = *npyg_last_error(ctx);
     FUZZ_CHECK(fa.live_bytes == live, "the probe allocated %llu bytes", (unsigned long long)(fa.live_bytes - live));
-    FUZZ_CHECK(rc == 0 || rc == NPYG_EMAT_V5 || rc == NPYG_EMAT_V4 || rc == NPYG_EMAT_HEADER,
+    FUZZ_CHECK(rc == 0 || rc == NPYG_EMAT_V5 || rc == NPYG_EMAT_V4 || rc == NPYG_EMAT_HEADER ||
+                   rc == NPYG_EPOLYGLOT,
                "probe returned %s", npyg_error_name(rc));
     FUZZ_CHECK(ea.code == rc, "last error %d, returned %d", ea.code, rc);
     if (rc) {
@@ -74,7 +75,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (rc == NPYG_EMAT_V5) FUZZ_CHECK(a.format == NPYG_FORMAT_MAT5 && a.version == 0x0100, "v5 fields");
     if (rc == NPYG_EMAT_V4) FUZZ_CHECK(a.format == NPYG_FORMAT_MAT4 && len >= 20, "v4 fields");
+    if (rc == NPYG_EPOLYGLOT) {
+        uint64_t at = UINT64_MAX;
+        FUZZ_CHECK(a.format == NPYG_FORMAT_NPY || a.format == NPYG_FORMAT_NPZ || a.format == NPYG_FORMAT_RA,
+                   "polyglot of format %d", (int)a.format);
+        FUZZ_CHECK(hdf5_first(file, len, &at) && at == a.hdf5_offset && ea.offset == at,
+                   "polyglot at %llu, the first signature is at %llu", (unsigned long long)a.hdf5_offset,
+                   (unsigned long long)at);
+    }
     if (rc == 0) {
+        uint64_t sig_at = 0;
+        FUZZ_CHECK(a.format == NPYG_FORMAT_HDF5 || a.format == NPYG_FORMAT_MAT73 || a.format == NPYG_FORMAT_UNKNOWN ||
+                       !hdf5_first(file, len, &sig_at),
+                   "format %d with an HDF5 signature at %llu: a polyglot let through", (int)a.format,
+                   (unsigned long long)sig_at);
         switch (a.format) {
         case NPYG_FORMAT_NPY:
             FUZZ_CHECK(len >= 6 && !memcmp(file, "\x93NUMPY", 6), "NPY without the magic");

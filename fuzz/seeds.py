@@ -19,7 +19,7 @@ import struct
 import sys
 
 TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer",
-           "mat_fuzzer", "pickle_fuzzer")
+           "mat_fuzzer", "pickle_fuzzer", "hdf5_walk_fuzzer")
 RA_GROUPS = ("valid", "invalid", "limit")
 SINK = struct.pack("<I", 1 << 15)
 # pickle_fuzzer: trailer bit 22 ("extra" bit 0) scans the input as a bare
@@ -138,6 +138,16 @@ def main():
             rel = os.path.relpath(os.path.join(dirpath, name), hroot).replace(os.sep, "-")
             write(os.path.join(out, "mat_fuzzer", rel), data + DEFAULT)
             nmat += 1
+    # hdf5_walk_fuzzer: whole HDF5 / MAT files (no trailer; the last byte
+    # picks the profile), up to 256 KiB
+    for dirpath, _, names in sorted(os.walk(hroot)):
+        for name in sorted(names):
+            full = os.path.join(dirpath, name)
+            if name.endswith((".json", ".md")) or os.path.getsize(full) > (256 << 10):
+                continue
+            rel = os.path.relpath(full, hroot).replace(os.sep, "-")
+            with open(full, "rb") as f:
+                write(os.path.join(out, "hdf5_walk_fuzzer", rel), f.read())
     npickles = 0
     for group, name, data in group_files(corpus, "", PICKLE_DIRS, is_npy):
         pre = 10 if data[6:7] == b"\x01" else 12

@@ -36,6 +36,7 @@ and the verdict and hazard codes npyguard must give.
 import collections
 import datetime
 import hashlib
+import io
 import json
 import os
 import random
@@ -59,6 +60,7 @@ E = {
     "HDF5_OPEN": 115, "OBJECT": 119, "EXTLINK": 120, "SOFTLINK": 121, "EXTFILE": 122,
     "VDS": 123, "FILTER": 124, "REFCYCLE": 125, "REFDANGLE": 126,
     "UDLINK": 127, "FORMAT": 128, "LIMIT_OBJECTS": 130, "LIMIT_NESTING": 131,
+    "POLYGLOT": 132, "LIMIT_PATHS": 133, "LIMIT_REFDEPTH": 134, "VLEN": 135, "INFLATE": 136,
     "LIMIT_PAYLOAD": 55,
 }
 
@@ -187,11 +189,13 @@ def write_hazards(out):
     made.append(("support/target.h5", {"description": "the file the external links and the virtual dataset point at",
                                         "verdict": "ok", "hazards": []}))
 
-    def add(name, desc, hazards, verdict="unsafe", limits=None):
+    def add(name, desc, hazards, verdict="unsafe", limits=None, error=None):
         e = {"description": desc, "verdict": verdict,
              "hazards": [[E[c], p] for c, p in hazards]}
         if limits:
             e["limits"] = limits
+        if error:
+            e["error"] = E[error]
         made.append(("hazard/" + name, e))
         return os.path.join(hz, name)
 
@@ -341,7 +345,233 @@ def write_hazards(out):
     with h5file(p) as f:
         g = f.create_group("g")
         g["up"] = f
+    write_verdict_hazards(add)
     return made
+
+
+# Files that a validator once called ok while the reader that ran next hung,
+# crashed or grew past its memory: each class of the differential generator
+# (fuzz/differential/hdf5_diff.py), kept small.
+
+def refs_dataset(parent, name, targets, mclass="cell"):
+    d = parent.create_dataset(name, shape=(len(targets), 1), dtype=h5py.ref_dtype)
+    for i, t in enumerate(targets):
+        d[i, 0] = t.ref
+    d.attrs["MATLAB_class"] = np.bytes_(mclass.encode())
+    return d
+
+
+def patch_vlen(path, old_len, new_len, count=None, base=0):
+    """Rewrites the length of the vlen descriptors (4-byte length, 8-byte
+    collection address, 4-byte index: HDF5's global heap ID on disk) of
+    length old_len that point into the file's collections (addresses count
+    from base, the user block's size)."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    n = 0
+    at = data.find(b"GCOL")
+    while at >= 0:
+        for idx in range(1, 4096):
+            old = struct.pack("<IQI", old_len, at - base, idx)
+            k = data.count(old)
+            if k:
+                data = data.replace(old, struct.pack("<IQI", new_len, at - base, idx))
+                n += k
+        at = data.find(b"GCOL", at + 4)
+    assert n and (count is None or n == count), "vlen descriptors of length %d: %d in %s" % (old_len, n, path)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def heap_objects(data):
+    """(collection offset, index, size) of every object of every global heap
+    collection in the file ("GCOL", version, reserved, size, then objects:
+    index, reference count, reserved, size, data padded to 8 bytes)."""
+    out = []
+    at = data.find(b"GCOL")
+    while at >= 0:
+        size = struct.unpack_from("<Q", data, at + 8)[0]
+        off = at + 16
+        while off + 16 <= at + size:
+            idx, _, _, sz = struct.unpack_from("<HHIQ", data, off)
+            if idx == 0:
+                break
+            out.append((at, idx, sz))
+            off += 16 + ((sz + 7) & ~7)
+        at = data.find(b"GCOL", at + size)
+    return out
+
+
+def point_vlen(path, small_len, big_len):
+    """Points every descriptor of length small_len at the heap object of
+    big_len bytes: many records, one large object."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    objs = heap_objects(data)
+    big = [(at, idx) for at, idx, sz in objs if sz == big_len]
+    assert len(big) == 1, big
+    n = 0
+    for at, idx, sz in objs:
+        old = struct.pack("<IQI", small_len, at, idx)
+        if sz == small_len and data.count(old):
+            n += data.count(old)
+            data = data.replace(old, struct.pack("<IQI", big_len, big[0][0], big[0][1]))
+    with open(path, "wb") as f:
+        f.write(data)
+    return n
+
+
+def pad_to_power(data):
+    n = 512
+    while n < len(data):
+        n *= 2
+    return data + b"\0" * (n - len(data))
+
+
+def write_verdict_hazards(add):
+    import hdf5storage
+
+    # expansion without a cycle: each level links twice to the next
+    p = add("dag-links.h5", "10 groups, each holding two hard links to the next: 2**10 paths to the last; a loop "
+            "over every group's keys visits 6132 objects; scanned with --max-paths 1000", [("LIMIT_PATHS", "/")],
+            limits={"max_paths": 1000})
+    with h5file(p) as f:
+        gs = [f.create_group("a")] + [f.create_group("#refs#/l%02d" % i) for i in range(10)]
+        for a, b in zip(gs, gs[1:]):
+            a["x"] = b
+            a["y"] = b
+        gs[-1].create_dataset("leaf", data=np.arange(2.0))
+
+    p = add("ref-chain.h5", "a cell whose element is a cell whose element is a cell ... 340 deep",
+            [("LIMIT_REFDEPTH", "/top")])
+    with h5file(p) as f:
+        r = f.create_group("#refs#")
+        prev = r.create_dataset("leaf", data=np.arange(2.0))
+        for i in range(340):
+            prev = refs_dataset(r, "c%03d" % i, [prev])
+        refs_dataset(f, "top", [prev])
+
+    p = add("soft-ancestor.h5", "soft links to '.', to '/', to the parent group, and a struct field to its own struct",
+            [("SOFTLINK", "/g/dot"), ("SOFTLINK", "/g/h/up"), ("SOFTLINK", "/g/root"), ("SOFTLINK", "/s/self")])
+    with h5file(p) as f:
+        g = f.create_group("g")
+        g.create_dataset("v", data=np.arange(2.0))
+        g["dot"] = h5py.SoftLink(".")
+        g["root"] = h5py.SoftLink("/")
+        g.create_group("h")["up"] = h5py.SoftLink("/g")
+        st = f.create_group("s")
+        st.attrs["MATLAB_class"] = np.bytes_(b"struct")
+        st.create_dataset("a", data=np.arange(2.0))
+        st["self"] = h5py.SoftLink("/s")
+
+    p = add("soft-chain.h5", "soft links chained: /s15 follows 16 (libhdf5 does), /s16 would follow 17 (libhdf5 stops)",
+            [("SOFTLINK", "/s16")])
+    with h5file(p) as f:
+        f.create_dataset("t", data=np.arange(2.0))
+        f["s00"] = h5py.SoftLink("/t")
+        for i in range(1, 17):
+            f["s%02d" % i] = h5py.SoftLink("/s%02d" % (i - 1))
+
+    p = add("vlen-short.h5", "vlen string dataset whose second descriptor says 10 bytes for a 100-byte heap object",
+            [("VLEN", "/x")])
+    with h5file(p) as f:
+        f.create_dataset("x", data=np.array(["A" * 50, "B" * 100], dtype=object), dtype=h5py.string_dtype())
+    patch_vlen(p, 100, 10, count=1)
+
+    p = add("vlen-long-attr.h5", "vlen string attribute whose descriptor says 1000000 bytes for a 100-byte heap object",
+            [("VLEN", "/x@s")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", data=np.arange(2.0))
+        d.attrs.create("s", "C" * 100, dtype=h5py.string_dtype())
+    patch_vlen(p, 100, 1000000, count=1)
+
+    p = add("vlen-matlab-fields.mat", "hdf5storage's own MATLAB_fields and Python.Fields attributes, whose vlen "
+            "descriptors say 3 elements for the 5 of 'alpha'", [("VLEN", "/v@MATLAB_fields"), ("VLEN", "/v@Python.Fields")])
+    random.seed("hazard/vlen-matlab-fields.mat")
+    hdf5storage.write({"alpha": np.float64(1), "beta": np.float64(2)}, path="/v", filename=p,
+                      matlab_compatible=True, truncate_existing=True)
+    patch_vlen(p, 5, 3, count=2, base=512)
+
+    p = add("vlen-fanout.h5", "1100 vlen strings that all point at one 64 KiB heap object: 70 MiB in a reader",
+            [("INFLATE", "/x")])
+    with h5file(p) as f:
+        f.create_dataset("x", data=np.array(["D" * 65536] + ["e"] * 1100, dtype=object), dtype=h5py.string_dtype())
+    assert point_vlen(p, 1, 65536) == 1100
+
+    p = add("empty-huge.h5", "values marked empty (Python.Empty) whose Python.Shape says 2**40 elements: "
+            "float64, bytes and str", [("LIMIT_PAYLOAD", "/b"), ("LIMIT_PAYLOAD", "/f"), ("LIMIT_PAYLOAD", "/s")])
+    random.seed("hazard/empty-huge.h5")
+    for name, v in (("f", np.zeros((0,))), ("b", np.zeros((0,), dtype="S8")), ("s", np.zeros((0,), dtype="U8"))):
+        hdf5storage.write(v, path="/" + name, filename=p, matlab_compatible=False, truncate_existing=name == "f")
+    with h5py.File(p, "r+") as f:
+        for name in ("f", "b", "s"):
+            f[name].attrs["Python.Shape"] = np.array([1 << 20, 1 << 20], dtype=np.uint64)
+
+    p = add("empty-matlab.mat", "a MATLAB value marked empty (MATLAB_empty) whose dimensions say 2**20 x 2**20 doubles",
+            [("LIMIT_PAYLOAD", "/v")])
+    pin_hdf5storage_clock()
+    random.seed("hazard/empty-matlab.mat")
+    hdf5storage.write(np.zeros((0, 3)), path="/v", filename=p, matlab_compatible=True, truncate_existing=True)
+    with h5py.File(p, "r+") as f:
+        attrs = dict(f["v"].attrs)
+        del f["v"]
+        d = f.create_dataset("v", data=np.array([1 << 20, 1 << 20], dtype=np.uint64))
+        for k, val in attrs.items():
+            if not k.startswith("Python."):  # so that hdf5storage reads it as MATLAB's
+                d.attrs[k] = val
+
+    p = add("empty-zeros.h5", "a float64 value marked empty whose Python.Shape says 2**27 elements: 1 GiB of zeros "
+            "from a file of a few KiB", [("INFLATE", "/f")])
+    random.seed("hazard/empty-zeros.h5")
+    hdf5storage.write(np.zeros((0,)), path="/f", filename=p, matlab_compatible=False, truncate_existing=True)
+    with h5py.File(p, "r+") as f:
+        f["f"].attrs["Python.Shape"] = np.array([1 << 27], dtype=np.uint64)
+
+    p = add("inflate-chunks.h5", "chunked, deflated float64 zeros: 128 MiB from about 130 KiB", [("INFLATE", "/x")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", shape=(1 << 24,), dtype=np.float64, chunks=(1 << 18,), compression="gzip",
+                             compression_opts=9)
+        d[...] = 0.0
+        typed(d, "float64")
+
+    p = add("unwritten.h5", "chunked float64 dataset of 2**27 elements (1 GiB) never written: a reader makes the fill value",
+            [("INFLATE", "/x")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", shape=(1 << 27,), dtype=np.float64, chunks=(1 << 16,))
+        typed(d, "float64")
+
+    p = add("refs-hidden.h5", "references where no reference dataset is: an attribute that references its own "
+            "dataset, a compound member that is a null reference, a named datatype's attribute that dangles",
+            [("REFCYCLE", "/a"), ("REFDANGLE", "/c"), ("REFDANGLE", "/t@r")])
+    with h5file(p) as f:
+        a = f.create_dataset("a", data=np.arange(2.0))
+        a.attrs.create("r", a.ref, dtype=h5py.ref_dtype)
+        ct = np.dtype([("n", "<i4"), ("r", h5py.ref_dtype)])
+        c = f.create_dataset("c", shape=(2,), dtype=ct)
+        c[0] = (1, a.ref)
+        f["t"] = np.dtype("<f8")
+        gone = f.create_dataset("gone", data=np.arange(2.0))
+        f["t"].attrs.create("r", gone.ref, dtype=h5py.ref_dtype)
+        del f["gone"]
+
+    # two formats: each also an HDF5 file, its superblock at a power of two
+    inner = os.path.join(os.path.dirname(p), ".inner.h5")
+    with h5file(inner) as f:
+        f.create_dataset("x", data=np.arange(4.0))
+    h5 = open(inner, "rb").read()
+    os.unlink(inner)
+    buf = io.BytesIO()
+    np.save(buf, np.arange(3, dtype=np.int32))
+    npz = io.BytesIO()
+    np.savez(npz, a=np.arange(3, dtype=np.int32))
+    ra = open(os.path.join(HERE, "..", "corpus", "ra", "valid", "f64-le-2d.ra"), "rb").read()
+    for name, head, what in (("polyglot.npy", buf.getvalue(), "an .npy"), ("polyglot.npz", npz.getvalue(), "an .npz"),
+                             ("polyglot.ra", ra, "a RawArray .ra")):
+        body = pad_to_power(head)
+        p = add(name, "%s file (numpy reads it) followed by an HDF5 file at offset %d (h5py reads it)"
+                % (what, len(body)), [], error="POLYGLOT")
+        with open(p, "wb") as f:
+            f.write(body + h5)
 
 
 def patch_attr_dims(path, old, new):
@@ -437,6 +667,9 @@ def flat(v, out):
     if isinstance(v, np.ndarray) and v.dtype == object:
         out.append(repr(v.shape).encode())
         for x in v.flat: flat(x, out)
+    elif isinstance(v, np.ndarray) and v.dtype.hasobject:  # records holding references: no pointers
+        out.append(repr((v.dtype.str, v.shape)).encode())
+        for x in v.flat: out.append(repr(x).encode())
     elif isinstance(v, np.ndarray):
         out.append(repr((v.dtype.str, v.shape)).encode()); out.append(np.ascontiguousarray(v).tobytes())
     elif isinstance(v, dict):
@@ -448,16 +681,16 @@ def flat(v, out):
         out.append(repr(v).encode())
 def one(path, name):
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+    resource.setrlimit(resource.RLIMIT_CPU, (10, 10))
     sys.setrecursionlimit(1000)
     os.chdir(os.path.dirname(path))
     try:
         v = hdf5storage.read(path="/" + name, filename=os.path.basename(path))
+        parts = []
+        flat(v, parts)
+        blob = b"".join(parts)
     except BaseException as e:
         return {"exception": exc_name(e)}
-    parts = []
-    flat(v, parts)
-    blob = b"".join(parts)
     r = {"value_sha256": hashlib.sha256(blob).hexdigest(), "type": type(v).__name__}
     reads = [c for c, content in canaries.items() if content.encode("latin-1") in blob]
     if reads: r["reads"] = reads
@@ -477,7 +710,13 @@ for path, name in jobs:
         data += b
     os.close(rd)
     _, st = os.waitpid(pid, 0)
-    r = json.loads(data) if data else {"exception": "process died: status %d" % st}
+    if data:
+        r = json.loads(data)
+    elif os.WIFSIGNALED(st):
+        import signal
+        r = {"exception": "killed by %s" % signal.Signals(os.WTERMSIG(st)).name}
+    else:
+        r = {"exception": "exited with status %d" % os.WEXITSTATUS(st)}
     print(json.dumps([path, name, r]), flush=True)
 """
 
@@ -532,6 +771,8 @@ def measure_all(out, rels, canaries):
 
 
 CODE_NAMES = {110: "NPYG_EMAT_V5", 111: "NPYG_EMAT_V4", 112: "NPYG_EMAT_HEADER", 113: "NPYG_EHDF5_NOTHDF5",
+              132: "NPYG_EPOLYGLOT", 133: "NPYG_ELIMIT_PATHS", 134: "NPYG_ELIMIT_REFDEPTH", 135: "NPYG_EHDF5_VLEN",
+              136: "NPYG_EHDF5_INFLATE", 127: "NPYG_EHDF5_UDLINK",
               115: "NPYG_EHDF5_OPEN", 119: "NPYG_EHDF5_OBJECT", 120: "NPYG_EHDF5_EXTLINK",
               121: "NPYG_EHDF5_SOFTLINK", 122: "NPYG_EHDF5_EXTFILE", 123: "NPYG_EHDF5_VIRTUAL",
               124: "NPYG_EHDF5_FILTER", 125: "NPYG_EHDF5_REFCYCLE", 126: "NPYG_EHDF5_REFDANGLE",
@@ -545,7 +786,7 @@ python3-hdf5storage %s and h5py %s (HDF5 %s, numpy %s); `manifest.json`
 holds, for every file, the verdict and the hazards (code, object path)
 npyguard must report, the dtype and shape h5py reads for every dataset,
 and what `hdf5storage.read` does with each top-level object, measured in a
-child process (2 GiB address space, 60 s CPU, recursion limit 1000) from
+child process (2 GiB address space, 10 s CPU, recursion limit 1000) from
 the file's own directory: a digest of the value, the exception's name, or
 "reads X" when the value holds the bytes of a file the object points at.
 The files regenerate byte for byte (`gen/check_regen_hdf5.sh`): no dataset
@@ -588,6 +829,25 @@ Notes, measured:
 - `mat73-bad-*.mat` and `mat73-v5-version.mat`: h5py and hdf5storage ignore
   the MAT header (the user block) and read the data; npyguard refuses the
   file as a MAT v7.3 file with a broken header.
+- The files from `dag-links.h5` to `polyglot.ra` are the classes of
+  `fuzz/differential/hdf5_diff.py`, each a file an earlier npyguard called
+  `ok`: the readers' column is what they do now, measured again on every
+  regeneration. `soft-ancestor.h5`'s `g` is killed at the CPU limit (the
+  reader follows `.` for ever), `ref-chain.h5` ends in RecursionError,
+  `empty-huge.h5` in MemoryError; `empty-zeros.h5` and `unwritten.h5` make
+  1 GiB from a few KiB, and `dag-links.h5` (scanned with a small
+  `--max-paths`) grows as 2**levels.
+- The vlen files carry descriptors whose lengths disagree with their heap
+  objects (`vlen-short.h5`, `vlen-long-attr.h5`, and hdf5storage's own
+  `MATLAB_fields` and `Python.Fields` in `vlen-matlab-fields.mat`), or
+  1100 descriptors that share one 64 KiB object (`vlen-fanout.h5`: 70 MiB in
+  a reader from 115 KiB). With libhdf5 1.10.8 these particular lies did
+  not crash hdf5storage or h5py in our runs, so the readers' column shows
+  values; npyguard refuses every disagreement before any conversion,
+  since the length decides the buffer libhdf5 copies the heap object into.
+- `polyglot.npy`, `.npz` and `.ra`: numpy reads the array, and h5py (so
+  hdf5storage, so MATLAB) reads the HDF5 file at 512: the readers' column
+  is h5py's reading.
 """
 
 

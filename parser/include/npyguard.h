@@ -184,6 +184,11 @@ typedef enum npyg_status {
     NPYG_EHDF5_PROTOCOL = 129,  /* the child broke the record protocol or reported a code not its own */
     NPYG_ELIMIT_OBJECTS = 130,  /* more links, objects, attributes or references than max_objects */
     NPYG_ELIMIT_NESTING = 131,  /* groups nested deeper than max_nesting */
+    NPYG_EPOLYGLOT = 132,       /* an .npy, .npz or .ra that libhdf5 also reads as HDF5 */
+    NPYG_ELIMIT_PATHS = 133,    /* a recursive reader walks more paths than max_paths */
+    NPYG_ELIMIT_REFDEPTH = 134, /* references chained deeper than max_ref_depth */
+    NPYG_EHDF5_VLEN = 135,      /* variable-length data that disagrees with its heap object */
+    NPYG_EHDF5_INFLATE = 136,   /* filtered data that inflates past the .npz ratio budget */
     /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
     /* 140-149: the pickle scanner (npyg_pickle_scan_*); offsets are in the
        .npy file or the member, as for the payload */
@@ -750,6 +755,8 @@ typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t o
 /* Recognises the format of an input of size bytes. 0 with info->format
    NPY, ZIP, HDF5 or MAT73 (a MAT v7.3 header validated), or UNKNOWN;
    NPYG_EMAT_V5 / NPYG_EMAT_V4 for older MAT files (info says which);
+   NPYG_EPOLYGLOT for an NPY, ZIP or RA file that also holds an HDF5
+   superblock signature where libhdf5 looks (info->hdf5_offset: where);
    NPYG_EMAT_HEADER for a MAT v7.3 header that is malformed or not
    followed by HDF5 at offset 512. Reads at most 128 bytes plus 8 at each
    power of two from 512 up to size. Allocates nothing. */
@@ -766,6 +773,9 @@ typedef struct npyg_hdf5_limits {
                                   with (RLIMIT_AS and RLIMIT_DATA over its start), bytes */
     uint32_t child_cpu_seconds; /* the child's CPU time (RLIMIT_CPU) */
     uint32_t child_wall_seconds; /* killed after this long, whatever it does */
+    uint64_t max_paths;        /* objects a recursive reader visits, counted along every
+                                  path of hard links, soft links and references */
+    uint32_t max_ref_depth;    /* references followed one after another */
 } npyg_hdf5_limits;
 
 #define NPYG_DEFAULT_MAX_OBJECTS 100000u
@@ -773,6 +783,15 @@ typedef struct npyg_hdf5_limits {
 #define NPYG_DEFAULT_CHILD_MEMORY (UINT64_C(1) << 30)  /* 1 GiB */
 #define NPYG_DEFAULT_CHILD_CPU_SECONDS 20u
 #define NPYG_DEFAULT_CHILD_WALL_SECONDS 60u
+/* hdf5storage.read visits some 2000 objects per second of CPU (a DAG of
+   links with 32767 paths took it 15.6 s): 20000 visits keep a reader
+   within seconds. A tree has one path per object. */
+#define NPYG_DEFAULT_MAX_PATHS UINT64_C(20000)
+/* hdf5storage follows a cell's references by recursion, three Python
+   frames a level: a chain of 330 cells ends it in RecursionError (Python's
+   limit of 1000; 250 still read). MATLAB's own cells nest a few deep. */
+#define NPYG_DEFAULT_MAX_REF_DEPTH 32u
+#define NPYG_MAX_REF_DEPTH_CAP 10000u
 #define NPYG_MAX_OBJECTS_CAP 10000000u
 #define NPYG_MAX_NESTING_CAP 256u
 

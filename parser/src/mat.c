@@ -12,7 +12,8 @@
  * 32-bit integers (type MOPT, rows, columns, imaginary flag, name length).
  *
  * HDF5 puts its superblock signature at 0 or at a power of two from 512
- * on (a user block before it), as libhdf5 searches for it.
+ * on (a user block before it), as libhdf5 searches for it. An .npy, .npz
+ * or .ra file with a signature there is two formats, and refused.
  */
 #include "internal.h"
 
@@ -172,6 +173,18 @@ static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
     return 0;
 }
 
+/* A file of a leading-magic format that also carries an HDF5 superblock
+   where libhdf5 searches for one: h5py, hdf5storage and MATLAB read it as
+   HDF5 whatever its name, and what they read is not what was checked. */
+static int polyglot(npyg_ctx *ctx, npyg_format lead, uint64_t at)
+{
+    const char *name = lead == NPYG_FORMAT_NPY ? ".npy" : lead == NPYG_FORMAT_NPZ ? ".npz (zip)" : ".ra";
+    return npyg__fail(ctx, NPYG_EPOLYGLOT, at,
+                      "a %s file that also holds an HDF5 superblock at offset %llu: libhdf5, h5py and "
+                      "hdf5storage read it as HDF5",
+                      name, (unsigned long long)at);
+}
+
 int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_probe_info *info)
 {
     if (!ctx) return NPYG_EINVAL;
@@ -189,6 +202,8 @@ int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_
     npyg_format lead = npyg_sniff_format(h, n);
     if (lead != NPYG_FORMAT_UNKNOWN) {
         info->format = lead;
+        if (find_hdf5(rd, user, size, &info->hdf5_offset, &ioerr))
+            return polyglot(ctx, lead, info->hdf5_offset);
     } else if (n >= 6 && memcmp(h, "MATLAB", 6) == 0) {
         return probe_mat(ctx, rd, user, size, h, n, info, &ioerr);
     } else if (find_hdf5(rd, user, size, &info->hdf5_offset, &ioerr)) {

@@ -126,6 +126,54 @@ static int scan(const char *file, npyg_profile prof, const npyg_limits *lim, con
     return rc;
 }
 
+/* max_paths and max_ref_depth are limits, not rules: the files built to
+   pass them (ref-chain.h5: 341 references in a row; dag-links.h5: 6132
+   visits by a loop over every group's keys, 1 + 3071 + 3060 from the root,
+   /a and /#refs#) are ok once the limit is above what they need, and refused at
+   exactly one below; out-of-range values are invalid limits. */
+static void check_reader_limits(const char *dir)
+{
+    static const struct {
+        const char *file;
+        int code;
+        uint64_t need;
+        bool depth;
+    } cases[] = {{"hazard/ref-chain.h5", NPYG_ELIMIT_REFDEPTH, 341, true},
+                 {"hazard/dag-links.h5", NPYG_ELIMIT_PATHS, 6132, false}};
+    npyg_limits lim;
+    npyg_limits_default(&lim);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", dir, cases[i].file);
+        tu_current = cases[i].file;
+        for (int below = 0; below < 2; below++) {
+            npyg_hdf5_limits hl;
+            npyg_hdf5_limits_default(&hl);
+            uint64_t v = cases[i].need - (uint64_t)below;
+            if (cases[i].depth) hl.max_ref_depth = (uint32_t)v;
+            else hl.max_paths = v;
+            uint64_t bound = npyg_hdf5_worst_case_alloc(&lim, &hl);
+            seen s;
+            tu_alloc ta;
+            tu_alloc_init(&ta, bound);
+            int rc = scan(file, NPYG_PROFILE_NUMPY, &lim, &hl, &s, &ta);
+            TU_CHECK(rc == (below ? cases[i].code : 0), "limit %llu: %d (%s)", (unsigned long long)v, rc,
+                     npyg_error_name(rc));
+        }
+    }
+    npyg_hdf5_limits hl;
+    npyg_hdf5_limits_default(&hl);
+    TU_CHECK(hl.max_paths == NPYG_DEFAULT_MAX_PATHS && hl.max_ref_depth == NPYG_DEFAULT_MAX_REF_DEPTH,
+             "defaults not set");
+    hl.max_ref_depth = NPYG_MAX_REF_DEPTH_CAP + 1;
+    TU_CHECK(npyg_hdf5_worst_case_alloc(&lim, &hl) == 0, "max_ref_depth above its cap accepted");
+    hl.max_ref_depth = 0;
+    TU_CHECK(npyg_hdf5_worst_case_alloc(&lim, &hl) == 0, "max_ref_depth 0 accepted");
+    npyg_hdf5_limits_default(&hl);
+    hl.max_paths = 0;
+    TU_CHECK(npyg_hdf5_worst_case_alloc(&lim, &hl) == 0, "max_paths 0 accepted");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -153,6 +201,8 @@ int main(int argc, char **argv)
         json_t *jl = json_object_get(e, "limits");
         if (jl && json_object_get(jl, "max_objects"))
             hl.max_objects = (uint32_t)json_integer_value(json_object_get(jl, "max_objects"));
+        if (jl && json_object_get(jl, "max_paths"))
+            hl.max_paths = (uint64_t)json_integer_value(json_object_get(jl, "max_paths"));
         if (jl && json_object_get(jl, "max_payload_bytes"))
             lim.max_payload_bytes = (uint64_t)json_integer_value(json_object_get(jl, "max_payload_bytes"));
         uint64_t bound = npyg_hdf5_worst_case_alloc(&lim, &hl);
@@ -209,6 +259,7 @@ int main(int argc, char **argv)
         }
     }
     json_decref(m);
+    check_reader_limits(argv[1]);
     printf("test_hdf5: %d files, %d checks passed, %d failed\n", files, tu_passed, tu_failed);
     return tu_failed ? 1 : 0;
 }

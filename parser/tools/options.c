@@ -37,6 +37,9 @@ void usage(FILE *to)
           "                            67108864)\n"
           "      --max-objects N       HDF5 links, attributes and references (default 100000)\n"
           "      --max-nesting N       HDF5 group depth (default 32)\n"
+          "      --max-paths N         HDF5 objects a recursive reader visits, along every\n"
+          "                            path of links and references (default 20000)\n"
+          "      --max-ref-depth N     HDF5 references followed in a chain (default 32)\n"
           "      --hdf5-memory N       memory the HDF5 child may add, bytes (default 1073741824)\n"
           "      --hdf5-cpu N          CPU seconds of the HDF5 child (default 20)\n"
           "      --hdf5-time N         wall-clock seconds of the HDF5 child (default 60)\n"
@@ -182,6 +185,8 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             else if (!strcmp(a, "--inflate-budget")) u64 = &o.zip_limits.inflate_budget_bytes;
             else if (!strcmp(a, "--max-objects")) u32 = &o.hdf5_limits.max_objects;
             else if (!strcmp(a, "--max-nesting")) u32 = &o.hdf5_limits.max_nesting;
+            else if (!strcmp(a, "--max-paths")) u64 = &o.hdf5_limits.max_paths;
+            else if (!strcmp(a, "--max-ref-depth")) u32 = &o.hdf5_limits.max_ref_depth;
             else if (!strcmp(a, "--hdf5-memory")) u64 = &o.hdf5_limits.child_memory;
             else if (!strcmp(a, "--hdf5-cpu")) u32 = &o.hdf5_limits.child_cpu_seconds;
             else if (!strcmp(a, "--hdf5-time")) u32 = &o.hdf5_limits.child_wall_seconds;
@@ -216,7 +221,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
     }
     if (npyg_hdf5_worst_case_alloc(&o.limits, &o.hdf5_limits) == 0) {
         fputs("npyvalidate: invalid HDF5 limits (max-objects 1..10000000, max-nesting 1..256, hdf5-memory >= 16 MiB,\n"
-              "  hdf5-cpu and hdf5-time 1..86400)\n",
+              "  hdf5-cpu and hdf5-time 1..86400, max-paths >= 1, max-ref-depth 1..10000)\n",
               stderr);
         return 2;
     }

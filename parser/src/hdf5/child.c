@@ -111,6 +111,6 @@ void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t
         npyg__h5_send_end(NPYG__H5_OUT_FD, NPYG_EHDF5_OPEN, msg);
         _exit(0);
     }
-    npyg__h5_walk(file, NPYG__H5_OUT_FD, &req->params);
+    npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req->params);
     _exit(0);
 }

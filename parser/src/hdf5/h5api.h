@@ -46,12 +46,23 @@
     X(H5Tget_member_type) X(H5Tget_nmembers) X(H5Tget_sign) \
     X(H5Tget_size) X(H5Tget_super) X(H5Tis_variable_str) \
     X(H5Tset_size) X(H5Tset_strpad) X(H5Zfilter_avail) \
-    X(H5check_version) X(H5free_memory) X(H5open)
+    X(H5check_version) X(H5free_memory) X(H5open) \
+    NPYG__H5_WALK_FUNCTIONS(X)
+
+/* What the walk adds (walk.c): storage sizes, raw references inside
+   compounds and attributes, and vlen descriptors read without conversion. */
+#define NPYG__H5_WALK_FUNCTIONS(X) \
+    X(H5Aget_storage_size) X(H5Dget_storage_size) X(H5Fget_filesize) \
+    X(H5Fget_create_plist) X(H5Pget_userblock) X(H5Pget_sizes) \
+    X(H5Tcreate) X(H5Tinsert) X(H5Tget_member_class) \
+    X(H5Tdetect_class) X(H5Tregister) X(H5Tunregister) \
+    X(H5Tvlen_create) X(H5Fclose)
 
 /* hdf5.h's predefined type and property-list identifiers are variables. */
 #define NPYG__H5_VARIABLES(X) \
     X(H5P_CLS_FILE_ACCESS_ID_g) X(H5T_C_S1_g) X(H5T_NATIVE_LLONG_g) \
-    X(H5T_NATIVE_UINT64_g) X(H5T_STD_REF_DSETREG_g) X(H5T_STD_REF_OBJ_g)
+    X(H5T_NATIVE_UINT64_g) X(H5T_STD_REF_DSETREG_g) X(H5T_STD_REF_OBJ_g) \
+    X(H5T_NATIVE_UCHAR_g)
 
 #define NPYG__H5_MEMBER(name) __typeof__(name) *name;
 typedef struct npyg__h5api {
@@ -130,12 +141,27 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5check_version (npyg__h5_api()->H5check_version)
 #define H5free_memory (npyg__h5_api()->H5free_memory)
 #define H5open (npyg__h5_api()->H5open)
+#define H5Aget_storage_size (npyg__h5_api()->H5Aget_storage_size)
+#define H5Dget_storage_size (npyg__h5_api()->H5Dget_storage_size)
+#define H5Fget_filesize (npyg__h5_api()->H5Fget_filesize)
+#define H5Fget_create_plist (npyg__h5_api()->H5Fget_create_plist)
+#define H5Pget_userblock (npyg__h5_api()->H5Pget_userblock)
+#define H5Pget_sizes (npyg__h5_api()->H5Pget_sizes)
+#define H5Tcreate (npyg__h5_api()->H5Tcreate)
+#define H5Tinsert (npyg__h5_api()->H5Tinsert)
+#define H5Tget_member_class (npyg__h5_api()->H5Tget_member_class)
+#define H5Tdetect_class (npyg__h5_api()->H5Tdetect_class)
+#define H5Tregister (npyg__h5_api()->H5Tregister)
+#define H5Tunregister (npyg__h5_api()->H5Tunregister)
+#define H5Tvlen_create (npyg__h5_api()->H5Tvlen_create)
+#define H5Fclose (npyg__h5_api()->H5Fclose)
 #define H5P_CLS_FILE_ACCESS_ID_g (*npyg__h5_api()->H5P_CLS_FILE_ACCESS_ID_g)
 #define H5T_C_S1_g (*npyg__h5_api()->H5T_C_S1_g)
 #define H5T_NATIVE_LLONG_g (*npyg__h5_api()->H5T_NATIVE_LLONG_g)
 #define H5T_NATIVE_UINT64_g (*npyg__h5_api()->H5T_NATIVE_UINT64_g)
 #define H5T_STD_REF_DSETREG_g (*npyg__h5_api()->H5T_STD_REF_DSETREG_g)
 #define H5T_STD_REF_OBJ_g (*npyg__h5_api()->H5T_STD_REF_OBJ_g)
+#define H5T_NATIVE_UCHAR_g (*npyg__h5_api()->H5T_NATIVE_UCHAR_g)
 
 #endif /* NPYG__H5_TABLE_ONLY */
 

@@ -38,6 +38,8 @@ typedef struct npyg__h5_params {
     uint32_t max_nesting;
     uint64_t max_payload;
     bool strict;
+    uint64_t max_paths;
+    uint32_t max_ref_depth;
 } npyg__h5_params;
 
 bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);

@@ -5,8 +5,10 @@
 #include "h5api.h"
 
 /* Walks the open file, one record per object to out, then the end record
-   (code 0). Memory is plain malloc: the child's is capped by its rlimits. */
-void npyg__h5_walk(hid_t file, int out, const npyg__h5_params *params);
+   (code 0). image is the file's bytes (size of them), read by the vlen
+   check; NULL refuses every vlen element as unchecked. Memory is plain
+   malloc: the child's is capped by its rlimits. */
+void npyg__h5_walk(hid_t file, const void *image, uint64_t size, int out, const npyg__h5_params *params);
 
 /* The end record: code and message; the last line the child writes. */
 void npyg__h5_send_end(int out, int code, const char *msg);

@@ -70,7 +70,8 @@ static bool child_code(int code)
 {
     return code == 0 || code == NPYG_ELIMIT_PAYLOAD || code == NPYG_EHDF5_OPEN ||
            code == NPYG_EHDF5_SANDBOX || (code >= NPYG_EHDF5_OBJECT && code <= NPYG_EHDF5_FORMAT) ||
-           code == NPYG_ELIMIT_OBJECTS || code == NPYG_ELIMIT_NESTING;
+           code == NPYG_ELIMIT_OBJECTS || code == NPYG_ELIMIT_NESTING ||
+           (code >= NPYG_ELIMIT_PATHS && code <= NPYG_EHDF5_INFLATE);
 }
 
 typedef struct {
@@ -396,7 +397,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     }
     npyg__h5_request req = {NPYG__H5_MAGIC, NPYG__H5_SCAN, hl,
                             {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
-                             ctx->profile == NPYG_PROFILE_STRICT},
+                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth},
                             (uint64_t)st.st_size};
     int sent = send_scan(ctx, &req, in, pfd[1]);
     if (sent != 0) {

@@ -1,0 +1,522 @@
+#!/usr/bin/python3
+"""Differential generator for npyguard's HDF5 verdicts.
+
+"ok" for an HDF5 or MAT file means that the readers a user runs next
+finish: hdf5storage.read of every top-level object, hdf5storage.loadmat,
+and h5py reading every dataset and attribute through a recursive walk of
+the groups that follows soft links. A grammar builds hostile variants with
+h5py; npyvalidate gives each its verdict; every file it calls ok then goes
+to each reader in a child under a wall-clock timeout, an address-space
+limit (prlimit --as) and strace -f -e trace=%file, and the run fails when
+a reader behind an ok
+
+  hangs       runs past the timeout
+  crashes     dies on a signal (a double free, a segfault)
+  memory      raises MemoryError or dies at the address-space limit
+  recursion   raises RecursionError (a reference or link it never leaves)
+  opens       opens a file other than its input in the work directory,
+              or looks for an HDF5 plugin
+
+Families (each a grammar):
+  links       hard links forming a DAG, soft links to ancestors, to
+              siblings and along chains of any length
+  references  cells referencing cells: chains, fan-out DAGs, cycles,
+              references in attributes and in compound members
+  vlen        vlen strings and sequences whose descriptors are patched to
+              other lengths, other heap objects, or one large object
+  attributes  hdf5storage's attributes: Python.Empty / MATLAB_empty with
+              shapes of any size, for every type, bytes and str included
+  filters     deflate and shuffle over zeros at any ratio
+  chunking    chunked datasets never or partly written, declared at any size
+  userblock   user blocks of 512 to 4096 bytes with junk in them
+  polyglot    .npy, .npz and .ra files carrying an HDF5 file at a power of two
+
+    /usr/bin/python3 fuzz/differential/hdf5_diff.py --npyvalidate build/release/parser/npyvalidate
+        [--families links,...] [--count N | --seconds S] [--seed S] [--keep DIR]
+
+npyvalidate runs with --max-payload 64 MiB, the readers with 2 GiB of
+address space and 60 s of wall clock (the scan's own defaults). Exit status 0 when no ok verdict
+hides a reader failure, 1 otherwise (the inputs are kept), 77 when the
+interpreter has no h5py or hdf5storage (with --skip-without-h5py).
+The same seed gives the same inputs.
+"""
+
+import argparse
+import io
+import json
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+FAMILIES = ("links", "references", "vlen", "attributes", "filters", "chunking", "userblock", "polyglot")
+MAX_PAYLOAD = 64 << 20
+READER_AS = 2 << 30
+READER_SECONDS = 60  # the scan's own wall-clock default (--hdf5-time)
+READERS = ("read", "loadmat", "h5py")
+
+# Runs in the child: one reader over one file. A Python exception that is
+# not a reader failure prints "error NAME"; the failures print their kind.
+READER = r"""
+import sys
+mode, path = sys.argv[1], sys.argv[2]
+import numpy as np, h5py
+def h5walk(path):
+    with h5py.File(path, "r") as f:
+        def walk(g):
+            for a in g.attrs: g.attrs[a]
+            for k in g:
+                o = g[k]
+                if isinstance(o, h5py.Group): walk(o)
+                else:
+                    for a in o.attrs: o.attrs[a]
+                    if isinstance(o, h5py.Dataset): o[()]
+        walk(f)
+try:
+    if mode == "h5py":
+        h5walk(path)
+    else:
+        import hdf5storage
+        if mode == "loadmat":
+            hdf5storage.loadmat(path, appendmat=False)
+        else:
+            with h5py.File(path, "r") as f:
+                names = [k for k in f if k != "#refs#"]
+            for k in names:
+                try:
+                    hdf5storage.read(path="/" + k, filename=path)
+                except (MemoryError, RecursionError):
+                    raise
+                except Exception:
+                    pass
+    print("done")
+except MemoryError:
+    print("memory")
+except RecursionError:
+    print("recursion")
+except Exception as e:
+    print("error " + type(e).__name__)
+"""
+
+ref_dtype = None
+
+
+# ------------------------------------------------------------- grammars
+
+def new_file(path, rnd, **kw):
+    import h5py
+    return h5py.File(path, "w", libver=rnd.choice(["earliest", "latest"]), **kw)
+
+
+def cell(parent, name, targets):
+    import h5py
+    import numpy as np
+    d = parent.create_dataset(name, shape=(len(targets), 1), dtype=h5py.ref_dtype)
+    for i, t in enumerate(targets):
+        d[i, 0] = t.ref
+    d.attrs["MATLAB_class"] = np.bytes_(b"cell")
+    d.attrs["Python.Type"] = np.bytes_(b"numpy.ndarray")
+    d.attrs["Python.numpy.UnderlyingType"] = np.bytes_(b"object")
+    d.attrs["Python.numpy.Container"] = np.bytes_(b"ndarray")
+    return d
+
+
+def g_links(path, rnd):
+    import h5py
+    import numpy as np
+    with new_file(path, rnd) as f:
+        kind = rnd.choice(["dag", "soft-ancestor", "soft-chain", "soft-sibling"])
+        if kind == "dag":
+            levels, fan = rnd.randint(2, 22), rnd.randint(1, 4)
+            gs = [f.create_group("a")] + [f.create_group("l%02d" % i) for i in range(levels)]
+            for a, b in zip(gs, gs[1:]):
+                for j in range(fan):
+                    a["x%d" % j] = b
+            gs[-1].create_dataset("v", data=np.arange(3.0))
+        elif kind == "soft-ancestor":
+            g = f.create_group("g")
+            h = g.create_group("h")
+            h.create_dataset("v", data=np.arange(2.0))
+            target = rnd.choice([".", "/", "/g", "..", "/g/h", "/g/h/."])
+            rnd.choice([g, h])["s"] = h5py.SoftLink(target)
+        elif kind == "soft-chain":
+            f.create_dataset("t", data=np.arange(2.0))
+            n = rnd.randint(1, 20)
+            f["s0"] = h5py.SoftLink("/t")
+            for i in range(1, n):
+                f["s%d" % i] = h5py.SoftLink("/s%d" % (i - 1))
+        else:
+            for i in range(rnd.randint(2, 6)):
+                f.create_group("g%d" % i).create_dataset("v", data=np.arange(2.0))
+            for i in range(rnd.randint(1, 8)):
+                f["g%d" % rnd.randint(0, 1)]["s%d" % i] = h5py.SoftLink("/g%d" % rnd.randint(0, 5))
+    return kind
+
+
+def g_references(path, rnd):
+    import h5py
+    import numpy as np
+    with new_file(path, rnd) as f:
+        r = f.create_group("#refs#")
+        leaf = r.create_dataset("leaf", data=np.arange(2.0))
+        kind = rnd.choice(["chain", "fanout", "cycle", "attr", "compound"])
+        if kind == "chain":
+            prev = leaf
+            for i in range(rnd.randint(1, 400)):
+                prev = cell(r, "c%d" % i, [prev])
+            cell(f, "top", [prev])
+        elif kind == "fanout":
+            prev = leaf
+            fan = rnd.randint(2, 4)
+            for i in range(rnd.randint(2, 24)):
+                prev = cell(r, "c%d" % i, [prev] * fan)
+            cell(f, "top", [prev])
+        elif kind == "cycle":
+            a = r.create_dataset("a", shape=(1, 1), dtype=h5py.ref_dtype)
+            b = cell(r, "b", [a])
+            a[0, 0] = rnd.choice([a, b]).ref
+            cell(f, "top", [b])
+        elif kind == "attr":
+            d = f.create_dataset("x", data=np.arange(2.0))
+            d.attrs.create("r", rnd.choice([d, leaf, f]).ref, dtype=h5py.ref_dtype)
+        else:
+            ct = np.dtype([("n", "<i4"), ("r", h5py.ref_dtype)])
+            c = f.create_dataset("c", shape=(2,), dtype=ct)
+            c[0] = (1, rnd.choice([leaf, c]).ref)
+            if rnd.random() < 0.5:
+                c[1] = (2, leaf.ref)
+    return kind
+
+
+def heap_objects(data):
+    out = []
+    at = data.find(b"GCOL")
+    while at >= 0:
+        size = struct.unpack_from("<Q", data, at + 8)[0]
+        off = at + 16
+        while 16 < size < (1 << 30) and off + 16 <= at + size:
+            idx, _, _, sz = struct.unpack_from("<HHIQ", data, off)
+            if idx == 0:
+                break
+            out.append((at, idx, sz))
+            off += 16 + ((sz + 7) & ~7)
+        at = data.find(b"GCOL", at + 4)
+    return out
+
+
+def g_vlen(path, rnd):
+    import h5py
+    import numpy as np
+    where = rnd.choice(["dataset", "attribute", "sequence"])
+    with new_file(path, rnd) as f:
+        if where == "dataset":
+            vals = ["x" * rnd.randint(1, 300) for _ in range(rnd.randint(1, 40))]
+            if rnd.random() < 0.3:
+                vals[0] = "y" * 65536
+            f.create_dataset("s", data=np.array(vals, dtype=object), dtype=h5py.string_dtype())
+        elif where == "attribute":
+            d = f.create_dataset("d", data=np.arange(2.0))
+            d.attrs.create("a", ["z" * rnd.randint(1, 200) for _ in range(rnd.randint(1, 5))],
+                           dtype=h5py.string_dtype())
+        else:
+            vals = [np.arange(rnd.randint(1, 50), dtype=np.int32) for _ in range(rnd.randint(1, 20))]
+            d = np.empty(len(vals), dtype=object)
+            d[:] = vals
+            f.create_dataset("q", data=d, dtype=h5py.vlen_dtype(np.int32))
+    data = bytearray(open(path, "rb").read())
+    objs = heap_objects(data)
+    how = rnd.choice(["length", "index", "fanout", "none"])
+    descs = []
+    for at, idx, sz in objs:
+        for m in re.finditer(re.escape(struct.pack("<QI", at, idx)), data):
+            if m.start() >= 4:
+                descs.append((m.start() - 4, at, idx, sz))
+    if descs and how != "none":
+        big = max(objs, key=lambda o: o[2])
+        for off, at, idx, sz in rnd.sample(descs, rnd.randint(1, len(descs))):
+            if how == "length":
+                struct.pack_into("<I", data, off, rnd.choice([0, 1, sz // 2, sz + 1, sz * 4, 0xFFFFFFFF]))
+            elif how == "index":
+                struct.pack_into("<I", data, off + 12, rnd.choice([idx + 1, 0, 0xFFFF, 70000]))
+            else:
+                struct.pack_into("<IQI", data, off, big[2], big[0], big[1])
+    open(path, "wb").write(data)
+    return where + "-" + how
+
+
+def g_attributes(path, rnd):
+    import h5py
+    import hdf5storage
+    import numpy as np
+    kind = rnd.choice(["float64", "bytes", "str", "int8", "complex128", "bool"])
+    empty = {"float64": np.zeros((0,)), "bytes": np.zeros((0,), dtype="S%d" % rnd.randint(1, 9)),
+             "str": np.zeros((0,), dtype="U%d" % rnd.randint(1, 9)), "int8": np.zeros((0,), dtype=np.int8),
+             "complex128": np.zeros((0,), dtype=np.complex128), "bool": np.zeros((0,), dtype=bool)}[kind]
+    mc = rnd.random() < 0.5
+    hdf5storage.write(empty, path="/v", filename=path, matlab_compatible=mc, truncate_existing=True)
+    dims = [rnd.choice([1, 7, 1 << rnd.randint(4, 40)]) for _ in range(rnd.randint(1, 3))]
+    with h5py.File(path, "r+") as f:
+        d = f["v"]
+        if "Python.Shape" in d.attrs:
+            d.attrs["Python.Shape"] = np.array(dims, dtype=np.uint64)
+        if mc and rnd.random() < 0.5:
+            attrs = {k: v for k, v in d.attrs.items() if not k.startswith("Python.")}
+            del f["v"]
+            d = f.create_dataset("v", data=np.array(dims, dtype=np.uint64))
+            for k, v in attrs.items():
+                d.attrs[k] = v
+    return kind + ("-mat" if mc else "")
+
+
+def g_filters(path, rnd):
+    import numpy as np
+    n = 1 << rnd.randint(10, 26)
+    with new_file(path, rnd) as f:
+        d = f.create_dataset("x", shape=(n,), dtype=np.float64, chunks=(min(n, 1 << rnd.randint(10, 18)),),
+                             compression="gzip", compression_opts=rnd.randint(1, 9), shuffle=rnd.random() < 0.5)
+        d[...] = 0.0
+    return "deflate-2^%d" % n.bit_length()
+
+
+def g_chunking(path, rnd):
+    import numpy as np
+    n = 1 << rnd.randint(10, 36)
+    with new_file(path, rnd) as f:
+        d = f.create_dataset("x", shape=(n,), dtype=np.float64, chunks=(min(n, 1 << rnd.randint(8, 16)),),
+                             fillvalue=rnd.choice([0.0, 1.0]))
+        if rnd.random() < 0.5:
+            d[: min(n, 1024)] = 1.0
+    return "chunked-2^%d" % (n.bit_length() - 1)
+
+
+def g_userblock(path, rnd):
+    import numpy as np
+    ub = rnd.choice([512, 1024, 2048, 4096])
+    with new_file(path, rnd, userblock_size=ub) as f:
+        f.create_dataset("x", data=np.arange(rnd.randint(1, 100), dtype=np.int16))
+    data = bytearray(open(path, "rb").read())
+    data[:ub] = bytes(rnd.getrandbits(8) for _ in range(ub))
+    if rnd.random() < 0.3:
+        data[:6] = b"\x93NUMPY"
+    open(path, "wb").write(data)
+    return "userblock-%d" % ub
+
+
+def g_polyglot(path, rnd):
+    import numpy as np
+    inner = path + ".inner"
+    with new_file(inner, rnd) as f:
+        f.create_dataset("x", data=np.arange(rnd.randint(1, 1000), dtype=np.float64))
+    h5 = open(inner, "rb").read()
+    os.unlink(inner)
+    kind = rnd.choice(["npy", "npz"])
+    b = io.BytesIO()
+    if kind == "npy":
+        np.save(b, np.arange(rnd.randint(1, 500), dtype=np.int32))
+    else:
+        np.savez(b, a=np.arange(rnd.randint(1, 500), dtype=np.int32))
+    head = b.getvalue()
+    at = 512
+    while at < len(head):
+        at *= 2
+    at *= rnd.choice([1, 2, 4])
+    open(path, "wb").write(head + b"\0" * (at - len(head)) + h5)
+    return kind
+
+
+GRAMMARS = {"links": g_links, "references": g_references, "vlen": g_vlen, "attributes": g_attributes,
+            "filters": g_filters, "chunking": g_chunking, "userblock": g_userblock, "polyglot": g_polyglot}
+
+
+# ------------------------------------------------------------- running
+
+def verdict(npyvalidate, path):
+    p = subprocess.run([npyvalidate, "--json", "--max-payload", str(MAX_PAYLOAD), path],
+                       capture_output=True, timeout=300)
+    line = p.stdout.decode(errors="replace").strip().splitlines()
+    rec = json.loads(line[-1]) if line else {}
+    return p.returncode, rec
+
+
+def run_reader(mode, path, workdir, reader_py):
+    trace = path + "." + mode + ".trace"
+    cmd = ["timeout", "-s", "KILL", str(READER_SECONDS), "prlimit", "--as=%d" % READER_AS,
+           "strace", "-f", "-qq", "-e", "trace=%file", "-o", trace,
+           sys.executable, reader_py, mode, path]
+    p = subprocess.run(cmd, capture_output=True, cwd=workdir)
+    out = p.stdout.decode(errors="replace").strip().splitlines()
+    last = out[-1] if out else ""
+    err = p.stderr.decode(errors="replace")
+    if p.returncode == 137 or p.returncode == -9:
+        kind = "hangs"
+    elif last in ("memory", "recursion"):
+        kind = last
+    elif "MemoryError" in err or "std::bad_alloc" in err:
+        kind = "memory"
+    elif p.returncode != 0 and last != "done" and not last.startswith("error"):
+        kind = "crashes"
+    else:
+        kind = None
+    opened = other_files(trace, path, workdir)
+    if kind is None and opened:
+        kind = "opens"
+    try:
+        os.unlink(trace)
+    except OSError:
+        pass
+    detail = last if kind is None else "%s (exit %d%s%s)" % (kind, p.returncode, "; " if opened else "",
+                                                              ", ".join(opened[:3]))
+    return kind, detail
+
+
+OPEN_RE = re.compile(r'^\d+\s+\w+\((?:AT_FDCWD|\d+), "([^"]*)"|^\d+\s+\w+\("([^"]*)"')
+
+
+def other_files(trace, path, workdir):
+    """Files in the work directory other than the input, and HDF5 plugin
+    directories, that the reader tried to open or look at."""
+    found = []
+    try:
+        lines = open(trace, errors="replace").read().splitlines()
+    except OSError:
+        return found
+    base = os.path.basename(path)
+    for line in lines:
+        m = OPEN_RE.match(line)
+        if not m:
+            continue
+        name = m.group(1) if m.group(1) is not None else m.group(2)
+        if not name:
+            continue
+        full = os.path.normpath(os.path.join(workdir, name))
+        if "hdf5/plugin" in name or "HDF5_PLUGIN" in name:
+            found.append(name)
+        elif full.startswith(workdir + os.sep) and os.path.basename(full) != base and \
+                not full.endswith(".trace") and not full.endswith("reader.py"):
+            found.append(name)
+    return found
+
+
+# The oracle must see what it is there to see: corpus files whose reader
+# failures corpus/hdf5/README.md records, each with the kind this script
+# must report for the reader named.
+SELF_TEST = (("hazard/ref-chain.h5", "read", "recursion"),
+             ("hazard/empty-huge.h5", "read", "memory"),
+             ("hazard/external-link.h5", "h5py", "opens"))
+
+
+def self_test(work, reader_py):
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "corpus", "hdf5")
+    os.makedirs(os.path.join(work, "hazard"), exist_ok=True)
+    os.makedirs(os.path.join(work, "support"), exist_ok=True)
+    shutil.copy(os.path.join(corpus, "support", "target.h5"), os.path.join(work, "support"))
+    bad = 0
+    for rel, mode, want in SELF_TEST:
+        path = os.path.join(work, rel)
+        shutil.copy(os.path.join(corpus, rel), path)
+        kind, detail = run_reader(mode, path, work, reader_py)
+        print("hdf5_diff: self-test %s %s: %s" % (rel, mode, detail))
+        if kind != want:
+            print("hdf5_diff: FAIL self-test: %s under %s gave %s, the corpus records %s" % (rel, mode, kind, want))
+            bad += 1
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--npyvalidate", required=True)
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--count", type=int, default=0, help="inputs (0: until --seconds)")
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--keep", help="keep every input and a log here")
+    ap.add_argument("--skip-without-h5py", action="store_true")
+    ap.add_argument("--self-test", action="store_true",
+                    help="first check that the readers' failures on corpus hazard files are seen")
+    a = ap.parse_args()
+    try:
+        import h5py  # noqa: F401
+        import hdf5storage  # noqa: F401
+    except ImportError as e:
+        if a.skip_without_h5py:
+            print("SKIP: %s" % e)
+            return 77
+        raise
+    if not shutil.which("strace") or not shutil.which("prlimit"):
+        print("SKIP: strace or prlimit missing")
+        return 77 if a.skip_without_h5py else 2
+    fams = a.families.split(",")
+    for fam in fams:
+        if fam not in GRAMMARS:
+            ap.error("unknown family " + fam)
+    work = os.path.abspath(a.keep) if a.keep else tempfile.mkdtemp(prefix="npyguard-h5diff-")
+    os.makedirs(work, exist_ok=True)
+    reader_py = os.path.join(work, "reader.py")
+    open(reader_py, "w").write(READER)
+    if a.self_test and self_test(work, reader_py):
+        return 1
+    stats = {f: {"inputs": 0, "ok": 0, "refused": 0, "reader_runs": 0, "failures": 0} for f in fams}
+    failures = []
+    start = time.monotonic()
+    i = 0
+    while (a.count and i < a.count) or (not a.count and time.monotonic() - start < a.seconds):
+        fam = fams[i % len(fams)]
+        rnd = random.Random("%s-%d" % (a.seed, i))
+        path = os.path.join(work, "case-%05d-%s.h5" % (i, fam))
+        i += 1
+        try:
+            variant = GRAMMARS[fam](path, rnd)
+        except Exception as e:  # the grammar asked h5py for something it refuses
+            print("hdf5_diff: %s: generator: %s: %s" % (os.path.basename(path), type(e).__name__, e))
+            continue
+        st = stats[fam]
+        st["inputs"] += 1
+        rc, rec = verdict(a.npyvalidate, path)
+        if rc == 2:
+            failures.append((path, variant, "npyvalidate exit 2: %s" % rec))
+            st["failures"] += 1
+            continue
+        if rc != 0:
+            st["refused"] += 1
+            if not a.keep:
+                os.unlink(path)
+            continue
+        st["ok"] += 1
+        bad = []
+        for mode in READERS:
+            st["reader_runs"] += 1
+            kind, detail = run_reader(mode, path, work, reader_py)
+            if kind:
+                bad.append("%s %s" % (mode, detail))
+        if bad:
+            st["failures"] += 1
+            failures.append((path, variant, "; ".join(bad)))
+            print("hdf5_diff: FAIL %s (%s %s): ok, but %s" % (os.path.basename(path), fam, variant, "; ".join(bad)))
+        elif not a.keep:
+            os.unlink(path)
+    took = time.monotonic() - start
+    print("hdf5_diff: seed %s, %.0f s: family, inputs, ok verdicts, refused, reader runs, failures behind an ok"
+          % (a.seed, took))
+    tot = {k: 0 for k in ("inputs", "ok", "refused", "reader_runs", "failures")}
+    for fam in fams:
+        s = stats[fam]
+        print("  %-11s %5d %5d %5d %5d %5d" % (fam, s["inputs"], s["ok"], s["refused"], s["reader_runs"], s["failures"]))
+        for k in tot:
+            tot[k] += s[k]
+    print("  %-11s %5d %5d %5d %5d %5d" % ("all", tot["inputs"], tot["ok"], tot["refused"], tot["reader_runs"],
+                                          tot["failures"]))
+    if failures:
+        print("hdf5_diff: %d failure(s); inputs kept in %s" % (len(failures), work))
+        return 1
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
