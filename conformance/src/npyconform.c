@@ -274,6 +274,7 @@ typedef struct config {
     size_t nruns;
     const char *format;
     const char *output;
+    const char *junit;     /* a JUnit report besides the main one */
     const char *write_skips;
     int jobs;
     double timeout;
@@ -1692,6 +1693,7 @@ static void usage(FILE *f)
           "  --run PATTERN        only cases whose name matches this glob (repeatable)\n"
           "  --format FMT         text (default), json, junit or tap\n"
           "  -o, --output FILE    write the report to FILE instead of stdout\n"
+          "  --junit FILE         also write a JUnit XML report to FILE\n"
           "  -j, --jobs N         run N adapter processes at once (default 1)\n"
           "  --timeout SEC        per-case time limit in seconds (default 5)\n"
           "  --max-rss SIZE       cap on the adapter's resident memory, e.g. 512M, 2G (default 1G; 0: none)\n"
@@ -1744,16 +1746,6 @@ int main(int argc, char **argv)
     c.prefix_step = 32;
     bool list = false, version = false;
     const char *copy_to = NULL;
-    if (argc > 1 && !strcmp(argv[1], "list")) {
-        list = true;
-        argv++;
-        argc--;
-    } else if (argc > 1 && !strcmp(argv[1], "copy")) {
-        if (argc < 3) die("copy needs a directory");
-        copy_to = argv[2];
-        argv += 2;
-        argc -= 2;
-    }
     const char **runs = calloc((size_t)argc, sizeof *runs);
     if (!runs) die("out of memory");
     c.runs = runs;
@@ -1793,6 +1785,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--run")) runs[c.nruns++] = VALUE();
         else if (!strcmp(a, "--format")) c.format = VALUE();
         else if (!strcmp(a, "-o") || !strcmp(a, "--output")) c.output = VALUE();
+        else if (!strcmp(a, "--junit")) c.junit = VALUE();
         else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
             const char *v = VALUE();
             char *end;
@@ -1816,6 +1809,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--list")) list = true;
         else if (!strcmp(a, "--version")) version = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "list")) list = true; /* the commands, among the options */
+        else if (!strcmp(a, "copy")) copy_to = VALUE();
         else {
             fprintf(stderr, "npyconform: unknown argument '%s'\n", argv[i]);
             usage(stderr);
@@ -1879,6 +1874,12 @@ int main(int argc, char **argv)
     else if (!strcmp(c.format, "junit")) report_junit(f, sv, secs);
     else report_tap(f, sv, nv);
     if (fflush(f) != 0 || (f != stdout && fclose(f) != 0)) die("cannot write the report: %s", strerror(errno));
+    if (c.junit) {
+        FILE *j = fopen(c.junit, "w");
+        if (!j) die("cannot write %s: %s", c.junit, strerror(errno));
+        report_junit(j, sv, secs);
+        if (fclose(j) != 0) die("cannot write %s: %s", c.junit, strerror(errno));
+    }
     if (c.write_skips) write_skip_file(c.write_skips, sv);
     if (strcmp(c.format, "text") && c.output == NULL) {
         /* machine formats on stdout: a one-line verdict on stderr */
