@@ -6,8 +6,9 @@
 # script and commit its output.
 # usage: conformance/make-results.sh [BUILD_DIR]   (default: ./build)
 #   ADAPTERS="npyguard xtensor ..."  run only these (default: every one found): npyguard,
-#                                    npyguard-ra, numpy, npyjs, numpy-parser, xtensor,
-#                                    xtensor-asan (ASan+UBSan build), ra-c
+#                                    npyguard-ra, numpy, npyjs, numpy-parser, loaders-gl,
+#                                    ol-numpytiles, xtensor, xtensor-asan (ASan+UBSan build),
+#                                    ra-c, cnpy, cnpy-asan, libnpy, libnpy-asan, gonpy
 #   RESULTS=FILE                     write there instead of conformance/RESULTS.md
 #   RA_C_ADAPTER=PATH                the reference RawArray reader's adapter
 #                                    (default: build-ra-c/ra-c-adapter, made by
@@ -64,6 +65,16 @@ if [ -f /usr/include/xtensor/xnpy.hpp ] && { wanted xtensor || wanted xtensor-as
     run xtensor-asan "$v (libxtensor-dev, ASan+UBSan build)" "" \
         env ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 "$build/adapters/xtensor-asan/xtensor-adapter"
 fi
+# npm readers pinned by their package-lock.json ('npm ci' in the adapter's
+# directory): the package name, then the adapter directory and script.
+for spec in loaders-gl:@loaders.gl/textures ol-numpytiles:@planet/ol-numpytiles; do
+    reader=${spec%%:*} pkg=${spec#*:}
+    pj=$here/adapters/$reader/node_modules/$pkg/package.json
+    if command -v node >/dev/null 2>&1 && [ -f "$pj" ]; then
+        v=$(node -p 'require(process.argv[1]).version' "$pj")
+        run "$reader" "$pkg $v (node $(node --version))" "" node "$here/adapters/$reader/$reader-adapter.mjs"
+    fi
+done
 rac=${RA_C_ADAPTER:-$here/../build-ra-c/ra-c-adapter}
 if [ -x "$rac" ]; then
     run ra-c "$(sed -n 's/^# Adapter for the reference RawArray C reader at \([0-9a-f]\{7\}\).*/davidssmith\/ra \1 (ASan build)/p' "$rac")" \
