@@ -12,10 +12,11 @@ import { createHash } from "node:crypto";
 import { parse } from "@loaders.gl/core";
 import { NPYLoader } from "@loaders.gl/textures";
 
-const DESCR = new Map([
-  [Uint8Array, "|u1"], [Int8Array, "|i1"], [Uint16Array, "<u2"], [Int16Array, "<i2"],
-  [Uint32Array, "<u4"], [Int32Array, "<i4"], [Float32Array, "<f4"], [Float64Array, "<f8"],
-]);
+// The descr a typed array stands for: Float64Array is "<f8", Uint8Array "|u1".
+function descrOf(t) {
+  const kind = t.constructor.name.startsWith("Float") ? "f" : t.constructor.name.startsWith("Uint") ? "u" : "i";
+  return (t.BYTES_PER_ELEMENT === 1 ? "|" : "<") + kind + t.BYTES_PER_ELEMENT;
+}
 
 let out;
 try {
@@ -24,7 +25,7 @@ try {
   const { data, header } = await parse(buf, NPYLoader, { worker: false });
   out = {
     ok: true,
-    descr: DESCR.get(data.constructor) ?? data.constructor.name,
+    descr: descrOf(data),
     shape: header.shape,
     fortran_order: header.fortran_order,
     itemsize: data.BYTES_PER_ELEMENT,

@@ -10,10 +10,11 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 
 const { fromArrayBuffer } = createRequire(import.meta.url)("@planet/ol-numpytiles");
-const DESCR = new Map([
-  [Uint8Array, "|u1"], [Int8Array, "|i1"], [Uint16Array, "<u2"], [Int16Array, "<i2"],
-  [Uint32Array, "<u4"], [Int32Array, "<i4"], [Float32Array, "<f4"], [Float64Array, "<f8"],
-]);
+// The descr a typed array stands for: Float64Array is "<f8", Uint8Array "|u1".
+function descrOf(t) {
+  const kind = t.constructor.name.startsWith("Float") ? "f" : t.constructor.name.startsWith("Uint") ? "u" : "i";
+  return (t.BYTES_PER_ELEMENT === 1 ? "|" : "<") + kind + t.BYTES_PER_ELEMENT;
+}
 
 let out;
 try {
@@ -22,7 +23,7 @@ try {
   out = { ok: true };
   if (arr.data !== undefined) {
     const d = arr.data;
-    out.descr = DESCR.get(d.constructor) ?? d.constructor.name;
+    out.descr = descrOf(d);
     out.shape = arr.shape;
     out.fortran_order = false;
     out.itemsize = d.BYTES_PER_ELEMENT;
