@@ -70,20 +70,22 @@ EOF
 
 # A static runner runs on any Linux of the architecture; when the static
 # jansson or libc is missing, a dynamic one (needs libjansson at run time).
-flags="-O2 -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -DNPYCONFORM_VERSION=\"$version\""
 jc=$(pkg-config --cflags jansson) || die "pkg-config finds no jansson (Debian: libjansson-dev)"
-# shellcheck disable=SC2086
-if $cc $flags $jc -static -o "$d/bin/npyconform" "$d"/src/*.c $(pkg-config --static --libs jansson) \
-        -lpthread -lm 2>"$stage/static.log"; then
+compile() { # extra flags and libraries after the sources
+    # shellcheck disable=SC2086 # $cc and $jc are word lists
+    $cc -O2 -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L "-DNPYCONFORM_VERSION=\"$version\"" $jc \
+        -o "$d/bin/npyconform" "$d"/src/npyconform.c "$d"/src/descr.c "$d"/src/spawn.c "$@"
+}
+# shellcheck disable=SC2046 # pkg-config prints a word list
+if compile -static $(pkg-config --static --libs jansson) -lpthread -lm 2>"$stage/static.log"; then
     link=static
 else
-    # shellcheck disable=SC2086
-    $cc $flags $jc -o "$d/bin/npyconform" "$d"/src/*.c $(pkg-config --libs jansson) -lpthread -lm ||
-        die "the runner does not build"
+    # shellcheck disable=SC2046
+    compile $(pkg-config --libs jansson) -lpthread -lm || die "the runner does not build"
     link="dynamic (no static jansson or libc here)"
 fi
 
-# The corpus, copied by the runner itself: the files its manifests list.
+# The corpus, copied by the runner itself (npyconform copy: its manifest and group directories).
 "$d/bin/npyconform" --corpus "$root/corpus" copy "$d/share/npyconform/corpus" ||
     die "npyconform copy failed"
 cp "$here/PROTOCOL.md" "$here/README.md" "$here/VERSION" "$d/share/doc/npyconform/"
@@ -94,7 +96,8 @@ got=$("$d/bin/npyconform" --version | head -n 1)
 [ "$got" = "npyconform $version" ] || die "the packed runner says '$got'"
 n=$("$d/bin/npyconform" list | wc -l)
 m=$("$d/bin/npyconform" --corpus "$root/corpus" list | wc -l)
-[ "$n" = "$m" ] && [ "$n" -gt 0 ] || die "the packed corpus has $n cases, the repository $m"
+[ "$n" = "$m" ] && [ "$n" -gt 0 ] ||
+    die "the packed corpus has $n cases, the repository $m"
 
 mkdir -p "$out"
 tarball=$out/$name.tar.gz
