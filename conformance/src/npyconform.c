@@ -1407,6 +1407,7 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
     json_t *fields = json_array();
     for (int k = 0; k < NFIELDS; k++)
         if (reported_fields & (1u << k)) json_array_append_new(fields, json_string(field_names[k]));
+    if (reasons_reported) json_array_append_new(fields, json_string("error_class"));
     json_object_set_new(root, "fields_compared", fields);
     json_t *summary = json_object();
     for (int g = 0; g <= G_COUNT; g++) {
