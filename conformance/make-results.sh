@@ -10,6 +10,9 @@
 #                                    ol-numpytiles, xtensor, xtensor-asan (ASan+UBSan build),
 #                                    ra-c, cnpy, cnpy-asan, libnpy, libnpy-asan, gonpy
 #   RESULTS=FILE                     write there instead of conformance/RESULTS.md
+#   REPORTS=DIR                      keep each adapter's JSON report in DIR, and reuse
+#                                    the ones already there (a long regeneration resumes
+#                                    where it stopped; delete DIR to measure afresh)
 #   RA_C_ADAPTER=PATH                the reference RawArray reader's adapter
 #                                    (default: build-ra-c/ra-c-adapter, made by
 #                                    adapters/ra-c/build.sh); run on group ra only
@@ -32,10 +35,15 @@ run() { # name version groups adapter-command... (groups: "" for the default one
     shift 3
     wanted "$name" || return 0
     echo "make-results.sh: running $name" >&2
-    # npyconform exits 1 when cases fail; that is a result, not an error
-    # shellcheck disable=SC2086
-    "$runner" --adapter "$*" ${groups:+--only $groups} -j "$jobs" --timeout 30 --format json \
-        -o "$tmp/$name.json" 2>/dev/null || [ $? -eq 1 ]
+    if [ -n "${REPORTS:-}" ] && [ -s "$REPORTS/$name.json" ]; then
+        cp "$REPORTS/$name.json" "$tmp/$name.json" # kept from an earlier run
+    else
+        # npyconform exits 1 when cases fail; that is a result, not an error
+        # shellcheck disable=SC2086
+        "$runner" --adapter "$*" ${groups:+--only $groups} -j "$jobs" --timeout 30 --format json \
+            -o "$tmp/$name.json" 2>/dev/null || [ $? -eq 1 ]
+        [ -z "${REPORTS:-}" ] || cp "$tmp/$name.json" "$REPORTS/$name.json"
+    fi
     printf '%s\t%s\t%s\n' "$name" "$version" "$*" >> "$tmp/list"
 }
 
