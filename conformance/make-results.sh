@@ -6,9 +6,13 @@
 # script and commit its output.
 # usage: conformance/make-results.sh [BUILD_DIR]   (default: ./build)
 #   ADAPTERS="npyguard xtensor ..."  run only these (default: every one found): npyguard,
-#                                    npyguard-ra, numpy, npyjs, numpy-parser, xtensor,
-#                                    xtensor-asan (ASan+UBSan build), ra-c
+#                                    npyguard-ra, numpy, npyjs, numpy-parser, loaders-gl,
+#                                    ol-numpytiles, xtensor, xtensor-asan (ASan+UBSan build),
+#                                    ra-c, cnpy, cnpy-asan, libnpy, libnpy-asan, gonpy
 #   RESULTS=FILE                     write there instead of conformance/RESULTS.md
+#   REPORTS=DIR                      keep each adapter's JSON report in DIR, and reuse
+#                                    the ones already there (a long regeneration resumes
+#                                    where it stopped; delete DIR to measure afresh)
 #   RA_C_ADAPTER=PATH                the reference RawArray reader's adapter
 #                                    (default: build-ra-c/ra-c-adapter, made by
 #                                    adapters/ra-c/build.sh); run on group ra only
@@ -31,10 +35,15 @@ run() { # name version groups adapter-command... (groups: "" for the default one
     shift 3
     wanted "$name" || return 0
     echo "make-results.sh: running $name" >&2
-    # npyconform exits 1 when cases fail; that is a result, not an error
-    # shellcheck disable=SC2086
-    "$runner" --adapter "$*" ${groups:+--only $groups} -j "$jobs" --timeout 30 --format json \
-        -o "$tmp/$name.json" 2>/dev/null || [ $? -eq 1 ]
+    if [ -n "${REPORTS:-}" ] && [ -s "$REPORTS/$name.json" ]; then
+        cp "$REPORTS/$name.json" "$tmp/$name.json" # kept from an earlier run
+    else
+        # npyconform exits 1 when cases fail; that is a result, not an error
+        # shellcheck disable=SC2086
+        "$runner" --adapter "$*" ${groups:+--only $groups} -j "$jobs" --timeout 30 --format json \
+            -o "$tmp/$name.json" 2>/dev/null || [ $? -eq 1 ]
+        [ -z "${REPORTS:-}" ] || cp "$tmp/$name.json" "$REPORTS/$name.json"
+    fi
     printf '%s\t%s\t%s\n' "$name" "$version" "$*" >> "$tmp/list"
 }
 
@@ -64,6 +73,16 @@ if [ -f /usr/include/xtensor/xnpy.hpp ] && { wanted xtensor || wanted xtensor-as
     run xtensor-asan "$v (libxtensor-dev, ASan+UBSan build)" "" \
         env ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 "$build/adapters/xtensor-asan/xtensor-adapter"
 fi
+# npm readers pinned by their package-lock.json ('npm ci' in the adapter's
+# directory): the package name, then the adapter directory and script.
+for spec in loaders-gl:@loaders.gl/textures ol-numpytiles:@planet/ol-numpytiles; do
+    reader=${spec%%:*} pkg=${spec#*:}
+    pj=$here/adapters/$reader/node_modules/$pkg/package.json
+    if command -v node >/dev/null 2>&1 && [ -f "$pj" ]; then
+        v=$(node -p 'require(process.argv[1]).version' "$pj")
+        run "$reader" "$pkg $v (node $(node --version))" "" node "$here/adapters/$reader/$reader-adapter.mjs"
+    fi
+done
 rac=${RA_C_ADAPTER:-$here/../build-ra-c/ra-c-adapter}
 if [ -x "$rac" ]; then
     run ra-c "$(sed -n 's/^# Adapter for the reference RawArray C reader at \([0-9a-f]\{7\}\).*/davidssmith\/ra \1 (ASan build)/p' "$rac")" \

@@ -37,10 +37,11 @@ import zlib
 import numpy as np
 import numpy.lib.format as npf
 
+import gen_conform12
 from npygen import (MAGIC, descr_json, json_int, norm_message, numpy_verdict, pickle_imports, preamble,
                     read_framing)
 
-SUITE_VERSION = "1.1.0"
+SUITE_VERSION = "1.2.0"
 BIG_LIMIT = 10 ** 7          # "raised" max_header_size used for second opinions
 
 # ---------------------------------------------------------------------------
@@ -1224,6 +1225,8 @@ def measure_case(rel, case, path):
         rv, arr, _w = numpy_verdict(path, max_header_size=BIG_LIMIT)
         entry["numpy_max_header_size"] = dict(rv, max_header_size=BIG_LIMIT)
 
+    if group in ("invalid", "unsafe"):
+        entry["refusal_classes"] = gen_conform12.refusal_classes(rel, case)
     if group == "unsafe":
         if "data_offset" in fr:
             entry["pickle_imports"] = pickle_imports(data[fr["data_offset"]:])
@@ -1287,6 +1290,9 @@ PREFIX_CASES = [
     "valid/struct-nested-le-1d-C-v1.npy",
     "valid/struct-unicode-names-le-1d-C-v3.npy",
     "valid/f8-le-2d-C-v2.npy",
+    # little-endian v1 files of more than one dimension (suite 1.2.0)
+    "valid/f8-le-2d-C-v1.npy",
+    "valid/i4-le-2d-F-v1.npy",
 ]
 
 
@@ -1320,6 +1326,8 @@ def main(argv):
     # --- suite 1.1.0 cases: their own script, gen_conform11.py
     import gen_conform11
     gen_conform11.gen(sys.modules[__name__])
+    # --- suite 1.2.0: each defect again on other bases (gen_conform12.py)
+    gen_conform12.gen(sys.modules[__name__])
 
     for rel in sorted(CASES):
         with open(os.path.join(out, rel), "wb") as f:

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 import numpy.lib.format as npf
 
+from gen_conform12 import CLASSES as REFUSAL_CLASSES
 from npygen import descr_json, numpy_verdict, pickle_imports, read_framing
 
 GROUPS = ("valid", "compat", "invalid", "unsafe")
@@ -93,6 +94,9 @@ def check_file(root, rel, e, codes):
         code = e.get("npyguard_error")
         if not code or (codes is not None and code not in codes):
             errs.append("npyguard_error %r is not a code in npyguard.h" % code)
+        classes = e.get("refusal_classes")
+        if not classes or len(set(classes)) != len(classes) or not set(classes) <= set(REFUSAL_CLASSES):
+            errs.append("refusal_classes %r: not a list of distinct classes of %s" % (classes, REFUSAL_CLASSES))
     if group == "unsafe":
         if e.get("npyguard_error") != "NPYG_EOBJECT":
             errs.append("unsafe file without NPYG_EOBJECT")

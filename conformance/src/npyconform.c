@@ -9,7 +9,9 @@
 #include "spawn.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -24,10 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef NPYCONFORM_CORPUS_DIR
-#define NPYCONFORM_CORPUS_DIR "corpus"
+/* conformance/VERSION, passed by the build */
+#ifndef NPYCONFORM_VERSION
+#error "NPYCONFORM_VERSION is not defined (the contents of conformance/VERSION)"
 #endif
-#define RUNNER_VERSION "1.1.0"
+#define RUNNER_VERSION NPYCONFORM_VERSION
 #define OUT_CAP (1u << 20)  /* adapter stdout kept */
 #define ERR_CAP 4096u       /* adapter stderr kept */
 
@@ -188,6 +191,18 @@ static const char *const field_names[] = {"descr", "shape", "fortran_order", "pa
 #define RA_FIELDS 0xFE0u   /* the RawArray fields, bits 5-11 */
 #define RA_FIRST 5         /* field_names[RA_FIRST + k] is ra_int_keys[k], then dims, data_sha256 */
 static const char *const ra_int_keys[] = {"flags", "eltype", "elbyte", "size", "ndims"};
+/* Why a file is refused, coarsely: the manifest's refusal_classes and an
+   adapter's optional error_class (PROTOCOL.md, "Refusal classes"). */
+static const char *const class_names[] = {"magic", "version", "header", "descr", "shape", "payload", "pickle", "limit"};
+#define NCLASSES (sizeof class_names / sizeof *class_names)
+#define CLASS_BIT(name) (1u << class_index(name))
+
+static int class_index(const char *name)
+{
+    for (size_t k = 0; k < NCLASSES; k++)
+        if (name && !strcmp(name, class_names[k])) return (int)k;
+    return -1;
+}
 
 /* numpy's reading of one array: a .npy case or one member of an archive */
 typedef struct expect {
@@ -217,6 +232,7 @@ typedef struct tcase {
     char *numpy_error;
     bool limit_case;       /* a valid file numpy refuses under its default limits */
     bool platform_dependent;
+    unsigned classes;      /* refusal classes that name the file's defect (bits of class_names); 0: not judged */
     expect exp;
     const char *skip_reason;
     /* the run */
@@ -225,6 +241,8 @@ typedef struct tcase {
     long peak_rss_kb;
     double seconds;
     char *adapter_error;   /* refusal message */
+    const char *error_class; /* the adapter's class of its refusal (a class_names entry), or NULL */
+    bool other_reason;     /* refused, but for a class that is not the file's defect */
     char *problem;         /* crash / bad output description */
     char *stderr_text;
     char *stdout_text;     /* only kept for bad output */
@@ -234,7 +252,8 @@ typedef struct tcase {
     /* the verdict of the suite */
     outcome out;
     bool agrees_numpy;     /* compat: same verdict as numpy */
-    const char *fail_kind; /* crash, timeout, bad-output, mismatch, should-accept, should-refuse, numpy-verdict */
+    const char *fail_kind; /* crash, timeout, bad-output, mismatch, should-accept, should-refuse, numpy-verdict,
+                              wrong-reason */
     char *summary;
     char *details;
 } tcase;
@@ -255,12 +274,14 @@ typedef struct config {
     size_t nruns;
     const char *format;
     const char *output;
+    const char *junit;     /* a JUnit report besides the main one */
     const char *write_skips;
     int jobs;
     double timeout;
     long max_rss_kb;       /* 0: no cap */
     long prefix_step;
     bool expect_numpy;
+    bool check_reasons;    /* a refusal for another class than the defect's fails */
     bool allow_stale;
     bool verbose;
 } config;
@@ -396,6 +417,12 @@ static void load_npy_cases(const char *dir, json_t *m, size_t *total)
         numpy_verdict(c, json_object_get(e, "numpy"));
         c->limit_case = group == G_VALID && !c->numpy_accepts && json_object_get(e, "numpy_max_header_size");
         c->platform_dependent = json_is_true(json_object_get(e, "platform_dependent"));
+        size_t i;
+        const json_t *cl;
+        json_array_foreach(json_object_get(e, "refusal_classes"), i, cl) {
+            int k = class_index(json_string_value(cl)); /* a class newer than this runner: not judged */
+            if (k >= 0) c->classes |= 1u << k;
+        }
         load_expect(&c->exp, e, "manifest.json", name);
     }
 }
@@ -606,6 +633,11 @@ static void load_prefix_cases(const char *dir, const json_t *list, const char *s
             c->path = xstrdup(path);
             c->numpy_accepts = false;
             c->numpy_error = xstrdup("every strict prefix is refused (checked by the generator)");
+            /* cut in the preamble, the header or the payload of a .npy */
+            size_t pre = len >= 7 && data[6] == 1 ? 10 : 12;
+            if (!npz && off)
+                c->classes = cuts[j] < pre ? CLASS_BIT("magic") | CLASS_BIT("version") | CLASS_BIT("header")
+                           : cuts[j] < off ? CLASS_BIT("header") : CLASS_BIT("payload");
         }
         free(cuts);
         free(data);
@@ -811,8 +843,11 @@ static void expect_json(sbuf *m, const char *pre, const char *what, const json_t
 
 /* Compares what the adapter reported for one array with numpy's reading;
    one line per difference into m, each starting with pre. Fields the
-   adapter left out are not compared. */
-static void compare_fields(const expect *x, const json_t *g, unsigned *reported, sbuf *m, const char *pre)
+   adapter left out are not compared. An answer the protocol does not allow
+   (a field in another form, a shape without its order) goes into bad
+   instead: it is the adapter's error, not a reading to compare. */
+static void compare_fields(const expect *x, const json_t *g, unsigned *reported, sbuf *m, sbuf *bad,
+                           const char *pre)
 {
     char err[256];
     const json_t *d = json_object_get(g, "descr");
@@ -821,28 +856,33 @@ static void compare_fields(const expect *x, const json_t *g, unsigned *reported,
         json_t *nd = ncf_descr_norm(d, err, sizeof err);
         if (!nd) {
             char *raw = dump_json(d);
-            sb_printf(m, "%sdescr: not a descr in the protocol's form (%s): %s\n", pre, err, raw);
+            char *raw1 = one_line(raw, 200);
+            sb_printf(bad, "%s\"descr\" is not a descr in the protocol's form (%s): %s; ", pre, err, raw1);
             free(raw);
+            free(raw1);
         } else {
             expect_json(m, pre, "descr", x->descr, nd);
         }
         json_decref(nd);
     }
     const json_t *s = json_object_get(g, "shape");
+    const json_t *fo = json_object_get(g, "fortran_order");
     if (s) {
         *reported |= F_SHAPE;
         json_t *ns = ncf_shape_norm(s, err, sizeof err);
         if (!ns) {
-            sb_printf(m, "%sshape: %s\n", pre, err);
+            sb_printf(bad, "%s\"shape\": %s (a list of integers; [] for a 0-d array); ", pre, err);
         } else {
             expect_json(m, pre, "shape", x->shape, ns);
         }
         json_decref(ns);
+        if (!fo)
+            sb_printf(bad, "%s\"shape\" without \"fortran_order\" (a library that exposes no order "
+                           "hands its caller C order: report false); ", pre);
     }
-    const json_t *fo = json_object_get(g, "fortran_order");
     if (fo) {
         *reported |= F_FORTRAN;
-        if (!json_is_boolean(fo)) sb_printf(m, "%sfortran_order: not a boolean\n", pre);
+        if (!json_is_boolean(fo)) sb_printf(bad, "%s\"fortran_order\" is not a boolean; ", pre);
         else if (x->fortran >= 0 && json_is_true(fo) != x->fortran)
             sb_printf(m, "%sfortran_order: expected %s, got %s\n", pre, x->fortran ? "true" : "false",
                       json_is_true(fo) ? "true" : "false");
@@ -915,7 +955,7 @@ static bool same_key(const char *a, const char *b)
 /* npz mode: the adapter's "members" against numpy's arrays. A member is
    matched by its exact name, else by numpy's key (name without ".npy");
    when the adapter lists a name twice, the last entry counts, as in numpy. */
-static void compare_members(tcase *c, sbuf *m)
+static void compare_members(tcase *c, sbuf *m, sbuf *bad)
 {
     const json_t *list = json_object_get(c->got, "members");
     if (!json_is_array(list)) {
@@ -955,7 +995,7 @@ static void compare_members(tcase *c, sbuf *m)
         sbuf pre = {0};
         sb_printf(&pre, "member '%s': ", shown);
         free(shown);
-        compare_fields(x, g, &c->reported, m, pre.p);
+        compare_fields(x, g, &c->reported, m, bad, pre.p);
         free(pre.p);
     }
     for (size_t k = 0; k < c->nmembers; k++) {
@@ -986,7 +1026,7 @@ static void run_case(tcase *c)
     c->exit_code = -1;
     c->stderr_text = r.err_len ? clean_text(r.err, r.err_len, 2000) : NULL;
     sbuf why = {0};
-    char kb1[32], kb2[32];
+    char kb1[32], kb2[32], kb3[32];
 
     switch (r.kind) {
     case NCF_SPAWN_FAILED:
@@ -998,6 +1038,13 @@ static void run_case(tcase *c)
         sb_printf(&why, "peak resident memory %s, over the cap of %s (--max-rss); the process group was %s",
                   human_kb(r.peak_rss_kb, kb1, sizeof kb1), human_kb(cfg->max_rss_kb, kb2, sizeof kb2),
                   r.code == SIGKILL ? "killed" : "measured after it exited");
+        break;
+    case NCF_GROWING:
+        c->v = V_MEMORY;
+        sb_printf(&why, "still allocating at the timeout of %g s: resident memory grew by %s in the last %.1f s "
+                  "(to %s; the cap is %s), so it is a memory hog however fast the machine", cfg->timeout,
+                  human_kb(r.grown_kb, kb1, sizeof kb1), r.grown_secs, human_kb(r.peak_rss_kb, kb2, sizeof kb2),
+                  human_kb(cfg->max_rss_kb, kb3, sizeof kb3));
         break;
     case NCF_TIMEOUT:
         c->v = V_TIMEOUT;
@@ -1050,24 +1097,46 @@ static void run_case(tcase *c)
             if (json_is_string(e)) c->adapter_error = one_line(json_string_value(e), 300);
             else if (e) { char *t = dump_json(e); c->adapter_error = one_line(t, 300); free(t); }
             else c->adapter_error = xstrdup("(no message)");
+            const json_t *ec = json_object_get(c->got, "error_class");
+            int k = ec ? class_index(json_string_value(ec)) : -1;
+            if (k >= 0) {
+                c->error_class = class_names[k];
+            } else if (ec) {
+                c->v = V_BADOUT;
+                char *t = dump_json(ec), *t1 = one_line(t, 80);
+                sb_printf(&why, "\"error_class\" %s is not one of magic, version, header, descr, shape, payload, "
+                                "pickle, limit (leave it out when the reader cannot tell)", t1);
+                free(t);
+                free(t1);
+            }
         }
         break;
     }
+    /* ---- judge ---- */
+    sbuf m = {0}, bad = {0};
+    if (c->v == V_ACCEPT) {
+        if (c->group == G_NPZ) compare_members(c, &m, &bad);
+        else if (c->group == G_RA) compare_ra(c, &m);
+        else compare_fields(&c->exp, c->got, &c->reported, &m, &bad, "");
+    }
+    if (bad.len) { /* an answer the protocol does not allow: no reading to judge */
+        c->v = V_BADOUT;
+        bad.p[bad.len - 2] = '\0';
+        sb_printf(&why, "ambiguous answer: %s", bad.p);
+        free(m.p);
+        m = (sbuf){0};
+    }
+    free(bad.p);
     if (c->v == V_BADOUT) c->stdout_text = clean_text(r.out, r.out_len, 600);
     if (why.len) c->problem = sb_take(&why);
     ncf_proc_result_free(&r);
-
-    /* ---- judge ---- */
-    sbuf m = {0};
-    if (c->v == V_ACCEPT) {
-        if (c->group == G_NPZ) compare_members(c, &m);
-        else if (c->group == G_RA) compare_ra(c, &m);
-        else compare_fields(&c->exp, c->got, &c->reported, &m, "");
-    }
     if (m.len) c->mismatches = sb_take(&m);
     bool match = c->v == V_ACCEPT && !c->mismatches;
     bool fail = false;
     const char *an = c->group == G_NPZ ? "archive" : "file";
+    /* a refusal whose class is not the defect's, where the case must be refused */
+    c->other_reason = c->v == V_REFUSE && c->error_class && c->classes &&
+                      !(c->classes & CLASS_BIT(c->error_class)) && (c->sub == G_INVALID || c->sub == G_UNSAFE);
     /* compat rule of suite 1.1: refuse, or accept and read like numpy */
     bool compat = c->sub == G_COMPAT && !(c->climbing && !cfg->expect_numpy);
     c->agrees_numpy = (c->v == V_ACCEPT) == c->numpy_accepts;
@@ -1076,6 +1145,13 @@ static void run_case(tcase *c)
         fail = true;
         c->fail_kind = verdict_names[c->v];
         sb_printf(&sum, "%s: %s", verdict_names[c->v], c->problem ? c->problem : "");
+    } else if (c->v == V_REFUSE && c->other_reason) {
+        fail = cfg->check_reasons;
+        if (fail) c->fail_kind = "wrong-reason";
+        sb_printf(&sum, "refused for another reason: error_class '%s', the file's defect is ", c->error_class);
+        for (size_t k = 0, n = 0; k < NCLASSES; k++)
+            if (c->classes & (1u << k)) sb_printf(&sum, "%s%s", n++ ? " or " : "", class_names[k]);
+        sb_printf(&sum, ": %s", c->adapter_error);
     } else if (c->group == G_PREFIX) {
         if (c->v == V_ACCEPT) { fail = true; c->fail_kind = "should-refuse"; sb_puts(&sum, "accepted a strict prefix (a truncated copy) of a valid file"); }
         else sb_printf(&sum, "refused: %s", c->adapter_error);
@@ -1194,18 +1270,20 @@ static void *worker(void *arg)
 /* ---------------- reports ---------------- */
 
 typedef struct tally {
-    size_t cases, pass, fail, skip, stale, agree, accepted;
+    size_t cases, pass, fail, skip, stale, agree, accepted, other_reason;
 } tally;
 
 static tally tallies[G_COUNT + 1]; /* the last one is the total */
 static unsigned reported_fields;
 static unsigned relevant_fields; /* the fields of the formats that ran */
+static bool reasons_reported;    /* some refusal carried an error_class */
 
 static void count(void)
 {
     for (size_t k = 0; k < ncases; k++) {
         tcase *c = &cases[k];
         reported_fields |= c->reported;
+        reasons_reported |= c->error_class != NULL;
         relevant_fields |= c->group == G_RA ? RA_FIELDS : NPY_FIELDS;
         for (int t = 0; t < 2; t++) {
             tally *y = &tallies[t ? G_COUNT : c->group];
@@ -1216,6 +1294,7 @@ static void count(void)
             else y->stale++;
             if ((c->group == G_COMPAT || c->group == G_NPZ) && c->agrees_numpy) y->agree++;
             if (c->v == V_ACCEPT) y->accepted++;
+            if (c->other_reason) y->other_reason++;
         }
     }
 }
@@ -1242,7 +1321,7 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
     for (size_t k = 0; k < ncases; k++) {
         tcase *c = &cases[k];
         const char *tag = c->out == O_FAIL ? "FAIL" : c->out == O_STALE ? "STALE" : NULL;
-        if (!tag && cfg->verbose) tag = c->out == O_SKIP ? "SKIP" : "ok";
+        if (!tag && cfg->verbose) tag = c->out == O_SKIP ? "SKIP" : c->other_reason ? "OTHER" : "ok";
         if (!tag) continue;
         if (c->sub == G_COMPAT && c->group != G_PREFIX && c->out == O_PASS) continue; /* in the table below */
         if (c->out == O_STALE)
@@ -1282,6 +1361,7 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
         fprintf(f, "  %-8s %4zu cases: %4zu passed, %4zu failed, %4zu skipped", g == G_COUNT ? "total" : group_names[g],
                 y->cases, y->pass, y->fail, y->skip);
         if (y->stale) fprintf(f, ", %zu stale skips", y->stale);
+        if (y->other_reason) fprintf(f, ", %zu refused for another reason", y->other_reason);
         if (g == G_COMPAT || g == G_NPZ)
             fprintf(f, "; %zu verdicts agree with numpy, %zu differ", y->agree, y->cases - y->agree);
         fputc('\n', f);
@@ -1291,6 +1371,7 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
     for (int k = 0; k < NFIELDS; k++)
         if (reported_fields & (1u << k)) { fprintf(f, "%s%s", first ? "" : ", ", field_names[k]); first = false; }
     if (first) fputs("none (the adapter reported no header fields)", f);
+    if (reasons_reported) fputs(", error_class", f);
     first = true;
     for (int k = 0; k < NFIELDS; k++)
         if ((relevant_fields & (1u << k)) && !(reported_fields & (1u << k))) {
@@ -1299,6 +1380,9 @@ static void report_text(FILE *f, const char *sv, const char *nv, size_t total, d
         }
     fputc('\n', f);
     tally *t = &tallies[G_COUNT];
+    if (t->other_reason && !cfg->check_reasons)
+        fprintf(f, "%zu refusal%s named another class than the file's defect (listed with -v; --check-reasons "
+                   "makes them failures)\n", t->other_reason, t->other_reason == 1 ? "" : "s");
     fprintf(f, "result: %s (%.1f s, -j %d)\n", t->fail || t->stale ? "FAIL" : "PASS", secs, cfg->jobs);
 }
 
@@ -1312,8 +1396,9 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
     json_object_set_new(root, "numpy_version", json_string(nv));
     json_object_set_new(root, "adapter", json_string(cfg->adapter));
     json_object_set_new(root, "corpus", json_string(cfg->corpus));
-    json_object_set_new(root, "report_version", json_string("1.1"));
+    json_object_set_new(root, "report_version", json_string("1.2"));
     json_object_set_new(root, "expect_numpy", json_boolean(cfg->expect_numpy));
+    json_object_set_new(root, "check_reasons", json_boolean(cfg->check_reasons));
     json_object_set_new(root, "timeout_seconds", json_real(cfg->timeout));
     json_object_set_new(root, "max_rss_kb", json_integer((json_int_t)cfg->max_rss_kb));
     json_object_set_new(root, "seconds", json_real(secs));
@@ -1322,6 +1407,7 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
     json_t *fields = json_array();
     for (int k = 0; k < NFIELDS; k++)
         if (reported_fields & (1u << k)) json_array_append_new(fields, json_string(field_names[k]));
+    if (reasons_reported) json_array_append_new(fields, json_string("error_class"));
     json_object_set_new(root, "fields_compared", fields);
     json_t *summary = json_object();
     for (int g = 0; g <= G_COUNT; g++) {
@@ -1333,6 +1419,7 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         json_object_set_new(o, "skipped", json_integer((json_int_t)y->skip));
         json_object_set_new(o, "stale_skips", json_integer((json_int_t)y->stale));
         json_object_set_new(o, "accepted", json_integer((json_int_t)y->accepted));
+        json_object_set_new(o, "refused_for_another_reason", json_integer((json_int_t)y->other_reason));
         if (g == G_COMPAT || g == G_NPZ)
             json_object_set_new(o, "agree_with_numpy", json_integer((json_int_t)y->agree));
         json_object_set_new(summary, g == G_COUNT ? "total" : group_names[g], o);
@@ -1355,6 +1442,14 @@ static void report_json(FILE *f, const char *sv, const char *nv, double secs)
         if (c->fail_kind && (c->out == O_FAIL || c->out == O_SKIP))
             json_object_set_new(o, "failure", json_string(c->fail_kind));
         if (c->adapter_error) json_object_set_new(o, "error", json_string(c->adapter_error));
+        if (c->error_class) json_object_set_new(o, "error_class", json_string(c->error_class));
+        if (c->classes) {
+            json_t *cl = json_array();
+            for (size_t j = 0; j < NCLASSES; j++)
+                if (c->classes & (1u << j)) json_array_append_new(cl, json_string(class_names[j]));
+            json_object_set_new(o, "refusal_classes", cl);
+        }
+        if (c->other_reason) json_object_set_new(o, "refused_for_another_reason", json_true());
         if (c->mismatches) json_object_set_new(o, "mismatches", json_string(c->mismatches));
         if (c->got) json_object_set(o, "output", c->got);
         if (c->skip_reason) json_object_set_new(o, "skip_reason", json_string(c->skip_reason));
@@ -1436,19 +1531,23 @@ static void report_tap(FILE *f, const char *sv, const char *nv)
     fprintf(f, "1..%zu\n", ncases);
     for (size_t k = 0; k < ncases; k++) {
         tcase *c = &cases[k];
-        bool ok = c->out == O_PASS || c->out == O_SKIP;
+        /* A skipped case ran: it is an expected failure, TAP's TODO (not
+           SKIP, which says it did not run). A TODO line that is "ok" passed
+           (allowed with --allow-stale-skips). */
+        bool todo = c->out == O_SKIP;
+        bool ok = c->out == O_PASS || (todo && !c->fail_kind);
         fprintf(f, "%s %zu - %s", ok ? "ok" : "not ok", k + 1, c->name);
-        if (c->out == O_SKIP) {
+        if (todo) {
             char *r = one_line(c->skip_reason, 200);
             for (char *p = r; *p; p++)
                 if (*p == '#') *p = ' ';
-            fprintf(f, " # SKIP %s", r);
+            fprintf(f, " # TODO %s", r);
             free(r);
         }
         fputc('\n', f);
         if (c->sub == G_COMPAT && c->group != G_PREFIX)
             fprintf(f, "# numpy: %s, adapter: %s\n", c->numpy_accepts ? "accept" : "refuse", verdict_names[c->v]);
-        if (!ok) {
+        if (!ok && !todo) {
             fputs("  ---\n", f);
             fprintf(f, "  message: %s\n", c->out == O_STALE ? "\"listed in a skip file but passes now; remove the line\"" : "|-");
             if (c->out != O_STALE) {
@@ -1484,11 +1583,103 @@ static void write_skip_file(const char *path, const char *sv)
     fprintf(stderr, "npyconform: wrote %zu case%s to %s\n", n, n == 1 ? "" : "s", path);
 }
 
+/* ---------------- the corpus: where it is, and a copy ---------------- */
+
+/* The corpus beside the program, so that no path of the machine it was
+   built on is kept in it: <bin>/../share/npyconform/corpus (make install,
+   the release tarball), else <bin>/corpus (the build tree links it
+   there). NULL when neither has a manifest. */
+static const char *find_corpus(void)
+{
+    static char found[4096];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    static const char *const rel[] = {"/../share/npyconform/corpus", "/corpus"};
+    for (size_t k = 0; k < sizeof rel / sizeof *rel; k++) {
+        char m[4200];
+        if (strlen(exe) + strlen(rel[k]) >= sizeof found) return NULL;
+        memcpy(found, exe, strlen(exe));
+        strcpy(found + strlen(exe), rel[k]);
+        snprintf(m, sizeof m, "%s/manifest.json", found);
+        if (access(m, R_OK) == 0) return found;
+    }
+    return NULL;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t n;
+    unsigned char *data = read_file(from, &n);
+    if (!data) die("cannot read %s: %s", from, strerror(errno));
+    int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) die("cannot create %s: %s", to, strerror(errno));
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) die("cannot write %s: %s", to, strerror(errno));
+        done += (size_t)w;
+    }
+    if (close(fd) != 0) die("cannot write %s: %s", to, strerror(errno));
+    free(data);
+}
+
+/* Copies the directory from into to (created), files and directories only:
+   nothing is overwritten, nothing but regular files is followed. */
+static size_t copy_tree(const char *from, const char *to)
+{
+    if (mkdir(to, 0755) != 0 && errno != EEXIST) die("cannot create %s: %s", to, strerror(errno));
+    DIR *d = opendir(from);
+    if (!d) die("cannot read %s: %s", from, strerror(errno));
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char a[4096], b[4096];
+        if (snprintf(a, sizeof a, "%s/%s", from, e->d_name) >= (int)sizeof a ||
+            snprintf(b, sizeof b, "%s/%s", to, e->d_name) >= (int)sizeof b)
+            die("path too long under %s", from);
+        struct stat st;
+        if (lstat(a, &st) != 0) die("cannot stat %s: %s", a, strerror(errno));
+        if (S_ISDIR(st.st_mode)) n += copy_tree(a, b);
+        else if (S_ISREG(st.st_mode)) { copy_file(a, b); n++; }
+    }
+    closedir(d);
+    return n;
+}
+
+/* `npyconform copy DIR`: the files and manifests of every group, for
+   people who want the cases without the runner. */
+static int copy_corpus(const char *corpus, const char *dest)
+{
+    if (mkdir(dest, 0755) != 0 && errno != EEXIST) die("cannot create %s: %s", dest, strerror(errno));
+    static const char *const parts[] = {"valid", "invalid", "unsafe", "compat", "npz", "ra"};
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "%s/manifest.json", corpus);
+    snprintf(b, sizeof b, "%s/manifest.json", dest);
+    copy_file(a, b);
+    size_t n = 1;
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+        snprintf(a, sizeof a, "%s/%s", corpus, parts[k]);
+        snprintf(b, sizeof b, "%s/%s", dest, parts[k]);
+        if (access(a, R_OK) == 0) n += copy_tree(a, b);
+    }
+    fprintf(stderr, "npyconform: copied %zu files of %s to %s\n", n, corpus, dest);
+    return 0;
+}
+
 /* ---------------- main ---------------- */
 
 static void usage(FILE *f)
 {
     fputs("usage: npyconform --adapter 'CMD' [options]\n"
+          "       npyconform list [--only GROUP] [--run PATTERN]   (the cases, run nothing)\n"
+          "       npyconform copy DIR                             (the corpus files and manifests)\n"
           "\n"
           "Runs CMD (through /bin/sh -c, with one corpus file path appended) on every\n"
           "case of the NPY conformance corpus and compares its answers with numpy's.\n"
@@ -1496,17 +1687,20 @@ static void usage(FILE *f)
           "(RawArray files, corpus/ra/) only runs when --only names it.\n"
           "\n"
           "  --adapter CMD        the adapter command (required)\n"
-          "  --corpus DIR         corpus directory (default: " NPYCONFORM_CORPUS_DIR ")\n"
+          "  --corpus DIR         corpus directory (default: $NPYCONFORM_CORPUS, else the one installed\n"
+          "                       beside the program: BIN/../share/npyconform/corpus or BIN/corpus)\n"
           "  --skip FILE          known failures, one case per line with a reason (repeatable)\n"
           "  --only GROUP         valid, invalid, unsafe, compat, npz, prefix or ra (repeatable, or comma-separated)\n"
           "  --run PATTERN        only cases whose name matches this glob (repeatable)\n"
           "  --format FMT         text (default), json, junit or tap\n"
           "  -o, --output FILE    write the report to FILE instead of stdout\n"
+          "  --junit FILE         also write a JUnit XML report to FILE\n"
           "  -j, --jobs N         run N adapter processes at once (default 1)\n"
           "  --timeout SEC        per-case time limit in seconds (default 5)\n"
           "  --max-rss SIZE       cap on the adapter's resident memory, e.g. 512M, 2G (default 1G; 0: none)\n"
           "  --prefix-step N      prefix group: cut every N bytes, besides the preamble and data offset (default 32)\n"
           "  --expect-numpy       compat cases must get numpy's verdict (and reading)\n"
+          "  --check-reasons      a refusal whose error_class is not the file's defect fails\n"
           "  --write-skips FILE   write a skip file listing every case that failed\n"
           "  --allow-stale-skips  a skipped case that passes is not an error\n"
           "  -v, --verbose        list every case, not only the failures\n"
@@ -1546,13 +1740,13 @@ int main(int argc, char **argv)
     /* Static: the configuration (and what it points to) lives for the
        whole run, whichever way main returns. */
     static config c;
-    c.corpus = NPYCONFORM_CORPUS_DIR;
     c.format = "text";
     c.jobs = 1;
     c.timeout = 5;
     c.max_rss_kb = 1024L * 1024;
     c.prefix_step = 32;
     bool list = false, version = false;
+    const char *copy_to = NULL;
     const char **runs = calloc((size_t)argc, sizeof *runs);
     if (!runs) die("out of memory");
     c.runs = runs;
@@ -1592,6 +1786,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--run")) runs[c.nruns++] = VALUE();
         else if (!strcmp(a, "--format")) c.format = VALUE();
         else if (!strcmp(a, "-o") || !strcmp(a, "--output")) c.output = VALUE();
+        else if (!strcmp(a, "--junit")) c.junit = VALUE();
         else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
             const char *v = VALUE();
             char *end;
@@ -1608,12 +1803,15 @@ int main(int argc, char **argv)
             c.prefix_step = n;
         }
         else if (!strcmp(a, "--expect-numpy")) c.expect_numpy = true;
+        else if (!strcmp(a, "--check-reasons")) c.check_reasons = true;
         else if (!strcmp(a, "--write-skips")) c.write_skips = VALUE();
         else if (!strcmp(a, "--allow-stale-skips")) c.allow_stale = true;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) c.verbose = true;
         else if (!strcmp(a, "--list")) list = true;
         else if (!strcmp(a, "--version")) version = true;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "list")) list = true; /* the commands, among the options */
+        else if (!strcmp(a, "copy")) copy_to = VALUE();
         else {
             fprintf(stderr, "npyconform: unknown argument '%s'\n", argv[i]);
             usage(stderr);
@@ -1622,6 +1820,10 @@ int main(int argc, char **argv)
 #undef VALUE
     }
     if (!c.groups) c.groups = DEFAULT_GROUPS;
+    if (!c.corpus) c.corpus = getenv("NPYCONFORM_CORPUS");
+    if (!c.corpus || !*c.corpus) c.corpus = find_corpus();
+    if (!c.corpus) die("no corpus beside the program (BIN/../share/npyconform/corpus or BIN/corpus): give --corpus DIR");
+    if (copy_to) return copy_corpus(c.corpus, copy_to);
     cfg = &c;
     if (strcmp(c.format, "text") && strcmp(c.format, "json") && strcmp(c.format, "junit") && strcmp(c.format, "tap"))
         die("--format: unknown format '%s' (text, json, junit, tap)", c.format);
@@ -1673,6 +1875,12 @@ int main(int argc, char **argv)
     else if (!strcmp(c.format, "junit")) report_junit(f, sv, secs);
     else report_tap(f, sv, nv);
     if (fflush(f) != 0 || (f != stdout && fclose(f) != 0)) die("cannot write the report: %s", strerror(errno));
+    if (c.junit) {
+        FILE *j = fopen(c.junit, "w");
+        if (!j) die("cannot write %s: %s", c.junit, strerror(errno));
+        report_junit(j, sv, secs);
+        if (fclose(j) != 0) die("cannot write %s: %s", c.junit, strerror(errno));
+    }
     if (c.write_skips) write_skip_file(c.write_skips, sv);
     if (strcmp(c.format, "text") && c.output == NULL) {
         /* machine formats on stdout: a one-line verdict on stderr */

@@ -219,10 +219,15 @@ int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap
     err.fd = ep[0];
     fcntl(out.fd, F_SETFL, O_NONBLOCK);
     fcntl(err.fd, F_SETFL, O_NONBLOCK);
-    bool out_open = true, err_open = true, exited = false, timed_out = false, over_mem = false;
+    bool out_open = true, err_open = true, exited = false, timed_out = false, over_mem = false, growing = false;
     double deadline = start + timeout_sec, exited_at = 0, next_sample = start;
     double next_group_sample = start + 0.1;
     long sampled_kb = 0;
+    /* group samples of the last ~1.6 s, for the growth at the timeout */
+    enum { RING = 16 };
+    double ring_t[RING];
+    long ring_kb[RING];
+    size_t nring = 0;
 
     /* The leader is only reaped at the end: while it is a zombie its pid,
        and so its process group id, cannot be reused, and kill(-pid) can
@@ -240,6 +245,20 @@ int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap
         if (exited && !out_open && !err_open) break;
         if (!exited && t >= deadline) {
             timed_out = true;
+            if (max_rss_kb > 0) {
+                long now_kb = group_rss_kb(pid);
+                /* against the oldest sample at most a second old */
+                double from_t = t;
+                long from_kb = -1;
+                for (size_t k = nring > RING ? nring - RING : 0; k < nring; k++)
+                    if (ring_t[k % RING] >= t - 1.0) { from_t = ring_t[k % RING]; from_kb = ring_kb[k % RING]; break; }
+                if (from_kb >= 0 && now_kb - from_kb >= NCF_GROWTH_KB) {
+                    growing = true;
+                    r->grown_kb = now_kb - from_kb;
+                    r->grown_secs = t - from_t;
+                }
+                if (now_kb > sampled_kb) sampled_kb = now_kb;
+            }
             break;
         }
         if (max_rss_kb > 0 && !exited && t >= next_sample) {
@@ -249,6 +268,9 @@ int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap
             if (t >= next_group_sample) {
                 long g = group_rss_kb(pid);
                 if (g > kb) kb = g;
+                ring_t[nring % RING] = t;
+                ring_kb[nring % RING] = g;
+                nring++;
                 next_group_sample = t + 0.1;
             }
             if (kb > sampled_kb) sampled_kb = kb;
@@ -298,6 +320,9 @@ int ncf_run(const char *cmd, double timeout_sec, long max_rss_kb, size_t out_cap
     if (over_mem) {
         r->kind = NCF_MEMORY;
         r->code = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+    } else if (growing) {
+        r->kind = NCF_GROWING;
+        r->code = 0;
     } else if (timed_out) {
         r->kind = NCF_TIMEOUT;
         r->code = 0;

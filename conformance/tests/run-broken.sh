@@ -48,7 +48,7 @@ nvalid=$1 ninvalid=$2 nunsafe=$3 ncompat=$4 nnpz=$5 nra=$6 nrabad=$7
 nprefix=$("$runner" --adapter true --list --only prefix | wc -l)
 [ "$nprefix" -gt 0 ] || fail "the prefix group is empty"
 row() { printf '%-8s %4d cases: %4d passed, %4d failed' "$1" "$2" "$3" "$4"; }
-vfail=5    # the valid cases broken-adapter.sh gets wrong on purpose (no BROKEN_HOG)
+vfail=8    # the valid cases broken-adapter.sh gets wrong on purpose (no BROKEN_HOG)
 total=$((nvalid + ninvalid + nunsafe + ncompat + nnpz + nprefix))
 tfail=$((vfail + ninvalid + nunsafe + 1 + nnpz + nprefix))
 
@@ -74,6 +74,12 @@ expect_line "$tmp/text" "FAIL valid/u1-na-1d-C-v1.npy: bad-output: no output (ex
 expect_line "$tmp/text" "stderr:   ==1==ERROR: AddressSanitizer"
 expect_line "$tmp/text" "FAIL compat/no-trailing-comma-v1.npy: accepted (numpy: accept), but read the header or payload differently from numpy"
 expect_line "$tmp/text" "differs: shape: expected [2], got [99]"
+# answers the protocol does not allow are the adapter's error, not a reading
+expect_line "$tmp/text" 'FAIL valid/i8-le-1d-C-v1.npy: bad-output: ambiguous answer: "shape" without "fortran_order"'
+expect_line "$tmp/text" 'FAIL valid/u2-le-1d-C-v1.npy: bad-output: ambiguous answer: "shape": shape is not a list'
+expect_line "$tmp/text" 'FAIL valid/c8-le-1d-C-v1.npy: bad-output: "error_class" "unsupported" is not one of magic,'
+# a 2-D prefix base (suite 1.2.0): the data offset of a v1 2-D file
+expect_line "$tmp/text" "FAIL prefix/valid/f8-le-2d-C-v1.npy@128: accepted a strict prefix"
 expect_line "$tmp/text" "FAIL prefix/valid/f8-le-1d-C-v1.npy@96: accepted a strict prefix (a truncated copy) of a valid file"
 expect_line "$tmp/text" "FAIL npz/compat/name-dotdot.npz: accepted an archive with a member name that climbs out of its directory"
 expect_line "$tmp/text" "FAIL npz/compat/name-absolute.npz: accepted an archive with a member name that climbs"
@@ -88,7 +94,7 @@ expect_line "$tmp/text" "$(row compat "$ncompat" $((ncompat - 1)) 1)"
 expect_line "$tmp/text" "$(row npz "$nnpz" 0 "$nnpz")"
 expect_line "$tmp/text" "$(row prefix "$nprefix" 0 "$nprefix")"
 expect_line "$tmp/text" "$(row total "$total" $((total - tfail)) $tfail)"
-expect_line "$tmp/text" "never reported, so not checked: fortran_order, payload_sha256, itemsize"
+expect_line "$tmp/text" "never reported, so not checked: payload_sha256, itemsize"
 expect_line "$tmp/text" "result: FAIL"
 [ $((end - start)) -lt 300 ] || fail "the run took $((end - start)) s: the hang was not cut short"
 alive() { # a zombie (nobody reaps orphans in some containers) counts as dead
@@ -128,6 +134,20 @@ k = c["invalid/version-4.0.npy"]
 assert k["failure"] == "crash" and k["signal"] == 11, k
 print("memory peak %d KiB, exit status and signal reported" % m["peak_rss_kb"])
 PY
+# A hog too slow to reach the cap before the timeout is still a memory
+# failure, not a timeout: it is growing when the clock runs out.
+BROKEN_HOG=slow "$runner" --adapter "sh $adapter" --timeout 4 --run valid/i2-le-1d-C-v1.npy \
+    --run valid/f8-le-1d-C-v1.npy -j 2 --format json -o "$tmp/slow.json" 2>/dev/null
+expect_rc 1 $? "slow memory hog run"
+python3 - "$tmp/slow.json" <<'PY' || fail "a slow memory hog is not reported as memory, or a hang not as a timeout"
+import json, sys
+c = {x["name"]: x for x in json.load(open(sys.argv[1]))["cases"]}
+m = c["valid/i2-le-1d-C-v1.npy"]
+assert m["failure"] == "memory" and "still allocating at the timeout" in m["summary"], m
+h = c["valid/f8-le-1d-C-v1.npy"]
+assert h["failure"] == "timeout", h
+print("slow hog:", m["summary"])
+PY
 # the same adapter without the 4 GiB passes that case
 "$runner" --adapter "sh $adapter" --timeout 60 --run valid/i2-le-1d-C-v1.npy > "$tmp/nohog" 2>&1
 expect_rc 0 $? "the memory case without the allocation"
@@ -143,6 +163,36 @@ expect_line "$tmp/ra" "$(row ra "$nra" $((nra - nrabad - 1)) $((nrabad + 1)))"
 expect_line "$tmp/ra" "fields compared: ndims, dims; never reported, so not checked: flags, eltype, elbyte, size, data_sha256"
 grep -q '^  valid ' "$tmp/ra" && fail "--only ra ran NPY cases"
 
+# 1d. a reader that refuses every 1-D array and checks nothing else: the
+# one-defect files built on 2-D bases (suite 1.2.0) catch it, and with
+# --check-reasons so do the 1-D ones it refused as "shape"
+r1d="sh $dir/tests/refuses-1d-adapter.sh"
+"$runner" --adapter "$r1d" -j 2 --timeout $to --only invalid --format json -o "$tmp/r1d.json" 2>/dev/null
+expect_rc 1 $? "1-D refuser"
+"$runner" --adapter "$r1d" -j 2 --timeout $to --only invalid --run 'invalid/magic-92*' --check-reasons \
+    > "$tmp/r1d-reasons" 2>&1
+expect_rc 1 $? "1-D refuser with --check-reasons"
+expect_line "$tmp/r1d-reasons" "FAIL invalid/magic-92.npy: refused for another reason: error_class 'shape', the file's defect is magic"
+expect_line "$tmp/r1d-reasons" "FAIL invalid/magic-92-struct-v1.npy: refused for another reason"
+expect_line "$tmp/r1d-reasons" "FAIL invalid/magic-92-2d-v1.npy: accepted an invalid file"
+python3 - "$tmp/r1d.json" "$dir/../corpus/manifest.json" <<'PY' || fail "the 2-D twins do not catch a reader that refuses every 1-D array"
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+files = json.load(open(sys.argv[2]))["files"]
+c = {x["name"]: x for x in j["cases"]}
+# every defect built again on a 2-D base (gen_conform12.py names them so)
+twins = [n for n, e in files.items() if e["group"] == "invalid" and "(base: " in e["description"]
+         and re.search(r"-2d(-F)?-v[0-9]\.npy$", n)]
+assert len(twins) >= 14, twins
+missed = [n for n in twins if c[n].get("failure") != "should-refuse"]
+assert not missed, missed
+other = j["summary"]["invalid"]["refused_for_another_reason"]
+assert other > 0 and c["invalid/magic-92.npy"].get("refused_for_another_reason"), other
+assert c["invalid/magic-92.npy"]["outcome"] == "pass", "a wrong reason fails only with --check-reasons"
+print("1-D refuser: all %d 2-D twins accepted (caught), %d refusals for another reason"
+      % (len(twins), other))
+PY
+
 # 2. machine formats, on a subset
 sel="--run valid/f8-* --run invalid/version-* --only valid,invalid"
 for fmt in json tap junit; do
@@ -155,7 +205,7 @@ expect_line "$tmp/out.tap" "not ok"
 expect_line "$tmp/out.tap" "- invalid/version-4.0.npy"
 expect_line "$tmp/out.junit" '<testcase classname="npyconform.invalid" name="invalid/version-4.0.npy"'
 expect_line "$tmp/out.junit" '<failure message="crash: '
-expect_line "$tmp/out.json" '"suite_version": "1.1.0"'
+expect_line "$tmp/out.json" '"suite_version": "1.2.0"'
 ntap=$(grep -c '^not ok' "$tmp/out.tap")
 nplan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tmp/out.tap")
 nok=$(grep -c '^ok' "$tmp/out.tap")
@@ -191,6 +241,14 @@ expect_line "$tmp/adapter.skip" "invalid/version-4.0.npy  crash: "
 "$runner" --adapter "sh $adapter" -j 2 --timeout $to $sub --skip "$tmp/adapter.skip" > "$tmp/skipped" 2>&1
 expect_rc 0 $? "run with the adopted skip file"
 expect_line "$tmp/skipped" "$(row total "$stotal" $((stotal - sfail)) 0), $(printf '%4d' $sfail) skipped"
+# in TAP a known failure is a TODO (it ran and failed), never a SKIP
+"$runner" --adapter "sh $adapter" --timeout $to --only invalid --run 'invalid/version-*' \
+    --skip "$tmp/adapter.skip" --format tap -o "$tmp/todo.tap" 2>/dev/null
+expect_rc 0 $? "TAP run with the adopted skip file"
+grep -q '# SKIP' "$tmp/todo.tap" && fail "TAP marks known failures as SKIP"
+[ "$(grep -c '^not ok .* # TODO ' "$tmp/todo.tap")" = "$(grep -c '^not ok' "$tmp/todo.tap")" ] ||
+    fail "a TAP failure without TODO in a run that passes"
+grep -q '^not ok .* # TODO ' "$tmp/todo.tap" || fail "no TODO line in the TAP report"
 
 # 4. ratchet: a skipped case that passes is an error, unless allowed
 { cat "$tmp/adapter.skip"; echo "valid/f8-le-2d-C-v1.npy  pretend this one is broken"; } > "$tmp/stale.skip"
@@ -209,7 +267,8 @@ expect_line "$tmp/missing" "crash: exit status 127"
 "$runner" --adapter true --only nonsense > /dev/null 2>&1
 expect_rc 2 $? "--only nonsense"
 "$runner" --version > "$tmp/version"
-expect_line "$tmp/version" "suite 1.1.0"
+expect_line "$tmp/version" "suite 1.2.0"
+expect_line "$tmp/version" "npyconform $(cat "$dir/VERSION")"
 
 if [ $fails -ne 0 ]; then
     echo "--- text report of the broken adapter ---"
