@@ -19,6 +19,7 @@ subclass of ``npyguard.Error`` carrying the C library's ``code``, ``name``,
 import collections.abc
 import hashlib
 import io
+import json
 import mmap
 import operator
 import os
@@ -221,23 +222,6 @@ def _dtype(node) -> np.dtype:
     return np.dtype(spec)
 
 
-def _json_descr(node):
-    """descr as ``npyvalidate --json`` prints it."""
-    kind = node[0]
-    if kind == "leaf":
-        return node[1]
-    if kind == "sub":
-        return [_json_descr(node[1]), list(node[2])]
-    out = []
-    for name, title, _offset, t in node[1]:
-        label = [title, name] if title is not None else name
-        if t[0] == "sub":
-            out.append([label, _json_descr(t[1]), list(t[2])])
-        else:
-            out.append([label, _json_descr(t)])
-    return out
-
-
 # ---------------------------------------------------------------- inputs
 
 class Info(collections.namedtuple("Info", [
@@ -258,7 +242,7 @@ class Info(collections.namedtuple("Info", [
 def _info(d: Dict[str, Any], sha: Optional[str] = None) -> Info:
     return Info(
         version="%d.%d" % d["version"], header_len=d["header_len"], data_offset=d["data_offset"],
-        descr=_json_descr(d["descr"]), descr_repr=d["descr_repr"], shape=tuple(d["shape"]),
+        descr=json.loads(d["descr_json"]), descr_repr=d["descr_repr"], shape=tuple(d["shape"]),
         fortran_order=d["fortran_order"], itemsize=d["itemsize"], count=d["count"],
         payload_bytes=d["payload_bytes"], trailing_bytes=d["trailing_bytes"],
         warnings=tuple(d["warnings"]), payload_sha256=sha)
@@ -701,13 +685,12 @@ class NpzFile(collections.abc.Mapping):
             if restore is not None:
                 os.lseek(*restore, os.SEEK_SET)
         self._index = {}
-        for i, m in enumerate(members):
-            name = m["name"].decode("utf-8" if m["flags"] & 0x800 else "cp437")
+        for i, m in enumerate(members):  # names as zipfile decodes them, by the library
+            name = m["name"]
             self._index[name] = i
             if name.endswith(".npy"):
                 self._index.setdefault(name[:-4], i)
-        self.files = [n[:-4] if n.endswith(".npy") else n for n in
-                      (m["name"].decode("utf-8" if m["flags"] & 0x800 else "cp437") for m in members)]
+        self.files = [n[:-4] if n.endswith(".npy") else n for n in (m["name"] for m in members)]
         self.f = _Bag(self)
 
     def __getitem__(self, key: str) -> Union[np.ndarray, bytes]:

@@ -268,6 +268,18 @@ static PyObject *dtype_tree(const npyg_dtype *d)
 }
 
 
+/* The descr as npyvalidate --json prints it: the library's text. */
+static PyObject *descr_json(const npyg_dtype *d)
+{
+    size_t need = npyg_format_descr_json(d, NULL, 0);
+    char *s = PyMem_Malloc(need + 1);
+    if (!s) return PyErr_NoMemory();
+    npyg_format_descr_json(d, s, need + 1);
+    PyObject *r = PyUnicode_FromStringAndSize(s, (Py_ssize_t)need);
+    PyMem_Free(s);
+    return r;
+}
+
 static PyObject *info_dict(const npyg_info *in)
 {
     size_t need = npyg_format_descr(in->dtype, NULL, 0);
@@ -283,19 +295,21 @@ static PyObject *info_dict(const npyg_info *in)
         Py_XDECREF(w);
     }
     PyObject *tree = warnings ? dtype_tree(in->dtype) : NULL;
-    PyObject *shape = tree ? shape_tuple(in->ndim, in->shape) : NULL;
+    PyObject *json = tree ? descr_json(in->dtype) : NULL;
+    PyObject *shape = json ? shape_tuple(in->ndim, in->shape) : NULL;
     PyObject *r = NULL;
     if (shape)
-        r = Py_BuildValue("{s:(ii),s:I,s:K,s:O,s:s#,s:O,s:O,s:K,s:K,s:K,s:K,s:O}", "version", in->version_major,
+        r = Py_BuildValue("{s:(ii),s:I,s:K,s:O,s:O,s:s#,s:O,s:O,s:K,s:K,s:K,s:K,s:O}", "version", in->version_major,
                           in->version_minor, "header_len", (unsigned)in->header_len, "data_offset",
-                          (unsigned long long)in->data_offset, "descr", tree, "descr_repr", repr,
-                          (Py_ssize_t)need, "shape", shape, "fortran_order", in->fortran_order ? Py_True : Py_False,
+                          (unsigned long long)in->data_offset, "descr", tree, "descr_json", json, "descr_repr",
+                          repr, (Py_ssize_t)need, "shape", shape, "fortran_order", in->fortran_order ? Py_True : Py_False,
                           "itemsize", (unsigned long long)in->dtype->itemsize, "count",
                           (unsigned long long)in->count, "payload_bytes", (unsigned long long)in->payload_bytes,
                           "trailing_bytes", (unsigned long long)in->trailing_bytes, "warnings", warnings);
     PyMem_Free(repr);
     Py_XDECREF(warnings);
     Py_XDECREF(tree);
+    Py_XDECREF(json);
     Py_XDECREF(shape);
     return r;
 }
@@ -691,14 +705,19 @@ static PyObject *Zip_members(ZipObject *self, PyObject *noargs)
     PyObject *l = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; l && i < n; i++) {
         const npyg_zip_entry *e = npyg_zip_member(self->zip, i);
-        /* Names are bytes as stored; the Python layer decodes them as
-           zipfile does (UTF-8 flag, else cp437). */
-        PyObject *d = Py_BuildValue("{s:y#,s:I,s:I,s:k,s:K,s:K,s:K,s:K}", "name", e->name, (Py_ssize_t)e->name_len,
-                                    "method", e->method, "flags", e->flags, "crc32", (unsigned long)e->crc32,
+        /* The name as zipfile decodes it, from the library; a cp437 byte
+           takes at most three UTF-8 bytes. */
+        size_t cap = 3 * e->name_len + 1;
+        char *name = PyMem_Malloc(cap);
+        if (!name) { PyErr_NoMemory(); Py_CLEAR(l); break; }
+        size_t len = npyg_zip_member_name(self->zip, i, name, cap);
+        PyObject *d = Py_BuildValue("{s:s#,s:y#,s:I,s:I,s:k,s:K,s:K,s:K,s:K}", "name", name, (Py_ssize_t)len,
+                                    "name_bytes", e->name, (Py_ssize_t)e->name_len, "method", e->method, "flags", e->flags, "crc32", (unsigned long)e->crc32,
                                     "compressed_size", (unsigned long long)e->compressed_size, "uncompressed_size",
                                     (unsigned long long)e->uncompressed_size, "header_offset",
                                     (unsigned long long)e->header_offset, "data_offset",
                                     (unsigned long long)e->data_offset);
+        PyMem_Free(name);
         if (!d) { Py_CLEAR(l); break; }
         PyList_SET_ITEM(l, (Py_ssize_t)i, d);
     }
