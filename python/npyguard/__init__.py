@@ -1,4 +1,4 @@
-"""Safe loading of untrusted NumPy ``.npy`` and ``.npz`` files.
+"""Safe loading of untrusted NumPy ``.npy`` and ``.npz`` files, and RawArray ``.ra``.
 
 ``npyguard.load`` and ``npyguard.load_npz`` validate and load in one pass,
 from one open file: the header is parsed by npyguard's C parser (strict,
@@ -509,7 +509,10 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
 
     Returns an ndarray equal to ``numpy.load(file, allow_pickle=False)``:
     same dtype, shape, order, flags and bytes; or, for a zip archive, an
-    NpzFile (see load_npz). The header is validated, the payload size
+    NpzFile (see load_npz); for a RawArray file, the array load_ra returns.
+    The format is told by content, as numpy.load tells .npy from .npz; an
+    HDF5 or MAT v7.3 file raises NotLoadableError (not loaded by the
+    package yet). The header is validated, the payload size
     checked against the limits and the file, and only then is the array
     allocated and filled from the same open input.
 
