@@ -632,13 +632,21 @@ static void put_descr(sbuf *b, const npyg_dtype *d)
     }
 }
 
-size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
+/* snprintf's contract for a descr writer: the length it needs, at most
+   size bytes written, NUL-terminated. */
+static size_t format_with(void (*put_fn)(sbuf *, const npyg_dtype *), const npyg_dtype *dtype, char *out,
+                          size_t size)
 {
     sbuf b = {.p = out, .size = size};
     if (!dtype) return 0;
-    put_descr(&b, dtype);
+    put_fn(&b, dtype);
     if (size) out[b.len < size ? b.len : size - 1] = '\0';
     return b.len;
+}
+
+size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
+{
+    return format_with(put_descr, dtype, out, size);
 }
 
 /* ---------------- the descr as JSON ---------------- */
@@ -729,11 +737,7 @@ static void put_json_descr(sbuf *b, const npyg_dtype *d)
 
 size_t npyg_format_descr_json(const npyg_dtype *dtype, char *out, size_t size)
 {
-    sbuf b = {.p = out, .size = size};
-    if (!dtype) return 0;
-    put_json_descr(&b, dtype);
-    if (size) out[b.len < size ? b.len : size - 1] = '\0';
-    return b.len;
+    return format_with(put_json_descr, dtype, out, size);
 }
 
 static void put_dict(sbuf *b, const npyg_info *info)

@@ -497,6 +497,21 @@ typedef struct {
     PyObject *info; /* dict after the header */
 } NpyObject;
 
+/* One of the library's three inputs opened: a descriptor (without the
+   GIL: nothing calls back into Python), a buffer, or a file object. */
+static int open_input(npyg_ctx *ctx, input *in, int (*by_fd)(npyg_ctx *, int),
+                      int (*by_buffer)(npyg_ctx *, const void *, size_t),
+                      int (*by_read)(npyg_ctx *, npyg_read_fn, void *))
+{
+    int rc;
+    if (in->fd >= 0) {
+        Py_BEGIN_ALLOW_THREADS rc = by_fd(ctx, in->fd);
+        Py_END_ALLOW_THREADS
+    } else if (in->view.obj) rc = by_buffer(ctx, in->view.buf, (size_t)in->view.len);
+    else rc = by_read(ctx, file_read, in);
+    return rc;
+}
+
 static void Npy_close_impl(NpyObject *self)
 {
     npyg_ctx_free(self->ctx);
@@ -515,13 +530,8 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
     limits lim;
     if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
-    int rc;
     input *in = &self->in;
-    if (in->fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = npyg_open_fd(self->ctx, in->fd);
-        Py_END_ALLOW_THREADS
-    } else if (in->view.obj) rc = npyg_open_buffer(self->ctx, in->view.buf, (size_t)in->view.len);
-    else rc = npyg_open_read(self->ctx, file_read, in);
+    int rc = open_input(self->ctx, in, npyg_open_fd, npyg_open_buffer, npyg_open_read);
     if (rc) {
         raise_in(self->ctx, in, rc);
         return -1;
@@ -830,13 +840,8 @@ static int Ra_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
     limits lim;
     if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
-    int rc;
     input *in = &self->in;
-    if (in->fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = npyg_ra_open_fd(self->ctx, in->fd);
-        Py_END_ALLOW_THREADS
-    } else if (in->view.obj) rc = npyg_ra_open_buffer(self->ctx, in->view.buf, (size_t)in->view.len);
-    else rc = npyg_ra_open_read(self->ctx, file_read, in);
+    int rc = open_input(self->ctx, in, npyg_ra_open_fd, npyg_ra_open_buffer, npyg_ra_open_read);
     if (rc) {
         raise_in(self->ctx, in, rc);
         return -1;
