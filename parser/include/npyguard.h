@@ -461,6 +461,15 @@ NPYG_API const npyg_info *npyg_get_info(const npyg_ctx *ctx);
    without the NUL, like snprintf; writes at most size bytes. */
 NPYG_API size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size);
 
+/* descr in the JSON form npyvalidate --json prints: a typestr ("<f8"), a
+   subarray as [descr, shape], a structured type as a list of [name, descr]
+   or [name, descr, shape] with a titled name as [title, name] and pads left
+   out: numpy's dtype.descr without its ('', '|Vn') pads, tuples as lists.
+   Names are JSON strings (controls and what str.isprintable() refuses as
+   \u escapes); a dim above 2**53 is a string. Returns and writes as
+   npyg_format_descr does. */
+NPYG_API size_t npyg_format_descr_json(const npyg_dtype *dtype, char *out, size_t size);
+
 /* ------------------------------------------------------------------ */
 /* .npz archives                                                       */
 /*                                                                     */
@@ -585,6 +594,12 @@ NPYG_API int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len,
 /* Members in central-directory order. NULL when i is out of range. */
 NPYG_API size_t npyg_zip_count(const npyg_zip *z);
 NPYG_API const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i);
+
+/* Member i's name as Python's zipfile (and so numpy) decodes it, in UTF-8:
+   as stored when flag bit 11 is set, else each byte as code page 437.
+   Returns the length needed without the NUL, like snprintf, and writes at
+   most size bytes; 0 and "" when i is out of range. */
+NPYG_API size_t npyg_zip_member_name(const npyg_zip *z, size_t i, char *buf, size_t size);
 
 /* Inflates member i, checks its sizes and CRC-32 and validates it as .npy
    (payload to the context's sink). 0: npyg_get_info(ctx) describes the

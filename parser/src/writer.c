@@ -632,13 +632,112 @@ static void put_descr(sbuf *b, const npyg_dtype *d)
     }
 }
 
-size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
+/* snprintf's contract for a descr writer: the length it needs, at most
+   size bytes written, NUL-terminated. */
+static size_t format_with(void (*put_fn)(sbuf *, const npyg_dtype *), const npyg_dtype *dtype, char *out,
+                          size_t size)
 {
     sbuf b = {.p = out, .size = size};
     if (!dtype) return 0;
-    put_descr(&b, dtype);
+    put_fn(&b, dtype);
     if (size) out[b.len < size ? b.len : size - 1] = '\0';
     return b.len;
+}
+
+size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size)
+{
+    return format_with(put_descr, dtype, out, size);
+}
+
+/* ---------------- the descr as JSON ---------------- */
+
+/* A JSON string of a name (UTF-8, checked by the parser): '"' and '\\'
+   escaped, and what Python's str.isprintable() refuses written as \u
+   escapes, so that a reader gets the name back and a terminal never sees
+   a control. */
+static void put_json_str(sbuf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    put(b, "\"", 1);
+    for (size_t k = 0; k < n;) {
+        size_t at = k;
+        uint32_t cp = (unsigned char)s[k];
+        if (cp < 0x80) k++;
+        else cp = utf8_cp(s, n, &k);
+        if (cp == '"' || cp == '\\') {
+            char esc[2] = {'\\', (char)cp};
+            put(b, esc, 2);
+        } else if (cp >= 0x20 && cp != 0x7f && printable(cp)) {
+            put(b, s + at, k - at);
+        } else {
+            bool pair = cp > 0xFFFF;
+            uint32_t unit[2] = {pair ? 0xD800 + ((cp - 0x10000) >> 10) : cp, 0xDC00 + (cp & 0x3FF)};
+            for (size_t u = 0; u <= (size_t)pair; u++) {
+                char esc[6] = {'\\', 'u', hex[unit[u] >> 12], hex[(unit[u] >> 8) & 15],
+                               hex[(unit[u] >> 4) & 15], hex[unit[u] & 15]};
+                put(b, esc, 6);
+            }
+        }
+    }
+    put(b, "\"", 1);
+}
+
+/* [2, 3]; a dim above 2**53 as a string, so that every JSON reader keeps it. */
+static void put_json_shape(sbuf *b, uint32_t nd, const uint64_t *dims)
+{
+    puts_(b, "[");
+    for (uint32_t k = 0; k < nd; k++) {
+        bool big = dims[k] > (UINT64_C(1) << 53);
+        if (k) puts_(b, ", ");
+        if (big) puts_(b, "\"");
+        put_u64(b, dims[k]);
+        if (big) puts_(b, "\"");
+    }
+    puts_(b, "]");
+}
+
+static void put_json_descr(sbuf *b, const npyg_dtype *d)
+{
+    if (d->kind == NPYG_KIND_SUBARRAY) {
+        puts_(b, "[");
+        put_json_descr(b, d->base);
+        puts_(b, ", ");
+        put_json_shape(b, d->sub_ndim, d->sub_shape);
+        puts_(b, "]");
+        return;
+    }
+    if (d->kind != NPYG_KIND_STRUCT) {
+        puts_(b, "\"");
+        put_typestr(b, d);
+        puts_(b, "\"");
+        return;
+    }
+    puts_(b, "[");
+    for (uint32_t k = 0; k < d->nfields; k++) {
+        const npyg_field *f = &d->fields[k];
+        const npyg_dtype *t = f->type;
+        puts_(b, k ? ", [" : "[");
+        if (f->title) {
+            puts_(b, "[");
+            put_json_str(b, f->title, f->title_len);
+            puts_(b, ", ");
+        }
+        put_json_str(b, f->name, f->name_len);
+        puts_(b, f->title ? "], " : ", ");
+        /* a field's subarray is [name, base, shape], as in numpy's descr */
+        put_json_descr(b, t->kind == NPYG_KIND_SUBARRAY ? t->base : t);
+        if (t->kind == NPYG_KIND_SUBARRAY) {
+            puts_(b, ", ");
+            put_json_shape(b, t->sub_ndim, t->sub_shape);
+        }
+        puts_(b, "]");
+    }
+    puts_(b, "]");
+}
+
+size_t npyg_format_descr_json(const npyg_dtype *dtype, char *out, size_t size)
+{
+    return format_with(put_json_descr, dtype, out, size);
 }
 
 static void put_dict(sbuf *b, const npyg_info *info)

@@ -879,6 +879,27 @@ const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i)
     return z && i < z->count ? &z->entries[i] : NULL;
 }
 
+/* The name as zipfile decodes it, in UTF-8: a flagged name is UTF-8
+   already (checked when the archive was opened); without the flag a byte
+   above 0x7F is its cp437 character (U+00A0 and up: two or three bytes). */
+size_t npyg_zip_member_name(const npyg_zip *z, size_t i, char *buf, size_t size)
+{
+    const npyg_zip_entry *e = npyg_zip_member(z, i);
+    size_t len = 0;
+    for (size_t k = 0; e && k < e->name_len; k++) {
+        unsigned char c = (unsigned char)e->name[k], u[3] = {c};
+        uint32_t cp = c < 0x80 || e->flags & FLAG_UTF8 ? 0 : cp437_high[c - 0x80];
+        size_t n = cp >= 0x800 ? 3 : cp ? 2 : 1;
+        if (n == 3) u[0] = (unsigned char)(0xE0 | cp >> 12), u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        if (n == 2) u[0] = (unsigned char)(0xC0 | cp >> 6);
+        if (n > 1) u[n - 1] = (unsigned char)(0x80 | (cp & 0x3F));
+        for (size_t j = 0; j < n; j++, len++)
+            if (len + 1 < size) buf[len] = (char)u[j];
+    }
+    if (size) buf[len < size ? len : size - 1] = '\0';
+    return len;
+}
+
 /* ---------------- streaming one member ---------------- */
 
 static uint64_t in_pos(const npyg_zip *z) { return z->cur->data_offset + z->in_done; }

@@ -78,47 +78,20 @@ static void sb_tuple(strbuf *b, uint32_t nd, const uint64_t *dims)
     sb_puts(b, nd == 1 ? ",)" : ")");
 }
 
-/* descr as JSON: a typestr, or a list of [name, descr] / [name, descr,
-   shape], a titled name being [title, name]; pads are left out. */
+/* descr as JSON, as the library writes it (npyg_format_descr_json). */
 static void sb_json_descr(strbuf *b, const npyg_dtype *d)
 {
-    if (d->kind == NPYG_KIND_STRUCT) {
-        sb_puts(b, "[");
-        for (uint32_t k = 0; k < d->nfields; k++) {
-            const npyg_field *f = &d->fields[k];
-            if (k) sb_puts(b, ", ");
-            sb_puts(b, "[");
-            if (f->title) {
-                sb_puts(b, "[");
-                sb_json_str(b, f->title, f->title_len);
-                sb_puts(b, ", ");
-            }
-            sb_json_str(b, f->name, f->name_len);
-            if (f->title) sb_puts(b, "]");
-            sb_puts(b, ", ");
-            const npyg_dtype *t = f->type;
-            if (t->kind == NPYG_KIND_SUBARRAY) {
-                sb_json_descr(b, t->base);
-                sb_puts(b, ", ");
-                sb_json_shape(b, t->sub_ndim, t->sub_shape);
-            } else {
-                sb_json_descr(b, t);
-            }
-            sb_puts(b, "]");
-        }
-        sb_puts(b, "]");
-    } else if (d->kind == NPYG_KIND_SUBARRAY) {
-        sb_puts(b, "[");
-        sb_json_descr(b, d->base);
-        sb_puts(b, ", ");
-        sb_json_shape(b, d->sub_ndim, d->sub_shape);
-        sb_puts(b, "]");
-    } else {
-        char s[64];
-        npyg_format_descr(d, s, sizeof s); /* "'<f8'" */
-        size_t n = strlen(s);
-        sb_json_str(b, s + 1, n >= 2 ? n - 2 : 0);
+    char small[256];
+    size_t n = npyg_format_descr_json(d, small, sizeof small);
+    if (n < sizeof small) {
+        sb_put(b, small, n);
+        return;
     }
+    char *big = malloc(n + 1);
+    if (!big) die_oom();
+    npyg_format_descr_json(d, big, n + 1);
+    sb_put(b, big, n);
+    free(big);
 }
 
 /* The error as a JSON object: {"code": ..., "message": ...}. */

@@ -1,4 +1,4 @@
-"""Safe loading of untrusted NumPy ``.npy`` and ``.npz`` files.
+"""Safe loading of untrusted NumPy ``.npy`` and ``.npz`` files, and RawArray ``.ra``.
 
 ``npyguard.load`` and ``npyguard.load_npz`` validate and load in one pass,
 from one open file: the header is parsed by npyguard's C parser (strict,
@@ -19,6 +19,7 @@ subclass of ``npyguard.Error`` carrying the C library's ``code``, ``name``,
 import collections.abc
 import hashlib
 import io
+import json
 import mmap
 import operator
 import os
@@ -33,7 +34,8 @@ from . import _core
 __all__ = [
     "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
     "Error", "UsageError", "InputError", "MagicError", "HeaderError", "DescrError", "ShapeError",
-    "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError",
+    "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError", "RawArrayError", "Hdf5Error",
+    "MatError", "UnsupportedError", "NotLoadableError", "load_ra",
 ]
 
 __version__ = _core.library_version
@@ -120,10 +122,36 @@ class ZipError(Error):
     """The .npz archive is malformed or unsafe (class "zip")."""
 
 
+class RawArrayError(Error):
+    """The RawArray (.ra) file is malformed (class "ra")."""
+
+
+class Hdf5Error(Error):
+    """The HDF5 file is malformed or hazardous (class "hdf5")."""
+
+
+class MatError(Error):
+    """The MAT file's header is malformed (class "mat")."""
+
+
+class UnsupportedError(Error):
+    """A format npyguard names but does not read: MAT v5 and v4 (class
+    "unsupported")."""
+
+
+class NotLoadableError(Error):
+    """A file npyguard accepts but the package cannot return as an array:
+    HDF5 and MAT v7.3 (loading them is not available in the package yet;
+    code NPYG_EHDF5_UNAVAILABLE), and RawArray element types numpy has no
+    dtype for, such as 128-bit integers or complex halves (code
+    NPYG_ERA_ELBYTE, at the elbyte field). ``klass`` is the code's class."""
+
+
 _CLASSES = {
     "usage": UsageError, "io": InputError, "magic": MagicError, "header": HeaderError,
     "descr": DescrError, "shape": ShapeError, "payload": TruncatedError, "unsafe": UnsafeError,
-    "limit": LimitError, "strict": StrictError, "zip": ZipError,
+    "limit": LimitError, "strict": StrictError, "zip": ZipError, "ra": RawArrayError,
+    "hdf5": Hdf5Error, "mat": MatError, "unsupported": UnsupportedError,
 }
 
 
@@ -135,6 +163,11 @@ def _error(code: int, offset: int, message: str) -> Error:
     """An error the package finds itself, named and classed by the library."""
     name, klass = _core.error_info(code)
     return _make_error(code, name, klass, offset, message)
+
+
+def _not_loadable(code: int, offset: int, message: str) -> NotLoadableError:
+    name, klass = _core.error_info(code)
+    return NotLoadableError(code, name, klass, offset, message)
 
 
 _core.set_error_factory(_make_error)
@@ -221,23 +254,6 @@ def _dtype(node) -> np.dtype:
     return np.dtype(spec)
 
 
-def _json_descr(node):
-    """descr as ``npyvalidate --json`` prints it."""
-    kind = node[0]
-    if kind == "leaf":
-        return node[1]
-    if kind == "sub":
-        return [_json_descr(node[1]), list(node[2])]
-    out = []
-    for name, title, _offset, t in node[1]:
-        label = [title, name] if title is not None else name
-        if t[0] == "sub":
-            out.append([label, _json_descr(t[1]), list(t[2])])
-        else:
-            out.append([label, _json_descr(t)])
-    return out
-
-
 # ---------------------------------------------------------------- inputs
 
 class Info(collections.namedtuple("Info", [
@@ -258,13 +274,12 @@ class Info(collections.namedtuple("Info", [
 def _info(d: Dict[str, Any], sha: Optional[str] = None) -> Info:
     return Info(
         version="%d.%d" % d["version"], header_len=d["header_len"], data_offset=d["data_offset"],
-        descr=_json_descr(d["descr"]), descr_repr=d["descr_repr"], shape=tuple(d["shape"]),
+        descr=json.loads(d["descr_json"]), descr_repr=d["descr_repr"], shape=tuple(d["shape"]),
         fortran_order=d["fortran_order"], itemsize=d["itemsize"], count=d["count"],
         payload_bytes=d["payload_bytes"], trailing_bytes=d["trailing_bytes"],
         warnings=tuple(d["warnings"]), payload_sha256=sha)
 
 
-_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # as numpy.load decides
 _O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -348,12 +363,26 @@ class _Source:
         self.start = None
         self.arg = file
 
-    def starts_like_zip(self) -> bool:
-        """Whether the input starts as a zip does, as numpy.load decides
-        (PK\\3\\4 or PK\\5\\6), for a descriptor or bytes."""
+    def head(self) -> bytes:
+        """The input's first bytes, for a descriptor or bytes (b"" for a stream)."""
         if self.fd is not None:
-            return os.pread(self.fd, 4, self.start) in _ZIP_MAGIC
-        return isinstance(self.arg, memoryview) and self.arg[:4].tobytes() in _ZIP_MAGIC
+            return os.pread(self.fd, 8, self.start)
+        return self.arg[:8].tobytes() if isinstance(self.arg, memoryview) else b""
+
+    def probe_arg(self):
+        """What the library's probe reads: a descriptor whose input starts
+        at 0, or the bytes; None for a stream."""
+        if self.fd is not None:
+            return self.fd if self.start == 0 else None
+        return self.arg if isinstance(self.arg, memoryview) else None
+
+    def finish_ra(self, arr: np.ndarray) -> np.ndarray:
+        """A RawArray file runs to the end of its input (metadata follows
+        the data): a file object is left there."""
+        if self.fileobj is not None and self.start is not None:
+            self.fileobj.seek(0, io.SEEK_END)
+            self.finished = True
+        return arr
 
     def finish(self, end: int) -> None:
         """Leaves a file object just past the array, as numpy does (a
@@ -480,7 +509,10 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
 
     Returns an ndarray equal to ``numpy.load(file, allow_pickle=False)``:
     same dtype, shape, order, flags and bytes; or, for a zip archive, an
-    NpzFile (see load_npz). The header is validated, the payload size
+    NpzFile (see load_npz); for a RawArray file, the array load_ra returns.
+    The format is told by content, as numpy.load tells .npy from .npz; an
+    HDF5 or MAT v7.3 file raises NotLoadableError (not loaded by the
+    package yet). The header is validated, the payload size
     checked against the limits and the file, and only then is the array
     allocated and filled from the same open input.
 
@@ -503,9 +535,9 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             try:
                 npy = _core.Npy(fd, strict, lim)
             except MagicError as e:
-                if e.code == 10 and os.pread(fd, 4, 0) in _ZIP_MAGIC:
+                if _not_npy(e, os.pread(fd, 8, 0), fd) == _FORMAT_NPZ:
                     return NpzFile(file, strict=strict, **(lim or {}))
-                raise
+                return _read_ra(_core.Ra(fd, strict, lim))
             try:
                 return _fill(npy, npy.info())
             finally:
@@ -515,15 +547,18 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
     src = _Source(file, want_fd=mmap_mode is not None)
     npy = None
     try:
-        if src.stream and src.arg is file and _stream_is_zip(file):
+        kind = _core.sniff(_stream_head(file)) if src.stream and src.arg is file else _FORMAT_NPY
+        if kind == _FORMAT_NPZ:
             return NpzFile(file, strict=strict, **(lim or {}))
+        if kind == _FORMAT_RA:
+            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
         try:
             npy = _core.Npy(src.arg, strict, lim)
         except MagicError as e:
             # Not .npy: an archive is opened as numpy.load opens it.
-            if e.code == 10 and src.starts_like_zip():
+            if _not_npy(e, src.head(), src.probe_arg()) == _FORMAT_NPZ:
                 return NpzFile(file, strict=strict, **(lim or {}))
-            raise
+            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
         d = npy.info()
         dtype = _dtype(d["descr"])
         n = d["payload_bytes"]
@@ -550,20 +585,110 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
         src.close()
 
 
-def _stream_is_zip(file) -> bool:
-    """Whether a stream starts like a zip, looking without moving; one
-    that cannot be looked into is read as .npy."""
+def _stream_head(file) -> bytes:
+    """A stream's first bytes, looked at without moving; b"" for one that
+    cannot be looked into (it is read as .npy)."""
     if isinstance(file, (io.BufferedReader, io.BufferedRandom)) and not file.seekable():
-        return file.peek(4)[:4] in _ZIP_MAGIC
+        return file.peek(8)[:8]
     try:
         if not file.seekable():
-            return False
+            return b""
         at = file.tell()
-        head = file.read(4)
+        head = file.read(8)
         file.seek(at)
     except (AttributeError, OSError, ValueError):
-        return False
-    return isinstance(head, bytes) and head in _ZIP_MAGIC
+        return b""
+    return head if isinstance(head, bytes) else b""
+
+
+# npyg_format: what the library recognises a file as, by content
+_FORMAT_NPY, _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5, _FORMAT_MAT73 = 1, 2, 3, 4, 5
+
+
+def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
+    """What a file that is not .npy is, as the library recognises it by
+    content: _FORMAT_NPZ or _FORMAT_RA, to be loaded. HDF5 and MAT files
+    raise why they are not loaded; anything else raises e."""
+    if e.code != 10:
+        raise e
+    kind = _core.sniff(head)
+    if kind in (_FORMAT_NPZ, _FORMAT_RA):
+        return kind
+    if probe_arg is not None:
+        code, kind, offset, message = _core.probe(probe_arg)
+        if code:
+            raise _error(code, offset, message) from None
+        if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
+            what = "an HDF5" if kind == _FORMAT_HDF5 else "a MAT v7.3"
+            raise _not_loadable(114, 0, f"{what} file: HDF5/MAT loading is not available in the npyguard "
+                                        f"package yet (npyvalidate checks it)") from None
+    raise e
+
+
+_RA_KINDS = {0: "V", 1: "i", 2: "u", 3: "f", 4: "c", 5: "b"}
+
+
+def _ra_dtype(d: Dict[str, Any]) -> np.dtype:
+    """numpy's dtype for a RawArray element, in the file's byte order:
+    what ra.py builds for int, uint, float and complex ('int16' ...), and
+    for the types ra.py cannot read, numpy's own for the stored bytes:
+    bool for eltype 5, raw records (V) for eltype 0 user types. A type
+    numpy has no dtype for (128-bit integers, complex of two float16s,
+    long doubles of a width this platform lacks) is refused."""
+    spec = "%s%s%d" % (">" if d["big_endian"] else "<", _RA_KINDS[d["eltype"]], d["elbyte"])
+    try:
+        dtype = np.dtype(spec)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.itemsize != d["elbyte"]:
+        raise _not_loadable(94, 24, f"element type {d['type']} (eltype {d['eltype']}, elbyte {d['elbyte']}): "
+                                    f"numpy has no dtype for it")
+    return dtype
+
+
+def _read_ra(ra) -> np.ndarray:
+    """The array of an opened RawArray file, as ra.py returns it: shape
+    the dims as stored, Fortran order (dims[0] fastest). Allocated once
+    the header is validated, for exactly data_bytes."""
+    try:
+        d = ra.info()
+        dtype = _ra_dtype(d)
+        dims = d["dims"]
+        if len(dims) > _NUMPY_MAX_DIMS:
+            raise _error(30, 40, f"{len(dims)} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
+        try:
+            flat = np.ndarray(d["count"], dtype=dtype)
+        except MemoryError as e:
+            raise _error(2, d["data_offset"], f"cannot allocate {d['data_bytes']} bytes for the array") from e
+        ra.read(flat.view(np.uint8) if d["data_bytes"] else None)
+    finally:
+        ra.close()
+    return flat.reshape(dims[::-1]).T
+
+
+def load_ra(file, *, strict: bool = False, **limits: int) -> np.ndarray:
+    """Validate and load one RawArray (``.ra``) file, safely.
+
+    file -- as load() takes it (a path, a bytes-like object, a binary file
+            object); a file object is read to its end (the metadata after
+            the data belongs to the file).
+    **limits -- as for load(): max_dims, max_payload_bytes (the array's
+            bytes once decompressed), max_alloc_bytes (what decoding an
+            LZ4 block holds at once).
+
+    Returns the array the format's own Python reader (ra.py) returns:
+    shape the dims as stored, in Fortran order (dims[0] varies fastest),
+    dtype int/uint/float/complex of elbyte bytes in the file's byte order;
+    bool for eltype 5 and raw records (void) for eltype 0, which ra.py
+    does not read; an LZ4 file decoded as the C reader decodes it. Raises
+    RawArrayError (or LimitError) for a file npyguard refuses, and
+    NotLoadableError for an element type numpy has no dtype for.
+    """
+    src = _Source(file)
+    try:
+        return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, _limits(limits))))
+    finally:
+        src.close()
 
 
 def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) -> np.ndarray:
@@ -701,13 +826,12 @@ class NpzFile(collections.abc.Mapping):
             if restore is not None:
                 os.lseek(*restore, os.SEEK_SET)
         self._index = {}
-        for i, m in enumerate(members):
-            name = m["name"].decode("utf-8" if m["flags"] & 0x800 else "cp437")
+        for i, m in enumerate(members):  # names as zipfile decodes them, by the library
+            name = m["name"]
             self._index[name] = i
             if name.endswith(".npy"):
                 self._index.setdefault(name[:-4], i)
-        self.files = [n[:-4] if n.endswith(".npy") else n for n in
-                      (m["name"].decode("utf-8" if m["flags"] & 0x800 else "cp437") for m in members)]
+        self.files = [n[:-4] if n.endswith(".npy") else n for n in (m["name"] for m in members)]
         self.f = _Bag(self)
 
     def __getitem__(self, key: str) -> Union[np.ndarray, bytes]:

@@ -268,6 +268,18 @@ static PyObject *dtype_tree(const npyg_dtype *d)
 }
 
 
+/* The descr as npyvalidate --json prints it: the library's text. */
+static PyObject *descr_json(const npyg_dtype *d)
+{
+    size_t need = npyg_format_descr_json(d, NULL, 0);
+    char *s = PyMem_Malloc(need + 1);
+    if (!s) return PyErr_NoMemory();
+    npyg_format_descr_json(d, s, need + 1);
+    PyObject *r = PyUnicode_FromStringAndSize(s, (Py_ssize_t)need);
+    PyMem_Free(s);
+    return r;
+}
+
 static PyObject *info_dict(const npyg_info *in)
 {
     size_t need = npyg_format_descr(in->dtype, NULL, 0);
@@ -283,19 +295,21 @@ static PyObject *info_dict(const npyg_info *in)
         Py_XDECREF(w);
     }
     PyObject *tree = warnings ? dtype_tree(in->dtype) : NULL;
-    PyObject *shape = tree ? shape_tuple(in->ndim, in->shape) : NULL;
+    PyObject *json = tree ? descr_json(in->dtype) : NULL;
+    PyObject *shape = json ? shape_tuple(in->ndim, in->shape) : NULL;
     PyObject *r = NULL;
     if (shape)
-        r = Py_BuildValue("{s:(ii),s:I,s:K,s:O,s:s#,s:O,s:O,s:K,s:K,s:K,s:K,s:O}", "version", in->version_major,
+        r = Py_BuildValue("{s:(ii),s:I,s:K,s:O,s:O,s:s#,s:O,s:O,s:K,s:K,s:K,s:K,s:O}", "version", in->version_major,
                           in->version_minor, "header_len", (unsigned)in->header_len, "data_offset",
-                          (unsigned long long)in->data_offset, "descr", tree, "descr_repr", repr,
-                          (Py_ssize_t)need, "shape", shape, "fortran_order", in->fortran_order ? Py_True : Py_False,
+                          (unsigned long long)in->data_offset, "descr", tree, "descr_json", json, "descr_repr",
+                          repr, (Py_ssize_t)need, "shape", shape, "fortran_order", in->fortran_order ? Py_True : Py_False,
                           "itemsize", (unsigned long long)in->dtype->itemsize, "count",
                           (unsigned long long)in->count, "payload_bytes", (unsigned long long)in->payload_bytes,
                           "trailing_bytes", (unsigned long long)in->trailing_bytes, "warnings", warnings);
     PyMem_Free(repr);
     Py_XDECREF(warnings);
     Py_XDECREF(tree);
+    Py_XDECREF(json);
     Py_XDECREF(shape);
     return r;
 }
@@ -483,6 +497,21 @@ typedef struct {
     PyObject *info; /* dict after the header */
 } NpyObject;
 
+/* One of the library's three inputs opened: a descriptor (without the
+   GIL: nothing calls back into Python), a buffer, or a file object. */
+static int open_input(npyg_ctx *ctx, input *in, int (*by_fd)(npyg_ctx *, int),
+                      int (*by_buffer)(npyg_ctx *, const void *, size_t),
+                      int (*by_read)(npyg_ctx *, npyg_read_fn, void *))
+{
+    int rc;
+    if (in->fd >= 0) {
+        Py_BEGIN_ALLOW_THREADS rc = by_fd(ctx, in->fd);
+        Py_END_ALLOW_THREADS
+    } else if (in->view.obj) rc = by_buffer(ctx, in->view.buf, (size_t)in->view.len);
+    else rc = by_read(ctx, file_read, in);
+    return rc;
+}
+
 static void Npy_close_impl(NpyObject *self)
 {
     npyg_ctx_free(self->ctx);
@@ -501,13 +530,8 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
     limits lim;
     if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
-    int rc;
     input *in = &self->in;
-    if (in->fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = npyg_open_fd(self->ctx, in->fd);
-        Py_END_ALLOW_THREADS
-    } else if (in->view.obj) rc = npyg_open_buffer(self->ctx, in->view.buf, (size_t)in->view.len);
-    else rc = npyg_open_read(self->ctx, file_read, in);
+    int rc = open_input(self->ctx, in, npyg_open_fd, npyg_open_buffer, npyg_open_read);
     if (rc) {
         raise_in(self->ctx, in, rc);
         return -1;
@@ -691,14 +715,20 @@ static PyObject *Zip_members(ZipObject *self, PyObject *noargs)
     PyObject *l = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; l && i < n; i++) {
         const npyg_zip_entry *e = npyg_zip_member(self->zip, i);
-        /* Names are bytes as stored; the Python layer decodes them as
-           zipfile does (UTF-8 flag, else cp437). */
-        PyObject *d = Py_BuildValue("{s:y#,s:I,s:I,s:k,s:K,s:K,s:K,s:K}", "name", e->name, (Py_ssize_t)e->name_len,
-                                    "method", e->method, "flags", e->flags, "crc32", (unsigned long)e->crc32,
+        /* The name as zipfile decodes it, from the library; a cp437 byte
+           takes at most three UTF-8 bytes. */
+        size_t cap = 3 * e->name_len + 1;
+        char *name = PyMem_Malloc(cap);
+        if (!name) { PyErr_NoMemory(); Py_CLEAR(l); break; }
+        size_t len = npyg_zip_member_name(self->zip, i, name, cap);
+        PyObject *d = Py_BuildValue("{s:s#,s:y#,s:I,s:I,s:k,s:K,s:K,s:K,s:K}", "name", name, (Py_ssize_t)len,
+                                    "name_bytes", e->name, (Py_ssize_t)e->name_len, "method", e->method, "flags",
+                                    e->flags, "crc32", (unsigned long)e->crc32,
                                     "compressed_size", (unsigned long long)e->compressed_size, "uncompressed_size",
                                     (unsigned long long)e->uncompressed_size, "header_offset",
                                     (unsigned long long)e->header_offset, "data_offset",
                                     (unsigned long long)e->data_offset);
+        PyMem_Free(name);
         if (!d) { Py_CLEAR(l); break; }
         PyList_SET_ITEM(l, (Py_ssize_t)i, d);
     }
@@ -782,6 +812,132 @@ static PyTypeObject ZipType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* ---------------- RawArray ---------------- */
+
+/* Ra(source, strict=False, limits=None): a .ra file whose header is
+   validated; info() describes it, read(buffer) fills exactly data_bytes
+   with the array's bytes in file order and byte order (LZ4 decoded). */
+
+static PyObject *ra_info_dict(const npyg_ra_info *ra)
+{
+    char type[32];
+    npyg_ra_type_name(ra, type, sizeof type);
+    PyObject *dims = shape_tuple(ra->ndims, ra->dims);
+    if (!dims) return NULL;
+    PyObject *r = Py_BuildValue("{s:K,s:K,s:K,s:K,s:O,s:O,s:O,s:K,s:K,s:K,s:K,s:s}", "flags",
+                                (unsigned long long)ra->flags, "eltype", (unsigned long long)ra->eltype, "elbyte",
+                                (unsigned long long)ra->elbyte, "size", (unsigned long long)ra->size, "dims", dims,
+                                "big_endian", ra->big_endian ? Py_True : Py_False, "compressed",
+                                ra->compressed ? Py_True : Py_False, "count", (unsigned long long)ra->count,
+                                "data_offset", (unsigned long long)ra->data_offset, "data_bytes",
+                                (unsigned long long)ra->data_bytes, "metadata_bytes",
+                                (unsigned long long)ra->metadata_bytes, "type", type);
+    Py_DECREF(dims);
+    return r;
+}
+
+static int Ra_init(NpyObject *self, PyObject *args, PyObject *kw)
+{
+    limits lim;
+    if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
+    input *in = &self->in;
+    int rc = open_input(self->ctx, in, npyg_ra_open_fd, npyg_ra_open_buffer, npyg_ra_open_read);
+    if (rc) {
+        raise_in(self->ctx, in, rc);
+        return -1;
+    }
+    self->info = ra_info_dict(npyg_ra_get_info(self->ctx));
+    return self->info ? 0 : -1;
+}
+
+static PyObject *Ra_info(NpyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    if (!self->info) {
+        PyErr_SetString(PyExc_RuntimeError, "not opened");
+        return NULL;
+    }
+    return Py_NewRef(self->info);
+}
+
+static PyObject *Ra_read(NpyObject *self, PyObject *dst)
+{
+    if (!self->ctx) {
+        PyErr_SetString(PyExc_RuntimeError, "not opened");
+        return NULL;
+    }
+    Py_buffer view = {0};
+    if (dst != Py_None && PyObject_GetBuffer(dst, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    input *in = &self->in;
+    int rc;
+    if (!in->file) {
+        Py_BEGIN_ALLOW_THREADS rc = npyg_ra_read_data(self->ctx, view.buf, (size_t)view.len);
+        Py_END_ALLOW_THREADS
+    } else rc = npyg_ra_read_data(self->ctx, view.buf, (size_t)view.len);
+    if (view.obj) PyBuffer_Release(&view);
+    if (rc) return raise_in(self->ctx, in, rc);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Ra_methods[] = {
+    {"info", (PyCFunction)Ra_info, METH_NOARGS, "info() -> dict: the validated header (npyg_ra_info)."},
+    {"read", (PyCFunction)Ra_read, METH_O,
+     "read(buffer): fills the writable buffer of exactly data_bytes (None when there are none)."},
+    {"close", (PyCFunction)Npy_close, METH_NOARGS, "close(): releases the input."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject RaType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "npyguard._core.Ra",
+    .tp_basicsize = sizeof(NpyObject),
+    .tp_dealloc = (destructor)Npy_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Ra(source, strict=False, limits=None): a RawArray file whose header is validated.",
+    .tp_methods = Ra_methods,
+    .tp_init = (initproc)Ra_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyObject *sniff(PyObject *self, PyObject *src)
+{
+    (void)self;
+    Py_buffer view;
+    if (PyObject_GetBuffer(src, &view, PyBUF_SIMPLE) < 0) return NULL;
+    npyg_format f = npyg_sniff_format(view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromLong((long)f);
+}
+
+/* probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe's
+   verdict, for the inputs load() cannot read as .npy, .npz or .ra. */
+static PyObject *probe(PyObject *self, PyObject *src)
+{
+    (void)self;
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    if (!ctx) return PyErr_NoMemory();
+    npyg_probe_info info = {0};
+    int rc;
+    if (PyLong_Check(src)) {
+        int fd = PyLong_AsLong(src);
+        rc = fd == -1 && PyErr_Occurred() ? -1 : npyg_probe_fd(ctx, fd, &info);
+    } else {
+        Py_buffer view;
+        rc = PyObject_GetBuffer(src, &view, PyBUF_SIMPLE) < 0 ? -1 : 0;
+        if (!rc) {
+            rc = npyg_probe_buffer(ctx, view.buf, (size_t)view.len, &info);
+            PyBuffer_Release(&view);
+        }
+    }
+    PyObject *r = NULL;
+    if (rc >= 0) {
+        const npyg_error *e = npyg_last_error(ctx);
+        r = Py_BuildValue("(iiKs)", rc, (int)info.format, rc ? (unsigned long long)e->offset : 0ULL,
+                          rc ? e->message : "");
+    }
+    npyg_ctx_free(ctx);
+    return r;
+}
+
 /* ---------------- module ---------------- */
 
 static PyObject *worst_case_alloc(PyObject *self, PyObject *dict)
@@ -826,6 +982,8 @@ static PyMethodDef module_methods[] = {
      "worst_case_alloc(limits or None) -> int: the most the parser allocates under these limits."},
     {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest)}."},
     {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
+    {"probe", probe, METH_O, "probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe."},
+    {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
     {"stream_bound", stream_bound, METH_O,
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {NULL, NULL, 0, NULL},
@@ -838,11 +996,12 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&NpyType) < 0 || PyType_Ready(&ZipType) < 0) return NULL;
+    if (PyType_Ready(&NpyType) < 0 || PyType_Ready(&ZipType) < 0 || PyType_Ready(&RaType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "Npy", (PyObject *)&NpyType) < 0 ||
         PyModule_AddObjectRef(m, "Zip", (PyObject *)&ZipType) < 0 ||
+        PyModule_AddObjectRef(m, "Ra", (PyObject *)&RaType) < 0 ||
         PyModule_AddStringConstant(m, "library_version", npyg_version_string()) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -1,0 +1,98 @@
+"""The package's facts come from the C library: they are checked here
+against the readers that define them (zipfile for member names, numpy for
+the descr) and against what npyvalidate --json prints."""
+
+import json
+import os
+import subprocess
+import zipfile
+
+import numpy as np
+import pytest
+
+import npyguard
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+CORPUS = os.path.join(ROOT, "corpus")
+
+with open(os.path.join(CORPUS, "manifest.json")) as f:
+    MANIFEST = json.load(f)["files"]
+with open(os.path.join(CORPUS, "npz", "manifest.json")) as f:
+    NPZ = json.load(f)["files"]
+
+VALID = sorted(k for k, v in MANIFEST.items() if v["group"] == "valid" and "npyguard_error" not in v)
+
+
+def test_member_names_are_zipfiles():
+    """z.files is zipfile's namelist() without '.npy', as numpy's NpzFile
+    has it: UTF-8 names with flag bit 11, cp437 without."""
+    compared = non_ascii = 0
+    for name in sorted(NPZ):
+        path = os.path.join(CORPUS, "npz", name)
+        try:
+            z = npyguard.load_npz(path)
+        except npyguard.Error:
+            continue
+        with z, zipfile.ZipFile(path) as zf:
+            want = zf.namelist()
+            assert z.files == [n[:-4] if n.endswith(".npy") else n for n in want], name
+            for n in want:
+                key = n[:-4] if n.endswith(".npy") else n
+                assert n in z and key in z, (name, n)
+        compared += 1
+        non_ascii += any(not n.isascii() for n in want)
+    assert compared >= sum(1 for k in NPZ if k.startswith("valid/")) and non_ascii >= 3
+
+
+def _numpy_rule(descr):
+    """numpy's dtype.descr in the documented JSON form: lists for tuples,
+    a titled name as [title, name], the ('', '|Vn') pads left out."""
+    if isinstance(descr, str):
+        return descr
+    if isinstance(descr, tuple):  # a subarray: (descr, shape)
+        return [_numpy_rule(descr[0]), list(descr[1])]
+    out = []
+    for field in descr:
+        name, t = field[0], field[1]
+        if name == "" and len(field) == 2 and isinstance(t, str) and t.startswith("|V"):
+            continue
+        item = [list(name) if isinstance(name, tuple) else name, _numpy_rule(t)]
+        out.extend([item + [list(field[2])]] if len(field) == 3 else [item])
+    return out
+
+
+def _header_kwargs(entry):
+    v = entry.get("numpy_max_header_size")
+    if v is None:
+        return {}, {}
+    v = int(v["max_header_size"] if isinstance(v, dict) else v)
+    return {"max_header_size": v}, {"max_header_bytes": v}
+
+
+def test_descr_is_numpys():
+    structured = 0
+    for name in VALID:
+        path = os.path.join(CORPUS, name)
+        np_kw, ng_kw = _header_kwargs(MANIFEST[name])
+        dtype = np.load(path, mmap_mode="r", **np_kw).dtype
+        got = npyguard.validate(path, **ng_kw).descr
+        want = _numpy_rule(dtype.descr) if dtype.names is not None else dtype.descr[0][1]
+        assert got == want, name
+        structured += dtype.names is not None
+    assert structured >= 10
+
+
+def _cli():
+    path = os.environ.get("NPYG_CLI") or os.path.join(ROOT, "build", "release", "parser", "npyvalidate")
+    if not os.access(path, os.X_OK):
+        pytest.skip("npyvalidate is not built (set NPYG_CLI)")
+    return path
+
+
+def test_descr_is_the_clis():
+    out = subprocess.run([_cli(), "--json", *[os.path.join(CORPUS, n) for n in VALID]],
+                         capture_output=True, text=True, check=False).stdout
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == len(VALID)
+    for line, name in zip(lines, VALID):
+        assert npyguard.validate(os.path.join(CORPUS, name)).descr == line["descr"], name
