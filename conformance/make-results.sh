@@ -132,7 +132,11 @@ def pattern(text):
     return text[:160]
 
 def rel(cmd):
-    return cmd.replace(here + "/", "conformance/").replace(build + "/", "<build>/")
+    """The adapter's command with this machine's paths taken out: a report
+    kept from an earlier run (REPORTS=) may come from another checkout."""
+    cmd = cmd.replace(here + "/", "conformance/").replace(build + "/", "<build>/")
+    cmd = re.sub(r"/\S*/conformance/adapters/", "conformance/adapters/", cmd)
+    return re.sub(r"/\S*/(build[^/\s]*/)(release/)?", "<build>/", cmd)
 
 w = print
 w("# Conformance results")
