@@ -12,13 +12,7 @@ import pytest
 
 import npyguard
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
-CORPUS = os.path.join(ROOT, "corpus")
-
-with open(os.path.join(CORPUS, "manifest.json")) as f:
-    MANIFEST = json.load(f)["files"]
-with open(os.path.join(CORPUS, "npz", "manifest.json")) as f:
-    NPZ = json.load(f)["files"]
+from corpus_files import CORPUS, MANIFEST, NPZ, ROOT
 
 VALID = sorted(k for k, v in MANIFEST.items() if v["group"] == "valid" and "npyguard_error" not in v)
 

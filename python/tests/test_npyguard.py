@@ -6,7 +6,6 @@ corpus/npz/manifest.json); the class of each error code from README.md's
 error table.
 """
 import io
-import json
 import os
 import re
 import subprocess
@@ -19,13 +18,7 @@ import pytest
 
 import npyguard
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
-CORPUS = os.path.join(ROOT, "corpus")
-
-with open(os.path.join(CORPUS, "manifest.json")) as f:
-    MANIFEST = json.load(f)["files"]
-with open(os.path.join(CORPUS, "npz", "manifest.json")) as f:
-    NPZ = json.load(f)["files"]
+from corpus_files import CORPUS, MANIFEST, NPZ, ROOT
 
 
 def _readme_classes():
