@@ -17,10 +17,13 @@ system calls and the process tree they draw:
     file of its own, and never by a child);
   - no child was killed by the seccomp filter (SIGSYS), which would mean
     libhdf5 tried a call the allow list does not have.
-In sanitizer builds (a third argument, "sanitized") the helper may also
-read /proc/self/maps, cmdline and environ: the sanitizer runtime does, at
-start and at each dlopen, still before any input.
-Usage: test_hdf5_noopen.py TEST_HDF5 CORPUS_HDF5_DIR [sanitized]   (skips, exit 77, without strace)
+In sanitizer builds (an argument "sanitized") the helper may also read
+/proc/self/maps, cmdline and environ: the sanitizer runtime does, at start
+and at each dlopen, still before any input. In builds instrumented for
+coverage (an argument "instrumented") it may also write default.profraw,
+the profile runtime's file (its environment, LLVM_PROFILE_FILE included,
+is cleared), which it does as it exits.
+Usage: test_hdf5_noopen.py TEST_HDF5 CORPUS_HDF5_DIR [sanitized] [instrumented]   (skips, exit 77, without strace)
 """
 import os
 import re
@@ -37,8 +40,10 @@ CALLS = "clone,clone3,fork,vfork,execve,open,openat,openat2,creat"
 def main():
     test, corpus = sys.argv[1], os.path.abspath(sys.argv[2])
     helper_may = {"/dev/null", "/proc/self/status"}
-    if sys.argv[3:] == ["sanitized"]:
+    if "sanitized" in sys.argv[3:]:
         helper_may |= {"/proc/self/maps", "/proc/self/cmdline", "/proc/self/environ"}
+    if "instrumented" in sys.argv[3:]:
+        helper_may |= {"default.profraw"}
     strace = shutil.which("strace")
     if not strace:
         print("SKIP: no strace")
