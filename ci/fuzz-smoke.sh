@@ -60,7 +60,11 @@ if [ $lf = 1 ]; then
         # hdf5_walk_fuzzer is built only where libhdf5's headers are
         [ -x "$root/build-fuzz-libfuzzer/fuzz/$t" ] || { echo "fuzz-smoke: SKIP libFuzzer $t: not built"; continue; }
         mkdir -p "$work/lf-$t"
-        "$root/build-fuzz-libfuzzer/fuzz/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
+        # libhdf5 leaks on some malformed files by itself; the walk's own
+        # leaks are checked by the ASan replay of corpus/hdf5 (ctest).
+        leaks=; [ "$t" = hdf5_walk_fuzzer ] && leaks="env ASAN_OPTIONS=detect_leaks=0"
+        # shellcheck disable=SC2086
+        $leaks "$root/build-fuzz-libfuzzer/fuzz/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
             -dict="$work/$t.dict" -artifact_prefix="$work/findings/libfuzzer-$t-" -print_final_stats=1 \
             "$work/lf-$t" "$work/seeds/$t" >"$work/libfuzzer-$t.log" 2>&1
         rc=$?
@@ -78,6 +82,11 @@ if [ $afl = 1 ]; then
     for t in $targets; do
         bin=$root/build-fuzz-afl/fuzz/${t}_afl
         [ -x "$bin" ] || { echo "fuzz-smoke: SKIP AFL++ $t: not built"; continue; }
+        # AFL++ runs the walk's harness in persistent mode, where libhdf5's
+        # process-wide state carries from input to input: it reported 12
+        # crashes in 90 s that none of the harness's builds reproduces
+        # alone. libFuzzer runs it; AFL++ does not until that is solved.
+        [ "$t" = hdf5_walk_fuzzer ] && { echo "fuzz-smoke: SKIP AFL++ $t: libhdf5's state outlives an input in persistent mode"; continue; }
         afl-fuzz -i "$work/seeds/$t" -o "$work/afl-$t" -x "$work/$t.dict" -c "${bin}_cmplog" \
             -m none -t 2000+ -V "$secs" -- "$bin" >"$work/afl-$t.log" 2>&1
         rc=$?
