@@ -88,12 +88,15 @@ class _Fails(Exception):
         self.why = why
 
 
-def _error(code: int, path: str, message: str):
-    from . import _error as make
-    e = make(code, 0, "%s: %s" % (path, message))
-    e.member = path
-    e.args = e.args[:6] + (path,)
-    return e
+def _error(code: int, path: str, message: str, cls=None):
+    """npyguard's error for code, naming the object path (in member and
+    the message); cls overrides the class the library gives the code."""
+    from . import _core, _make_error
+    name, klass = _core.error_info(code)
+    message = "%s: %s" % (path, message)
+    if cls is None:
+        return _make_error(code, name, klass, 0, message, "file", path)
+    return cls(code, name, klass, 0, message, "file", path)
 
 
 def _limit(limits: Dict[str, Any], name: str) -> int:
@@ -211,7 +214,7 @@ class _Decoder:
             if via_ref:
                 raise _error(_E_REFDANGLE, path, "a reference to an object that is not in the file")
             raise _error(_E_SOFTLINK if self._through_softlink(path) else _E_FORMAT, path,
-                         "no object at this path")
+                         "no object at this path", _hdf5_error())
         where, node = found
         if where in self.reading:
             raise _error(_E_REFCYCLE, path, "a reference or link back to %s, which is being read" % where)
@@ -346,10 +349,6 @@ class _Decoder:
                 members[name] = one
         if python_fields is not None or matlab_fields is not None:
             fields = python_fields if python_fields is not None else list(matlab_fields.names())
-            for name in fields:
-                if name not in node.children:
-                    raise _error(_E_FORMAT, path, "field %r is named but the group has no member %r"
-                                 % (name, name))
             fields.extend(sorted(set(members) - set(fields)))
         else:
             fields = sorted(members)
@@ -359,7 +358,8 @@ class _Decoder:
         layout = []
         for name in fields:
             if name not in members:
-                raise _Fails(path, "member %r cannot be read" % name)
+                why = "cannot be read" if name in node.children else "is not in the group"
+                raise _Fails(path, "field %r is named but its member %s" % (name, why))
             v = members[name]
             if v.size == 0 or type(v.flat[0]) not in _NUMPY_TYPES:
                 layout.append((name, "object"))
@@ -654,8 +654,14 @@ def _to_str(data):
     return data
 
 
+def _hdf5_error():
+    from . import Hdf5Error
+    return Hdf5Error
+
+
 def _raise_fails(e: _Fails):
-    raise _error(_E_FORMAT, e.path, "hdf5storage cannot read this object: %s" % e.why) from None
+    from . import NotLoadableError
+    raise _error(_E_FORMAT, e.path, "hdf5storage cannot read this object: %s" % e.why, NotLoadableError) from None
 
 
 # ------------------------------------------------------------------ the API
@@ -674,7 +680,7 @@ def read_tree(tree: Dict[str, Node], path: str = "/", **limits):
     group, name = posixpath.dirname(norm) or "/", posixpath.basename(norm) or "."
     found = dec.resolve(group, group)
     if found is None or found[1].kind != "group":
-        raise _error(_E_FORMAT, group, "no group at this path")
+        raise _error(_E_FORMAT, group, "no group at this path", _hdf5_error())
     target = found[0] if name == "." else found[0].rstrip("/") + "/" + name
     try:
         return dec.read(target)
@@ -692,7 +698,7 @@ def loadmat_tree(tree: Dict[str, Node], **limits) -> dict:
     dec = _Decoder(tree, True, limits)
     root = tree.get("/")
     if root is None or root.kind != "group":
-        raise _error(_E_FORMAT, "/", "the file has no root group")
+        raise _error(_E_FORMAT, "/", "the file has no root group", _hdf5_error())
     out = {}
     for name in root.children:
         path = "/" + name
