@@ -12,17 +12,20 @@ What hdf5storage would make from a declaration rather than from stored
 values (``np.zeros(shape)`` for ``Python.Shape`` or ``MATLAB_empty``, a
 struct array as large as its longest field) is counted before it is
 made: every array the decoder creates counts against
-``max_payload_bytes`` (LimitError NPYG_ELIMIT_PAYLOAD), and what is made
-from a declaration alone also against ``inflate_budget_bytes``
-(Hdf5Error NPYG_EHDF5_INFLATE), as the scan counts such values. References
-and soft links are followed at most ``max_ref_depth`` deep, reads number
-at most ``max_paths``, and a reference or link back into an object being
-read is a cycle (NPYG_EHDF5_REFCYCLE).
+``max_payload_bytes`` (NPYG_ELIMIT_PAYLOAD), and what is made from a
+declaration alone also against ``inflate_budget_bytes``
+(NPYG_EHDF5_INFLATE), as the scan counts such values. Objects are read at
+most ``max_ref_depth`` inside one another (NPYG_ELIMIT_REFDEPTH), at most
+``max_paths`` in all (NPYG_ELIMIT_PATHS); a reference or soft link back
+into an object being read is a cycle (NPYG_EHDF5_REFCYCLE), one to
+nothing NPYG_EHDF5_REFDANGLE or NPYG_EHDF5_SOFTLINK. Each error is of
+the class the library gives its code (LimitError, UnsafeError).
 
 Where hdf5storage itself raises on a value (a sparse logical, a char
-array whose code units are not UTF-16), ``read_tree`` raises Hdf5Error
-NPYG_EHDF5_FORMAT naming the object, and ``loadmat_tree``, like loadmat,
-leaves that variable out; a dict or struct member hdf5storage cannot read
+array whose code units are not UTF-16, a struct whose MATLAB_fields names
+a member it does not hold), ``read_tree`` raises NotLoadableError
+(NPYG_EHDF5_FORMAT) naming the object, and ``loadmat_tree``, like
+loadmat, leaves that variable out; a dict or struct member hdf5storage cannot read
 is left out as hdf5storage leaves it out. Every error names the object
 path in ``member``.
 """
@@ -154,13 +157,15 @@ class _Decoder:
             cur = child
         return cur, self.tree[cur]
 
-    def count(self, nbytes: int, path: str, declared: bool = False):
+    def count(self, nbytes: int, path: str, declared: int = 0):
+        """nbytes about to be made, `declared` of them from no stored
+        value (zeros hdf5storage makes from a shape)."""
         self.made += nbytes
         if self.made > self.max_payload:
             raise _error(_E_PAYLOAD, path, "the values made reach %d bytes, over max_payload_bytes (%d)"
                          % (self.made, self.max_payload))
         if declared:
-            self.declared += nbytes
+            self.declared += declared
             if self.declared > self.max_inflate:
                 raise _error(_E_INFLATE, path, "%d bytes made from declared shapes alone, over "
                              "inflate_budget_bytes (%d)" % (self.declared, self.max_inflate))
@@ -177,7 +182,7 @@ class _Decoder:
         n = dt.itemsize or (4 if dt.kind == "U" else 1)  # numpy makes U0 and S0 one character
         for d in dims:
             n *= d
-        self.count(n, path, declared)
+        self.count(n, path, n if declared else 0)
         try:
             return np.zeros(shape, dtype=dtype)
         except _VALUE_FAULTS as e:
@@ -206,13 +211,11 @@ class _Decoder:
 
     # -------------------------------------------------------------- reading
 
-    def read(self, path: str, via_ref: bool = False):
+    def read(self, path: str):
         """hdf5storage's read of the object at path: its Python.Type first,
         then its MATLAB_class, decide how."""
         found = self.resolve(path, path)
         if found is None:
-            if via_ref:
-                raise _error(_E_REFDANGLE, path, "a reference to an object that is not in the file")
             raise _error(_E_SOFTLINK if self._through_softlink(path) else _E_FORMAT, path,
                          "no object at this path", _hdf5_error())
         where, node = found
@@ -294,8 +297,11 @@ class _Decoder:
             out = self.zeros(value.shape, object, path, declared=False)
             for index, ref in np.ndenumerate(value):
                 if not isinstance(ref, Ref) or not ref:
-                    raise _error(_E_REFDANGLE, path, "a null reference")
-                out[index] = self.read(str(ref), via_ref=True)
+                    raise _error(_E_REFDANGLE, path, "a null reference at %s" % (index,))
+                if self.resolve(str(ref), path) is None:
+                    raise _error(_E_REFDANGLE, path, "the reference at %s points at %s, which is not in the file"
+                                 % (index, ref))
+                out[index] = self.read(str(ref))
             return out
         self.count(value.nbytes, path)
         return value.copy()
@@ -370,6 +376,10 @@ class _Decoder:
             layout.append((name, first.dtype, first.shape) if same else (name, "object"))
         dt = np.dtype(layout)
         last = members[fields[-1]]
+        # as long as the last field, each element as wide as all fields:
+        # what the members do not hold is made from nothing
+        held = sum(members[name].size * dt.fields[name][0].itemsize for name in fields)
+        self.count(0, path, max(0, int(np.prod(last.shape)) * dt.itemsize - held))
         if dt.itemsize == 0:
             data = self.zeros(last.shape, np.int8, path, declared=False).astype(dt)
         else:
