@@ -734,19 +734,23 @@ _TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "m
 def loadmat(file, **limits) -> dict:
     """Load a MAT v7.3 file as ``hdf5storage.loadmat(file)`` would, safely.
 
-    ``file`` is a path or a binary file object. libhdf5 reads the file in
-    npyguard's sandboxed child, which sends every value as a ``.npy`` array
-    that npyguard validates before allocating; the values are then decoded
-    here by hdf5storage's rules (MATLAB's own files included: their
-    classdef objects under ``#subsystem#`` come back as hdf5storage gives
-    them, the stored uint32 arrays), without hdf5storage, h5py or libhdf5
-    in this process. Returns a dict of the variables.
+    ``file`` is a path, a descriptor or a file object of a regular file.
+    libhdf5 reads it only in npyguard's sandboxed child, which sends every
+    value as ``.npy`` bytes that npyguard validates before allocating; the
+    values are then decoded here by hdf5storage's rules, with neither
+    hdf5storage nor h5py nor libhdf5 in this process. Returns a dict of
+    the variables, as loadmat does: MATLAB's own files included (their
+    classdef objects come back as hdf5storage gives them, the stored
+    uint32 arrays, and ``#subsystem#`` is a variable like any other), a
+    variable hdf5storage cannot read left out.
 
-    The keyword limits are those of ``npyguard.load`` and of the HDF5 scan
-    (max_payload_bytes, inflate_budget_bytes, max_objects, max_paths,
-    max_ref_depth, ...). A file npyguard refuses, and anything that cannot
-    be decoded, raises a subclass of ``npyguard.Error`` naming the object
-    path.
+    Keyword arguments are those of the sandboxed load (``strict``,
+    ``helper``, the ``.npy`` parser's limits and the HDF5 ones:
+    max_objects, max_nesting, max_paths, max_ref_depth, child_memory,
+    child_cpu_seconds, child_wall_seconds); max_payload_bytes,
+    inflate_budget_bytes, max_paths and max_ref_depth also bound the
+    decoding (see read_tree). A file npyguard refuses, and every hazard,
+    raises a subclass of ``npyguard.Error`` naming the object path.
 
         >>> import npyguard
         >>> m = npyguard.loadmat("results.mat")
@@ -754,27 +758,31 @@ def loadmat(file, **limits) -> dict:
     """
     from . import _hdf5
     tree = _hdf5.load_tree(file, **limits)
-    return loadmat_tree(tree, **{k: v for k, v in limits.items() if k in _TREE_LIMITS})
+    return loadmat_tree(tree, **_decoder_limits(limits))
 
 
 def load_hdf5(file, path: str = "/", **limits):
-    """Load an HDF5 file, or one object of it, safely.
+    """Load an HDF5 file, or the object at ``path`` in it, safely.
 
-    A file written by hdf5storage (or MATLAB) comes back as
+    A file hdf5storage (or MATLAB) wrote, which carries its ``Python.*``
+    or ``MATLAB_*`` attributes, comes back as
     ``hdf5storage.read(path, filename=file)`` returns it: dicts, lists,
     tuples, sets, strings and numpy values with hdf5storage's types,
     dtypes and shapes. Any other HDF5 file comes back as a read-only
-    mapping of dataset paths to arrays equal to h5py's ``ds[()]``.
-    libhdf5 runs only in npyguard's sandboxed child; every value is
-    validated as a ``.npy`` array before it is allocated here.
+    mapping of dataset paths to arrays equal to h5py's ``ds[()]`` (the
+    whole file's, whatever ``path``). libhdf5 runs only in npyguard's
+    sandboxed child; every value is validated as a ``.npy`` array before
+    it is allocated here. Arguments and errors as for ``loadmat``.
 
-    Limits and errors as for ``loadmat``.
-
-        >>> data = npyguard.load_hdf5("model.h5")             # the whole file
-        >>> w = npyguard.load_hdf5("model.h5", "/weights")    # one object
+        >>> data = npyguard.load_hdf5("model.h5")               # the whole file
+        >>> w = npyguard.load_hdf5("model.h5", "/weights")      # one object
     """
     from . import _hdf5
     tree = _hdf5.load_tree(file, **limits)
     if not _written_by_hdf5storage(tree):
-        return _hdf5.load_hdf5_mapping(tree) if path in ("/", "") else _hdf5.load_hdf5_mapping(tree)[path]
-    return read_tree(tree, path, **{k: v for k, v in limits.items() if k in _TREE_LIMITS})
+        return _hdf5.HDF5Mapping(tree)
+    return read_tree(tree, path, **_decoder_limits(limits))
+
+
+def _decoder_limits(limits: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in limits.items() if k in _TREE_LIMITS}
