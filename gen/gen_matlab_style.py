@@ -531,8 +531,13 @@ absent, so the check was skipped.
 `matlab/` holds files written with h5py by these rules and the findings,
 by `gen/gen_matlab_style.py`; `matlab/manifest.json` records, for each, the
 object the finding names and what hdf5storage returns (loadmat for `.mat`,
-read for `.h5`). ctest `hdf5_matlab_style` checks npyvalidate against it
-under both profiles.
+read for `.h5`), and, described by `gen/h5describe.py`, what
+`hdf5storage.read('/')` and `hdf5storage.loadmat` return for the whole
+file (`#subsystem#` included: loadmat reads it like any variable). ctest
+`hdf5_matlab_style` checks npyvalidate against it under both profiles;
+`python/tests/test_matlab_decode.py` holds npyguard's decoder of these
+conventions to the recorded descriptions, for these files and every valid
+file of `valid/`.
 
 | file | what | npyguard | hdf5storage |
 |---|---|---|---|
