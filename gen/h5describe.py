@@ -25,10 +25,24 @@ _INLINE = 64
 
 def _dtype(dt: np.dtype):
     """dtype.str for plain dtypes; the descr list, byte orders included,
-    for structured ones and subarrays."""
+    for structured ones and subarrays. Metadata (h5py notes the encoding
+    of a fixed-length string field there) is left out: numpy's dtype
+    equality ignores it, and it changes no value."""
     if dt.names is None and dt.subdtype is None:
         return dt.str
-    return json.loads(json.dumps(dt.descr))
+    return json.loads(json.dumps(_plain(dt.descr)))
+
+
+def _plain(descr):
+    out = []
+    for field in descr:
+        fmt = field[1]
+        if isinstance(fmt, tuple) and len(fmt) == 2 and isinstance(fmt[1], dict):
+            fmt = fmt[0]
+        elif isinstance(fmt, list):
+            fmt = _plain(fmt)
+        out.append((field[0], fmt) + tuple(field[2:]))
+    return out
 
 
 def _bytes_value(b: bytes) -> str:
