@@ -30,6 +30,7 @@ is left out as hdf5storage leaves it out. Every error names the object
 path in ``member``.
 """
 import collections
+import operator
 import posixpath
 from typing import Any, Dict, Optional
 
@@ -45,14 +46,18 @@ _REFS = "/#refs#"
 _E_PAYLOAD, _E_SOFTLINK, _E_REFCYCLE, _E_REFDANGLE = 55, 121, 125, 126
 _E_FORMAT, _E_PATHS, _E_REFDEPTH, _E_INFLATE = 128, 133, 134, 136
 
+# the decoder's limits; the HDF5 ones default as the scan's do
+# (NPYG_DEFAULT_MAX_REF_DEPTH, NPYG_DEFAULT_MAX_PATHS), the others as load's
+_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_paths")
 _DEFAULTS = {"max_ref_depth": 32, "max_paths": 20000}
 _MAX_SOFTLINK_HOPS = 16  # libhdf5's limit on nested soft links (H5L_NUM_LINKS)
 
-# Python.Type -> how the value is returned; anything else, and a missing
-# Python.Type, is read as a numpy value
+# what hdf5storage takes for a numpy value in a struct's field
 _NUMPY_TYPES = (np.ndarray, np.matrix, np.chararray, np.recarray, np.bool_, np.void,
                 np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64,
                 np.float32, np.float64, np.complex64, np.complex128, np.bytes_, np.str_, np.object_)
+# Python.Type -> how the value is returned; anything else, and a missing
+# Python.Type, is read as a numpy value
 _SCALARS = {"bool": bool, "int": int, "long": int, "float": float, "complex": complex}
 _STRINGS = ("str", "bytes", "bytearray")
 _SEQUENCES = {"tuple": tuple, "set": set, "frozenset": frozenset, "collections.deque": collections.deque}
@@ -106,13 +111,18 @@ def _limit(limits: Dict[str, Any], name: str) -> int:
     from . import LIMITS
     v = limits.get(name)
     if v is None:
-        v = LIMITS[name] if name in LIMITS else _DEFAULTS[name]
-    return int(v)
+        return LIMITS[name] if name in LIMITS else _DEFAULTS[name]
+    if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
+        raise TypeError("%s must be an integer, not %s" % (name, type(v).__name__))
+    v = operator.index(v)
+    if v < 0:
+        raise ValueError("%s=%d is out of range" % (name, v))
+    return v
 
 
 class _Decoder:
     def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any]):
-        unknown = set(limits) - {"max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_paths"}
+        unknown = set(limits) - set(_TREE_LIMITS)
         if unknown:
             raise TypeError("unknown limit %r" % sorted(unknown)[0])
         self.tree = tree
@@ -727,8 +737,6 @@ def _written_by_hdf5storage(tree: Dict[str, Node]) -> bool:
             return True
     return False
 
-
-_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_paths")
 
 
 def loadmat(file, **limits) -> dict:

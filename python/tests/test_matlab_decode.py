@@ -296,9 +296,14 @@ def test_struct_fields_that_disagree_with_its_members(tmp_path):
     assert describe(hdf5storage.loadmat(path)) == describe(got)
 
 
-def test_unknown_limit_is_a_type_error():
-    with pytest.raises(TypeError):
+def test_limits_are_checked_by_name_and_type():
+    with pytest.raises(TypeError, match="max_things"):
         loadmat_tree(_tree(), max_things=3)
+    with pytest.raises(TypeError, match="max_paths"):
+        loadmat_tree(_tree(), max_paths=3.0)
+    with pytest.raises(ValueError, match="max_ref_depth"):
+        loadmat_tree(_tree(), max_ref_depth=-1)
+    assert loadmat_tree(_tree(), max_paths=np.int64(3)) == {}
 
 
 def test_public_functions_through_the_transfer():
