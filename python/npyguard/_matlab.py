@@ -14,11 +14,13 @@ struct array as large as its longest field) is counted before it is
 made: every array the decoder creates counts against
 ``max_payload_bytes`` (NPYG_ELIMIT_PAYLOAD), and what is made from a
 declaration alone also against ``inflate_budget_bytes``
-(NPYG_EHDF5_INFLATE), as the scan counts such values. Objects are read at
-most ``max_ref_depth`` inside one another (NPYG_ELIMIT_REFDEPTH), at most
-``max_paths`` in all (NPYG_ELIMIT_PATHS); a reference or soft link back
-into an object being read is a cycle (NPYG_EHDF5_REFCYCLE), one to
-nothing NPYG_EHDF5_REFDANGLE or NPYG_EHDF5_SOFTLINK. Each error is of
+(NPYG_EHDF5_INFLATE), as the scan counts such values. As in the scan,
+references are followed at most ``max_ref_depth`` inside one another
+(NPYG_ELIMIT_REFDEPTH), groups nest at most ``max_nesting`` deep
+(NPYG_ELIMIT_NESTING) and at most ``max_paths`` objects are read
+(NPYG_ELIMIT_PATHS); a reference back into an object being read is a
+cycle (NPYG_EHDF5_REFCYCLE), a soft link back into one or to nothing
+NPYG_EHDF5_SOFTLINK, a reference to nothing NPYG_EHDF5_REFDANGLE. Each error is of
 the class the library gives its code (LimitError, UnsafeError).
 
 Where hdf5storage itself raises on a value (a sparse logical, a char
@@ -44,12 +46,12 @@ _REFS = "/#refs#"
 
 # npyguard's codes (parser/include/npyguard.h), named by the library
 _E_PAYLOAD, _E_SOFTLINK, _E_REFCYCLE, _E_REFDANGLE = 55, 121, 125, 126
-_E_FORMAT, _E_PATHS, _E_REFDEPTH, _E_INFLATE = 128, 133, 134, 136
+_E_FORMAT, _E_NESTING, _E_PATHS, _E_REFDEPTH, _E_INFLATE = 128, 131, 133, 134, 136
 
 # the decoder's limits; the HDF5 ones default as the scan's do
 # (NPYG_DEFAULT_MAX_REF_DEPTH, NPYG_DEFAULT_MAX_PATHS), the others as load's
-_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_paths")
-_DEFAULTS = {"max_ref_depth": 32, "max_paths": 20000}
+_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths")
+_DEFAULTS = {"max_ref_depth": 32, "max_nesting": 32, "max_paths": 20000}
 _MAX_SOFTLINK_HOPS = 16  # libhdf5's limit on nested soft links (H5L_NUM_LINKS)
 
 # what hdf5storage takes for a numpy value in a struct's field
@@ -131,11 +133,13 @@ class _Decoder:
         self.max_payload = _limit(limits, "max_payload_bytes")
         self.max_inflate = _limit(limits, "inflate_budget_bytes")
         self.max_depth = _limit(limits, "max_ref_depth")
+        self.max_nesting = _limit(limits, "max_nesting")
         self.max_paths = _limit(limits, "max_paths")
         self.made = 0        # bytes of every array made
         self.declared = 0    # bytes made from declarations alone
         self.paths = 0
         self.reading = []    # the objects being read, outermost first
+        self.refs = 0        # references followed to reach the innermost
 
     # ------------------------------------------------------------ the tree
 
@@ -221,7 +225,7 @@ class _Decoder:
 
     # -------------------------------------------------------------- reading
 
-    def read(self, path: str):
+    def read(self, path: str, via_ref: bool = False):
         """hdf5storage's read of the object at path: its Python.Type first,
         then its MATLAB_class, decide how."""
         found = self.resolve(path, path)
@@ -230,19 +234,31 @@ class _Decoder:
                          "no object at this path", _hdf5_error())
         where, node = found
         if where in self.reading:
-            raise _error(_E_REFCYCLE, path, "a reference or link back to %s, which is being read" % where)
+            if self._through_softlink(path):
+                raise _error(_E_SOFTLINK, path, "a soft link to %s, which is being read" % where)
+            raise _error(_E_REFCYCLE, path, "a reference back to %s, which is being read" % where)
         self.paths += 1
         if self.paths > self.max_paths:
             raise _error(_E_PATHS, path, "more than max_paths (%d) objects read" % self.max_paths)
-        if len(self.reading) >= self.max_depth:
-            raise _error(_E_REFDEPTH, path, "objects nested more than max_ref_depth (%d) deep" % self.max_depth)
+        if where.count("/") > self.max_nesting:
+            raise _error(_E_NESTING, path, "groups nested deeper than max_nesting (%d)" % self.max_nesting)
+        if self.refs + via_ref > self.max_depth:
+            raise _error(_E_REFDEPTH, path, "references followed more than max_ref_depth (%d) deep"
+                         % self.max_depth)
+        # every object read inside another is a frame of this process's
+        # stack: no deeper than the two limits together
+        if len(self.reading) >= self.max_depth + self.max_nesting:
+            raise _error(_E_REFDEPTH, path, "objects read more than max_ref_depth + max_nesting (%d) "
+                         "inside one another" % (self.max_depth + self.max_nesting))
         self.reading.append(where)
+        self.refs += via_ref
         try:
             return self._read(path, node)
         except _VALUE_FAULTS as e:
             raise _Fails(path, "%s: %s" % (type(e).__name__, e))
         finally:
             self.reading.pop()
+            self.refs -= via_ref
 
     def _through_softlink(self, path: str) -> bool:
         cur = ""
@@ -311,7 +327,7 @@ class _Decoder:
                 if self.resolve(str(ref), path) is None:
                     raise _error(_E_REFDANGLE, path, "the reference at %s points at %s, which is not in the file"
                                  % (index, ref))
-                out[index] = self.read(str(ref))
+                out[index] = self.read(str(ref), via_ref=True)
             return out
         self.count(value.nbytes, path)
         return value.copy()
@@ -692,8 +708,8 @@ def read_tree(tree: Dict[str, Node], path: str = "/", **limits):
 
     Keyword limits: max_payload_bytes (every array made, bytes),
     inflate_budget_bytes (arrays made from declared shapes alone, bytes),
-    max_ref_depth (objects read one inside another), max_paths (objects
-    read). Raises Hdf5Error or LimitError naming the object path (in
+    max_ref_depth (references followed one inside another), max_nesting
+    (groups below the root), max_paths (objects read). Raises Hdf5Error or LimitError naming the object path (in
     ``member`` and the message)."""
     dec = _Decoder(tree, False, limits)
     norm = posixpath.normpath(path)
@@ -756,7 +772,7 @@ def loadmat(file, **limits) -> dict:
     ``helper``, the ``.npy`` parser's limits and the HDF5 ones:
     max_objects, max_nesting, max_paths, max_ref_depth, child_memory,
     child_cpu_seconds, child_wall_seconds); max_payload_bytes,
-    inflate_budget_bytes, max_paths and max_ref_depth also bound the
+    inflate_budget_bytes, max_paths, max_nesting and max_ref_depth also bound the
     decoding (see read_tree). A file npyguard refuses, and every hazard,
     raises a subclass of ``npyguard.Error`` naming the object path.
 

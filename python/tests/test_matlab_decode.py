@@ -326,3 +326,29 @@ def test_empty_tree_values_are_not_arrays():
     with pytest.raises(npyguard.NotLoadableError) as info:
         read_tree(tree, "/x")
     assert info.value.member == "/x"
+
+
+# hazard files whose every object h5py reads (the others, such as external
+# links or a hard-link cycle, never become a tree)
+HAZARDS_READ = ["deep.h5", "empty-huge.h5", "empty-matlab.mat", "empty-zeros.h5", "ref-chain.h5", "ref-cycle.h5",
+                "ref-null.h5", "soft-ancestor.h5", "soft-chain.h5", "soft-dangling.h5", "soft-loop.h5"]
+
+
+@pytest.mark.parametrize("name", HAZARDS_READ)
+def test_hazard_refused_with_a_code_the_scan_gives(name):
+    """Loading a hazard file (the tree, then the decoding) raises one of
+    the codes npyvalidate reports for it (corpus/hdf5/manifest.json),
+    whichever stage refuses it, and never a bare Python exception."""
+    entry = next(e for rel, e in _manifest_hdf5().items() if rel == "hazard/" + name)
+    codes = {code for code, _ in entry["hazards"]}
+    path = os.path.join(HDF5, "hazard", name)
+    for decode in (loadmat_tree, read_tree):
+        with pytest.raises(npyguard.Error) as info:
+            decode(tree_of(path))
+        assert info.value.code in codes, (decode.__name__, info.value)
+        assert info.value.message.startswith("/")  # the object path first
+
+
+def _manifest_hdf5():
+    with open(os.path.join(HDF5, "manifest.json")) as f:
+        return json.load(f)["files"]
