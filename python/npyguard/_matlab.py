@@ -123,7 +123,7 @@ def _limit(limits: Dict[str, Any], name: str) -> int:
 
 
 class _Decoder:
-    def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any]):
+    def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any], owned: bool = False):
         unknown = set(limits) - set(_TREE_LIMITS)
         if unknown:
             raise TypeError("unknown limit %r" % sorted(unknown)[0])
@@ -140,6 +140,11 @@ class _Decoder:
         self.paths = 0
         self.reading = []    # the objects being read, outermost first
         self.refs = 0        # references followed to reach the innermost
+        # a tree no caller holds hands each dataset's value out once
+        # without a copy; a value read again is a copy, as every read
+        # of hdf5storage's is a new array
+        self.owned = owned
+        self.handed = set()
 
     # ------------------------------------------------------------ the tree
 
@@ -330,6 +335,9 @@ class _Decoder:
                 out[index] = self.read(str(ref), via_ref=True)
             return out
         self.count(value.nbytes, path)
+        if self.owned and id(node) not in self.handed:
+            self.handed.add(id(node))
+            return value
         return value.copy()
 
     def numpy(self, path: str, node: Node, attrs: Dict[str, Any], kind: str):
@@ -702,16 +710,19 @@ def _raise_fails(e: _Fails):
 
 # ------------------------------------------------------------------ the API
 
-def read_tree(tree: Dict[str, Node], path: str = "/", **limits):
+def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **limits):
     """What ``hdf5storage.read(path, filename=file)`` returns, from the
     file's tree (npyguard._h5tree).
 
     Keyword limits: max_payload_bytes (every array made, bytes),
     inflate_budget_bytes (arrays made from declared shapes alone, bytes),
     max_ref_depth (references followed one inside another), max_nesting
-    (groups below the root), max_paths (objects read). Raises Hdf5Error or LimitError naming the object path (in
+    (groups below the root), max_paths (objects read). ``owned=True``
+    says the caller keeps no other use of the tree: the values are then
+    returned without a copy where hdf5storage would make one new array;
+    by default the result shares no memory with the tree. Raises Hdf5Error or LimitError naming the object path (in
     ``member`` and the message)."""
-    dec = _Decoder(tree, False, limits)
+    dec = _Decoder(tree, False, limits, owned)
     norm = posixpath.normpath(path)
     group, name = posixpath.dirname(norm) or "/", posixpath.basename(norm) or "."
     found = dec.resolve(group, group)
@@ -724,14 +735,14 @@ def read_tree(tree: Dict[str, Node], path: str = "/", **limits):
         _raise_fails(e)
 
 
-def loadmat_tree(tree: Dict[str, Node], **limits) -> dict:
+def loadmat_tree(tree: Dict[str, Node], *, owned: bool = False, **limits) -> dict:
     """What ``hdf5storage.loadmat(file)`` returns, from the file's tree:
     a dict of its variables (every top-level object but ``#refs#``;
     ``#subsystem#``, where MATLAB keeps its classdef objects, is read
     like any other). A variable hdf5storage cannot read is left out, as
     loadmat leaves it out; a hazard (a reference or soft link to nothing,
-    a cycle, a limit) raises. Limits as for read_tree."""
-    dec = _Decoder(tree, True, limits)
+    a cycle, a limit) raises. Limits and owned as for read_tree."""
+    dec = _Decoder(tree, True, limits, owned)
     root = tree.get("/")
     if root is None or root.kind != "group":
         raise _error(_E_FORMAT, "/", "the file has no root group", _hdf5_error())
@@ -782,7 +793,7 @@ def loadmat(file, **limits) -> dict:
     """
     from . import _hdf5
     tree = _hdf5.load_tree(file, **limits)
-    return loadmat_tree(tree, **_decoder_limits(limits))
+    return loadmat_tree(tree, owned=True, **_decoder_limits(limits))
 
 
 def load_hdf5(file, path: str = "/", **limits):
@@ -805,7 +816,7 @@ def load_hdf5(file, path: str = "/", **limits):
     tree = _hdf5.load_tree(file, **limits)
     if not _written_by_hdf5storage(tree):
         return _hdf5.HDF5Mapping(tree)
-    return read_tree(tree, path, **_decoder_limits(limits))
+    return read_tree(tree, path, owned=True, **_decoder_limits(limits))
 
 
 def _decoder_limits(limits: Dict[str, Any]) -> Dict[str, Any]:

@@ -369,3 +369,18 @@ def test_hazard_refused_with_a_code_the_scan_gives(name):
 def _manifest_hdf5():
     with open(os.path.join(HDF5, "manifest.json")) as f:
         return json.load(f)["files"]
+
+
+def test_each_read_is_a_new_array():
+    """hdf5storage reads a value twice as two arrays: a cell whose two
+    elements reference one dataset gives two arrays, neither the tree's
+    own unless the tree is handed over (owned=True)."""
+    cell = {"MATLAB_class": _ascii("cell")}
+    for owned in (False, True):
+        tree = _tree(c=Node("dataset", dict(cell), value=_refs("/#refs#/b", "/#refs#/b")),
+                     **{"#refs#__b": Node("dataset", {"MATLAB_class": _ascii("double")}, value=np.ones((1, 2)))})
+        c = loadmat_tree(tree, owned=owned)["c"]
+        assert c.shape == (1, 2) and c[0, 0] is not c[0, 1]
+        assert c[0, 0].tolist() == c[0, 1].tolist() == [[1.0], [1.0]]
+        shared = [np.shares_memory(x, tree["/#refs#/b"].value) for x in c.flat]
+        assert shared == ([True, False] if owned else [False, False])
