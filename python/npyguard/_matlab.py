@@ -20,16 +20,17 @@ references are followed at most ``max_ref_depth`` inside one another
 (NPYG_ELIMIT_NESTING) and at most ``max_paths`` objects are read
 (NPYG_ELIMIT_PATHS); a reference back into an object being read is a
 cycle (NPYG_EHDF5_REFCYCLE), a soft link back into one or to nothing
-NPYG_EHDF5_SOFTLINK, a reference to nothing NPYG_EHDF5_REFDANGLE. Each error is of
-the class the library gives its code (LimitError, UnsafeError).
+NPYG_EHDF5_SOFTLINK, a reference to nothing NPYG_EHDF5_REFDANGLE. Each
+error is of the class the library gives its code (LimitError,
+UnsafeError).
 
 Where hdf5storage itself raises on a value (a sparse logical, a char
 array whose code units are not UTF-16, a struct whose MATLAB_fields names
 a member it does not hold), ``read_tree`` raises NotLoadableError
 (NPYG_EHDF5_FORMAT) naming the object, and ``loadmat_tree``, like
-loadmat, leaves that variable out; a dict or struct member hdf5storage cannot read
-is left out as hdf5storage leaves it out. Every error names the object
-path in ``member``.
+loadmat, leaves that variable out; a dict or struct member hdf5storage
+cannot read is left out as hdf5storage leaves it out. Every error names
+the object path first in its message and in ``member``.
 """
 import collections
 import operator
