@@ -321,6 +321,87 @@ NPYG_API npyg_ctx *npyg_ctx_new(const npyg_options *options);
 NPYG_API void npyg_ctx_free(npyg_ctx *ctx); /* NULL is fine */
 
 /* ------------------------------------------------------------------ */
+/* Limits: one set per context, every format's, each set and read by   */
+/* its id (as sqlite3_limit does). One table in the library holds each */
+/* limit's name, npyvalidate option, default, range and the worst      */
+/* cases it enters; the CLI's options, the Python keywords and the     */
+/* documents are made from it. A context starts with the defaults (or  */
+/* npyg_options.limits for the .npy ones).                             */
+/*                                                                     */
+/*     npyg_set_limit(ctx, NPYG_LIMIT_MAX_MEMBERS, 64);                */
+/*     int id = npyg_limit_by_name("max-alloc");  // or "max_alloc_bytes" */
+/* ------------------------------------------------------------------ */
+typedef enum npyg_limit {
+    /* .npy, and what every format shares (allocation, payload) */
+    NPYG_LIMIT_MAX_HEADER_BYTES = 0,
+    NPYG_LIMIT_MAX_DIMS,
+    NPYG_LIMIT_MAX_FIELDS,
+    NPYG_LIMIT_MAX_DEPTH,
+    NPYG_LIMIT_MAX_ALLOC_BYTES,
+    NPYG_LIMIT_MAX_PAYLOAD_BYTES,
+    /* .npz archives */
+    NPYG_LIMIT_MAX_MEMBERS,
+    NPYG_LIMIT_MAX_NAME_BYTES,
+    NPYG_LIMIT_MAX_TOTAL_UNCOMPRESSED,
+    NPYG_LIMIT_MAX_RATIO,
+    NPYG_LIMIT_RATIO_GRACE_BYTES,
+    NPYG_LIMIT_INFLATE_BUDGET_BYTES,
+    /* the pickle scanner */
+    NPYG_LIMIT_MAX_PICKLE_BYTES,
+    NPYG_LIMIT_MAX_PICKLE_OPS,
+    NPYG_LIMIT_MAX_PICKLE_MEMO,
+    NPYG_LIMIT_MAX_PICKLE_STACK,
+    NPYG_LIMIT_MAX_PICKLE_STRING_BYTES,
+    NPYG_LIMIT_MAX_PICKLE_IMPORTS,
+    /* the HDF5 scan and its child */
+    NPYG_LIMIT_MAX_OBJECTS,
+    NPYG_LIMIT_MAX_NESTING,
+    NPYG_LIMIT_MAX_PATHS,
+    NPYG_LIMIT_MAX_REF_DEPTH,
+    NPYG_LIMIT_HDF5_MEMORY_BYTES,
+    NPYG_LIMIT_HDF5_CPU_SECONDS,
+    NPYG_LIMIT_HDF5_WALL_SECONDS,
+    NPYG_LIMIT_END_ /* not a limit: one past the last id */
+} npyg_limit;
+
+/* The worst cases a limit enters (npyg_limit_desc.bounds): raising it
+   raises npyg_ctx_worst_case_alloc, unless max_alloc_bytes caps it. */
+enum npyg_limit_bound {
+    NPYG_BOUND_NPY = 1u << 0,    /* the .npy parse (npyg_worst_case_alloc; every format holds it) */
+    NPYG_BOUND_RA = 1u << 1,     /* a .ra file (npyg_ra_worst_case_alloc) */
+    NPYG_BOUND_ZIP = 1u << 2,    /* an archive (npyg_zip_worst_case_alloc) */
+    NPYG_BOUND_PICKLE = 1u << 3, /* a pickle scan (npyg_pickle_worst_case_alloc) */
+    NPYG_BOUND_CAP = 1u << 4     /* max_alloc_bytes: caps every one of them */
+};
+
+typedef struct npyg_limit_desc {
+    const char *name;       /* "max_alloc_bytes": the Python keyword */
+    const char *option;     /* "max-alloc": npyvalidate's --max-alloc */
+    const char *format;     /* whose limit: "npy" (shared by all), "npz", "pickle", "hdf5" */
+    const char *summary;    /* what it bounds, one line */
+    uint64_t default_value;
+    uint64_t min, max;      /* npyg_set_limit accepts min..max */
+    unsigned bounds;        /* NPYG_BOUND_* */
+} npyg_limit_desc;
+
+/* The table's row of a limit; NULL for an id out of range. */
+NPYG_API const npyg_limit_desc *npyg_limit_info(npyg_limit id);
+/* The id of a limit by its name or its option ("max_alloc_bytes" or
+   "max-alloc", without the dashes in front); -1 for neither. */
+NPYG_API int npyg_limit_by_name(const char *name);
+/* Sets one limit of the context, for the calls that follow. A value out
+   of the limit's range, or an unknown id: NPYG_EINVAL, the context
+   unchanged and npyg_last_error() naming the limit and its range. */
+NPYG_API int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value);
+/* The context's value of a limit; 0 for a NULL context or unknown id. */
+NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);
+/* The most the context can hold at once under its limits, whatever it
+   reads: the sum of each format's bound (a .npy parse, a .ra file, an
+   archive with a member's parse, a pickle scan, an HDF5 scan), never more
+   than max_alloc_bytes, which every allocation is charged against. */
+NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
 /* Inputs. Each call forgets the previous result. All return 0 or an   */
 /* npyg_status; details in npyg_last_error().                          */
 /* ------------------------------------------------------------------ */
