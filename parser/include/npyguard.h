@@ -364,14 +364,17 @@ typedef enum npyg_limit {
     NPYG_LIMIT_END_ /* not a limit: one past the last id */
 } npyg_limit;
 
-/* The worst cases a limit enters (npyg_limit_desc.bounds): raising it
-   raises npyg_ctx_worst_case_alloc, unless max_alloc_bytes caps it. */
+/* Worst cases, by format: what npyg_ctx_worst_case_alloc sums, and
+   those a limit enters (npyg_limit_desc.bounds: raising the limit raises
+   them, unless max_alloc_bytes caps them). */
 enum npyg_limit_bound {
-    NPYG_BOUND_NPY = 1u << 0,    /* the .npy parse (npyg_worst_case_alloc; every format holds it) */
-    NPYG_BOUND_RA = 1u << 1,     /* a .ra file (npyg_ra_worst_case_alloc) */
-    NPYG_BOUND_ZIP = 1u << 2,    /* an archive (npyg_zip_worst_case_alloc) */
-    NPYG_BOUND_PICKLE = 1u << 3, /* a pickle scan (npyg_pickle_worst_case_alloc) */
-    NPYG_BOUND_CAP = 1u << 4     /* max_alloc_bytes: caps every one of them */
+    NPYG_BOUND_NPY = 1u << 0,    /* a .npy parse */
+    NPYG_BOUND_RA = 1u << 1,     /* a .ra file, an LZ4 block decoded */
+    NPYG_BOUND_ZIP = 1u << 2,    /* an archive, with a member's .npy parse */
+    NPYG_BOUND_PICKLE = 1u << 3, /* a pickle scan, its report included */
+    NPYG_BOUND_HDF5 = 1u << 4,   /* an HDF5 scan, in this process */
+    NPYG_BOUND_ALL = 0x1Fu,      /* every format */
+    NPYG_BOUND_CAP = 1u << 5     /* (a limit's bounds only) max_alloc_bytes: caps every one */
 };
 
 typedef struct npyg_limit_desc {
@@ -395,11 +398,12 @@ NPYG_API int npyg_limit_by_name(const char *name);
 NPYG_API int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value);
 /* The context's value of a limit; 0 for a NULL context or unknown id. */
 NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);
-/* The most the context can hold at once under its limits, whatever it
-   reads: the sum of each format's bound (a .npy parse, a .ra file, an
-   archive with a member's parse, a pickle scan, an HDF5 scan), never more
-   than max_alloc_bytes, which every allocation is charged against. */
-NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx);
+/* The most the context can hold at once under its limits while it reads
+   the formats in the NPYG_BOUND_* mask: the sum of their bounds
+   (NPYG_BOUND_ALL: whatever it reads, a member's pickle scan inside an
+   open archive included), never more than max_alloc_bytes, which every
+   allocation is charged against. A caller may size a fixed pool by it. */
+NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx, unsigned formats);
 
 /* ------------------------------------------------------------------ */
 /* Inputs. Each call forgets the previous result. All return 0 or an   */

@@ -29,7 +29,7 @@ typedef struct row {
 
 static const row rows[NPYG_LIMIT_END_] = {
     [NPYG_LIMIT_MAX_HEADER_BYTES] = {{"max_header_bytes", "max-header-bytes", "npy", "bytes of .npy header text (numpy's max_header_size)",
-      NPYG_DEFAULT_MAX_HEADER_BYTES, 1, NPYG_MAX_HEADER_BYTES_CAP, NPYG_BOUND_NPY}, NPY(max_header_bytes)},
+      NPYG_DEFAULT_MAX_HEADER_BYTES, 1, NPYG_MAX_HEADER_BYTES_CAP, NPYG_BOUND_NPY | NPYG_BOUND_ZIP}, NPY(max_header_bytes)},
     [NPYG_LIMIT_MAX_DIMS] = {{"max_dims", "max-dims", "npy", "dimensions of a shape (a warning above 32, numpy 1's)",
       NPYG_DEFAULT_MAX_DIMS, 1, U32, NPYG_BOUND_RA}, NPY(max_dims)},
     [NPYG_LIMIT_MAX_FIELDS] = {{"max_fields", "max-fields", "npy", "fields of a structured dtype, padding included",
@@ -52,7 +52,7 @@ static const row rows[NPYG_LIMIT_END_] = {
     [NPYG_LIMIT_RATIO_GRACE_BYTES] = {{"ratio_grace_bytes", "ratio-grace", "npz", "bytes a member may inflate to whatever its ratio",
       NPYG_DEFAULT_RATIO_GRACE_BYTES, 0, U64, 0}, ZIP(ratio_grace_bytes)},
     [NPYG_LIMIT_INFLATE_BUDGET_BYTES] = {{"inflate_budget_bytes", "inflate-budget", "npz",
-      "bytes an archive's deflated members may declare in all, plus max-ratio x the archive's size",
+      "deflated bytes an archive may declare, plus max-ratio x its size",
       NPYG_DEFAULT_INFLATE_BUDGET_BYTES, 0, U64, 0}, ZIP(inflate_budget_bytes)},
 
     [NPYG_LIMIT_MAX_PICKLE_BYTES] = {{"max_pickle_bytes", "max-pickle-bytes", "pickle", "bytes of an object array's pickle scanned",
@@ -74,7 +74,7 @@ static const row rows[NPYG_LIMIT_END_] = {
     [NPYG_LIMIT_MAX_NESTING] = {{"max_nesting", "max-nesting", "hdf5", "HDF5 group depth",
       NPYG_DEFAULT_MAX_NESTING, 1, NPYG_MAX_NESTING_CAP, 0}, H5(max_nesting)},
     [NPYG_LIMIT_MAX_PATHS] = {{"max_paths", "max-paths", "hdf5",
-      "HDF5 objects a recursive reader visits, along every path of links and references",
+      "HDF5 objects a recursive reader visits, along every path",
       NPYG_DEFAULT_MAX_PATHS, 1, U64, 0}, H5(max_paths)},
     [NPYG_LIMIT_MAX_REF_DEPTH] = {{"max_ref_depth", "max-ref-depth", "hdf5", "HDF5 references followed one after another",
       NPYG_DEFAULT_MAX_REF_DEPTH, 1, NPYG_MAX_REF_DEPTH_CAP, 0}, H5(max_ref_depth)},

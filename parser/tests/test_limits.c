@@ -133,9 +133,9 @@ TEST(the_worst_case_grows_with_each_limit_that_enters_it)
         if (id == NPYG_LIMIT_MAX_ALLOC_BYTES) continue;
         unsigned bounds = npyg_limit_info(id)->bounds;
         npyg_set_limit(ctx, id, want[k].min);
-        uint64_t lo = npyg_ctx_worst_case_alloc(ctx);
+        uint64_t lo = npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_ALL);
         npyg_set_limit(ctx, id, want[k].def);
-        uint64_t hi = npyg_ctx_worst_case_alloc(ctx);
+        uint64_t hi = npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_ALL);
         TU_CHECK(lo > 0, "%s: a bound of 0", want[k].name);
         if (bounds) TU_CHECK(hi > lo, "%s enters a bound that does not grow: %llu", want[k].name, (unsigned long long)hi);
         else TU_CHECK(hi == lo, "%s enters no bound, yet %llu -> %llu", want[k].name, (unsigned long long)lo,
@@ -143,16 +143,22 @@ TEST(the_worst_case_grows_with_each_limit_that_enters_it)
     }
     /* the cap: the bound is never above it */
     npyg_set_limit(ctx, NPYG_LIMIT_MAX_ALLOC_BYTES, 1u << 20);
-    TU_CHECK(npyg_ctx_worst_case_alloc(ctx) == 1u << 20, "capped by max_alloc_bytes");
+    TU_CHECK(npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_ALL) == 1u << 20, "capped by max_alloc_bytes");
     npyg_set_limit(ctx, NPYG_LIMIT_MAX_ALLOC_BYTES, NPYG_DEFAULT_MAX_ALLOC_BYTES);
-    uint64_t def = npyg_ctx_worst_case_alloc(ctx);
+    uint64_t def = npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_ALL);
     TU_CHECK(def > 1u << 20 && def <= NPYG_DEFAULT_MAX_ALLOC_BYTES, "default bound %llu", (unsigned long long)def);
     npyg_limits l;
     npyg_limits_default(&l);
     TU_CHECK(def >= npyg_worst_case_alloc(&l) && def >= npyg_zip_worst_case_alloc(&l, NULL) &&
                  def >= npyg_ra_worst_case_alloc(&l) && def >= npyg_pickle_worst_case_alloc(NULL),
              "the context's bound covers each format's");
-    TU_CHECK(npyg_ctx_worst_case_alloc(NULL) == 0, "NULL context");
+    TU_CHECK(npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_NPY) == npyg_worst_case_alloc(&l) &&
+                 npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_ZIP) == npyg_zip_worst_case_alloc(&l, NULL) &&
+                 npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_PICKLE) == npyg_pickle_worst_case_alloc(NULL) &&
+                 npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_HDF5) == npyg_hdf5_worst_case_alloc(&l, NULL),
+             "one format's bound is that format's");
+    TU_CHECK(npyg_ctx_worst_case_alloc(ctx, 0) == 0, "no format, no bound");
+    TU_CHECK(npyg_ctx_worst_case_alloc(NULL, NPYG_BOUND_ALL) == 0, "NULL context");
     npyg_ctx_free(ctx);
 }
 
