@@ -270,6 +270,12 @@ typedef struct npyg_alloc {
     void *user;
 } npyg_alloc;
 
+/* The limits structs below (npyg_limits, npyg_zip_limits,
+   npyg_pickle_limits, npyg_hdf5_limits), their *_default functions and
+   the per-call struct arguments are kept for 0.x compatibility and go in
+   0.3: set limits on the context (npyg_set_limit). Their defaults and
+   ranges are the table's (npyg_limit_info); a struct out of range is
+   refused as a whole, where npyg_set_limit names the limit. */
 typedef struct npyg_limits {
     uint64_t max_header_bytes;  /* header text, as HEADER_LEN counts it */
     uint32_t max_dims;          /* entries in the shape, and in each subarray
@@ -287,7 +293,8 @@ typedef struct npyg_limits {
 #define NPYG_DEFAULT_MAX_ALLOC_BYTES (8u << 20)  /* 8 MiB */
 #define NPYG_DEFAULT_MAX_PAYLOAD_BYTES (UINT64_C(1) << 40) /* 1 TiB */
 
-/* Upper bounds on what a limit may be set to; npyg_ctx_new refuses more. */
+/* Upper bounds on what a limit may be set to (npyg_limit_info's max);
+   npyg_ctx_new refuses more. */
 #define NPYG_MAX_HEADER_BYTES_CAP (UINT64_C(1) << 28)
 #define NPYG_MAX_DEPTH_CAP 64u
 
@@ -295,7 +302,8 @@ NPYG_API void npyg_limits_default(npyg_limits *limits);
 
 /* The most the parser can allocate in total, at any moment, under these
    limits: never more than max_alloc_bytes, and usually much less. A caller
-   may size a fixed pool by it. Returns 0 for invalid limits. */
+   may size a fixed pool by it. Returns 0 for invalid limits. Of a context:
+   npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_NPY). */
 NPYG_API uint64_t npyg_worst_case_alloc(const npyg_limits *limits);
 
 /* ------------------------------------------------------------------ */
@@ -308,7 +316,7 @@ typedef enum npyg_profile {
 
 typedef struct npyg_options {
     npyg_profile profile;
-    const npyg_limits *limits;  /* NULL: npyg_limits_default */
+    const npyg_limits *limits;  /* NULL: the defaults; or npyg_set_limit after */
     const npyg_alloc *alloc;    /* NULL: malloc/free */
     unsigned flags;             /* no flags are defined yet; must be 0 */
 } npyg_options;
@@ -589,7 +597,7 @@ NPYG_API const char *npyg_zip_warning_string(unsigned bit);
    bit that is not one. */
 NPYG_API const char *npyg_zip_warning_name(unsigned bit);
 
-/* Kept apart from npyg_limits so that struct keeps its layout. */
+/* For zip_limits arguments (compatibility: NULL reads the context's). */
 typedef struct npyg_zip_limits {
     uint32_t max_members;            /* entries in the central directory */
     uint32_t max_name_bytes;         /* bytes of one member name */
@@ -669,7 +677,8 @@ typedef struct npyg_zip_entry {
    current position to the end of the regular file; never written, moved or
    closed) or from a buffer that must outlive the handle. The context holds
    the errors, the allocator and the limits; it must outlive the handle and
-   serve one archive at a time. zip_limits NULL: the defaults. On failure
+   serve one archive at a time. zip_limits NULL: the context's limits
+   (npyg_set_limit); a struct stands in for them in this call. On failure
    *out is NULL and nothing stays allocated. */
 NPYG_API int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zip_limits,
                               npyg_zip **out);
@@ -929,7 +938,7 @@ typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
    holds no hazard, else the first hazard's code, also in
    npyg_last_error() with its object path in the message ("/x: external
    link to 'b.h5:/y'"); NPYG_EHDF5_FORMAT only under the strict profile
-   (a warning otherwise). limits NULL: the defaults. The context's
+   (a warning otherwise). limits NULL: the context's (npyg_set_limit). The context's
    max_payload_bytes bounds each dataset's and attribute's declared size.
    In this process the scan allocates npyg_hdf5_worst_case_alloc() bytes
    at most, through the context's allocator; the child's memory is bounded
@@ -970,7 +979,7 @@ NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
 /*     int rc = npyg_validate_fd(ctx, fd);                             */
 /*     if (rc == NPYG_EOBJECT) {                                       */
 /*         npyg_pickle_report *r;                                      */
-/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: defaults */
+/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: ctx limits */
 /*         char names[256];                                            */
 /*         if (r) npyg_pickle_format_imports(r, names, sizeof names);  */
 /*         npyg_pickle_report_free(ctx, r);                            */
@@ -1062,7 +1071,8 @@ typedef struct npyg_pickle_report {
    says which), and NULL otherwise: EINVAL, and ENOMEM or ELIMIT_ALLOC when
    memory ran out or max_alloc_bytes was reached, in the walk or for the
    report itself (which then wins over what ended the walk). Free it with
-   npyg_pickle_report_free before the context. limits NULL: the defaults. */
+   npyg_pickle_report_free before the context. limits NULL: the context's
+   (npyg_set_limit); a struct stands in for them in this call. */
 NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len,
                                      const npyg_pickle_limits *limits, npyg_pickle_report **out);
 NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user,

@@ -1,5 +1,6 @@
-/* The HDF5 scan's limits and the parent's allocation bound: built with or
- * without libhdf5, so that callers can size things either way. */
+/* The HDF5 scan's limits struct (its defaults and ranges are limits.c's
+ * table) and the parent's allocation bound: built with or without libhdf5,
+ * so that callers can size things either way; the helper links it too. */
 #include "h5internal.h"
 
 void npyg_hdf5_limits_default(npyg_hdf5_limits *l)
