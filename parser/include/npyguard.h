@@ -979,7 +979,7 @@ NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
 /*     int rc = npyg_validate_fd(ctx, fd);                             */
 /*     if (rc == NPYG_EOBJECT) {                                       */
 /*         npyg_pickle_report *r;                                      */
-/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: ctx limits */
+/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: context  */
 /*         char names[256];                                            */
 /*         if (r) npyg_pickle_format_imports(r, names, sizeof names);  */
 /*         npyg_pickle_report_free(ctx, r);                            */
