@@ -400,9 +400,10 @@ NPYG_API const npyg_limit_desc *npyg_limit_info(npyg_limit id);
 /* The id of a limit by its name or its option ("max_alloc_bytes" or
    "max-alloc", without the dashes in front); -1 for neither. */
 NPYG_API int npyg_limit_by_name(const char *name);
-/* Sets one limit of the context, for the calls that follow. A value out
-   of the limit's range, or an unknown id: NPYG_EINVAL, the context
-   unchanged and npyg_last_error() naming the limit and its range. */
+/* Sets one limit of the context, for the calls that follow (an archive
+   already open keeps the limits it was opened with). A value out of the
+   limit's range, or an unknown id: NPYG_EINVAL, the context unchanged and
+   npyg_last_error() naming the limit and its range. */
 NPYG_API int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value);
 /* The context's value of a limit; 0 for a NULL context or unknown id. */
 NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);

@@ -8,10 +8,12 @@ can drift from the code.
 
 usage: test_limit_docs.py LIMIT_TABLE_BINARY NPYVALIDATE SOURCE_DIR
 """
+import json
 import re
 import subprocess
 import sys
 import unittest
+import zipfile
 from pathlib import Path
 
 TABLE_BIN, CLI, SRC = sys.argv[1], sys.argv[2], Path(sys.argv[3])
@@ -94,6 +96,27 @@ class LimitDocs(unittest.TestCase):
                 r = subprocess.run([CLI, f"--{option}", str(v), "--version"], capture_output=True, text=True)
                 self.assertEqual(r.returncode, 2, f"--{option} {v} accepted")
                 self.assertIn(f"--{option}", r.stderr)
+
+    def run_json(self, *args):
+        r = subprocess.run([CLI, "--json", *args], capture_output=True, text=True)
+        return [json.loads(line) for line in r.stdout.splitlines()]
+
+    def test_options_reach_the_library(self):
+        # the pickle scan's options are new: the scan stops at the limit
+        # (PROTO and the first GLOBAL are its first two opcodes)
+        o, = self.run_json("--max-pickle-ops", "2", str(SRC / "corpus/unsafe/obj-os-system-v1.npy"))
+        self.assertFalse(o["pickle"]["complete"])
+        self.assertEqual(o["pickle"]["scan_error"]["name"], "NPYG_ELIMIT_PICKLE_OPS")
+        o, = self.run_json(str(SRC / "corpus/unsafe/obj-os-system-v1.npy"))
+        self.assertTrue(o["pickle"]["complete"])
+        # an archive reads its limits from the worker's context
+        npz = str(SRC / "corpus/npz/valid/savez-several.npz")
+        with zipfile.ZipFile(npz) as zf:
+            n = len(zf.namelist())
+        o, = self.run_json("--max-members", str(n - 1), npz)
+        self.assertEqual(o["error"]["name"], "NPYG_ELIMIT_MEMBERS")
+        o, = self.run_json("--max-members", str(n), npz)
+        self.assertTrue(o["ok"])
 
     def test_python_keeps_no_copy(self):
         # the package's names, defaults and ranges come from the library
