@@ -9,7 +9,7 @@
  *
  * This is the only public header. Every allocation goes through the
  * allocator given to npyg_ctx_new(), and the total never exceeds
- * npyg_worst_case_alloc() of the limits in force. No global mutable state:
+ * npyg_ctx_worst_case_alloc() of the context's limits (npyg_set_limit). No global mutable state:
  * contexts are independent, each used by one thread at a time.
  *
  * Typical use:
