@@ -5,8 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One entry per limit, from the library's table: what npyvalidate
-   accepts is what the library does, with its defaults and ranges. */
+/* "1..64", or "at least 1" when only the type bounds it. */
 static const char *range_text(const npyg_limit_desc *d, char *buf, size_t size)
 {
     if (d->max == UINT64_MAX) snprintf(buf, size, "at least %llu", (unsigned long long)d->min);
@@ -14,6 +13,8 @@ static const char *range_text(const npyg_limit_desc *d, char *buf, size_t size)
     return buf;
 }
 
+/* One entry per limit, from the library's table: what npyvalidate
+   accepts is what the library does, with its defaults and ranges. */
 static void limits_usage(FILE *to)
 {
     char range[64];
