@@ -122,7 +122,7 @@ enum npyg__in_kind {
 
 /* A regular file's first bytes, read once when a call begins: one read
    usually holds the preamble, the header and a small payload. */
-#define NPYG__HEAD 4096u
+#define NPYG__HEAD 2048u
 
 typedef struct npyg__input {
     int kind;           /* NPYG__IN_* */
