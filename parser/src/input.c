@@ -41,7 +41,8 @@ int npyg_set_input_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
 int npyg_set_input_pread(npyg_ctx *ctx, npyg_pread_fn fn, void *user, uint64_t size)
 {
     if (!ctx) return NPYG_EINVAL;
-    ctx->input = (npyg__input){.kind = NPYG__IN_PREAD, .fd = -1, .pread = fn, .user = user, .size_known = true, .size = size};
+    ctx->input = (npyg__input){.kind = NPYG__IN_PREAD, .fd = -1, .pread = fn, .user = user,
+                               .size_known = true, .size = size};
     return fn ? 0 : NPYG_EINVAL;
 }
 
@@ -115,7 +116,8 @@ int npyg__input_begin(npyg_ctx *ctx, npyg__input *in, unsigned flags, int space,
     case NPYG__IN_READ:
         if (!in->read) return npyg__fail_in(ctx, space, NPYG_EINVAL, 0, "NULL read callback");
         if (flags & NPYG__IN_RANDOM)
-            return npyg__fail_in(ctx, space, NPYG_ENOTREG, 0, "%s", notreg ? notreg : "the input is read in order only");
+            return npyg__fail_in(ctx, space, NPYG_ENOTREG, 0, "%s",
+                                 notreg ? notreg : "the input is read in order only");
         return 0;
     case NPYG__IN_PREAD:
         if (!in->pread) return npyg__fail_in(ctx, space, NPYG_EINVAL, 0, "NULL read callback");

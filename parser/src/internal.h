@@ -160,6 +160,26 @@ long long npyg__in_read_at(npyg__input *in, uint64_t off, void *dst, size_t n);
 /* The n bytes at off when memory holds them already (a buffer, a file's
    head), else NULL. */
 const uint8_t *npyg__in_peek(const npyg__input *in, uint64_t off, size_t n);
+/* The forms of 0.1.0 of a call that reads the context's input: call_buffer,
+   call_fd and call_read set the input, then call it. One definition for
+   npyg_validate, npyg_open, npyg_ra_validate and npyg_ra_open. */
+#define NPYG__INPUT_FORMS(call)                                                                                    \
+    int call##_buffer(npyg_ctx *ctx, const void *buf, size_t len)                                                 \
+    {                                                                                                              \
+        npyg_set_input_buffer(ctx, buf, len);                                                                      \
+        return call(ctx);                                                                                          \
+    }                                                                                                              \
+    int call##_fd(npyg_ctx *ctx, int fd)                                                                           \
+    {                                                                                                              \
+        npyg_set_input_fd(ctx, fd);                                                                                \
+        return call(ctx);                                                                                          \
+    }                                                                                                              \
+    int call##_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)                                                   \
+    {                                                                                                              \
+        npyg_set_input_read(ctx, fn, user);                                                                        \
+        return call(ctx);                                                                                          \
+    }
+
 /* Bytes from pos to the end, when known without reading. */
 static inline bool npyg__in_left(const npyg__input *in, uint64_t *left)
 {

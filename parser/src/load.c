@@ -43,23 +43,7 @@ int npyg_open(npyg_ctx *ctx)
     return opened(ctx, &s, rc);
 }
 
-int npyg_open_buffer(npyg_ctx *ctx, const void *buf, size_t len)
-{
-    npyg_set_input_buffer(ctx, buf, len);
-    return npyg_open(ctx);
-}
-
-int npyg_open_fd(npyg_ctx *ctx, int fd)
-{
-    npyg_set_input_fd(ctx, fd);
-    return npyg_open(ctx);
-}
-
-int npyg_open_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
-{
-    npyg_set_input_read(ctx, fn, user);
-    return npyg_open(ctx);
-}
+NPYG__INPUT_FORMS(npyg_open)
 
 /* opened() made sure an input of known size holds the payload; one that
    shrank since reads short: truncated. */
@@ -73,20 +57,34 @@ static int into(npyg_ctx *ctx, npyg__input *s, uint8_t *dst)
     return rc ? rc : npyg__rest(ctx, s);
 }
 
+/* The read step of either load: once, after a successful open of its
+   kind, into a buffer of exactly the size that open announced. */
+static int read_step(npyg_ctx *ctx, bool ra, const void *dst, size_t size)
+{
+    memset(&ctx->err, 0, sizeof ctx->err);
+    if (ctx->load_state != (ra ? NPYG__LOAD_RA : NPYG__LOAD_OPEN)) {
+        bool again = ctx->load_state == NPYG__LOAD_DONE;
+        return npyg__fail(ctx, NPYG_EBADSTATE, 0, "%s",
+                          ra ? again ? "the data was already read" : "no .ra file was opened successfully"
+                             : again ? "the payload was already read" : "no header was opened successfully");
+    }
+    uint64_t want = ra ? ctx->ra_info.data_bytes : ctx->info.payload_bytes;
+    if (dst && size != want)
+        return ra ? npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for %llu bytes of data", size,
+                               (unsigned long long)want)
+                  : npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for a payload of %llu", size,
+                               (unsigned long long)want);
+    ctx->load_state = NPYG__LOAD_DONE;
+    return 0;
+}
+
 int npyg_read_payload(npyg_ctx *ctx, void *dst, size_t size)
 {
     if (!ctx) return NPYG_EINVAL;
-    memset(&ctx->err, 0, sizeof ctx->err);
-    if (ctx->load_state != NPYG__LOAD_OPEN)
-        return npyg__fail(ctx, NPYG_EBADSTATE, 0,
-                          ctx->load_state == NPYG__LOAD_DONE ? "the payload was already read"
-                                                       : "no header was opened successfully");
-    if (dst && size != ctx->info.payload_bytes)
-        return npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for a payload of %llu", size,
-                          (unsigned long long)ctx->info.payload_bytes);
-    ctx->load_state = NPYG__LOAD_DONE;
+    int rc = read_step(ctx, false, dst, size);
+    if (rc) return rc;
     npyg__input *s = &ctx->load_in;
-    int rc = dst ? into(ctx, s, dst) : npyg__payload(ctx, s);
+    rc = dst ? into(ctx, s, dst) : npyg__payload(ctx, s);
     if (rc) ctx->have_info = false;
     return rc;
 }
@@ -110,37 +108,14 @@ int npyg_ra_open(npyg_ctx *ctx)
     return ra_opened(ctx, &s, rc ? rc : npyg__ra_open(ctx, &s));
 }
 
-int npyg_ra_open_buffer(npyg_ctx *ctx, const void *buf, size_t len)
-{
-    npyg_set_input_buffer(ctx, buf, len);
-    return npyg_ra_open(ctx);
-}
-
-int npyg_ra_open_fd(npyg_ctx *ctx, int fd)
-{
-    npyg_set_input_fd(ctx, fd);
-    return npyg_ra_open(ctx);
-}
-
-int npyg_ra_open_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
-{
-    npyg_set_input_read(ctx, fn, user);
-    return npyg_ra_open(ctx);
-}
+NPYG__INPUT_FORMS(npyg_ra_open)
 
 int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size)
 {
     if (!ctx) return NPYG_EINVAL;
-    memset(&ctx->err, 0, sizeof ctx->err);
-    if (ctx->load_state != NPYG__LOAD_RA)
-        return npyg__fail(ctx, NPYG_EBADSTATE, 0,
-                          ctx->load_state == NPYG__LOAD_DONE ? "the data was already read"
-                                                             : "no .ra file was opened successfully");
-    if (dst && size != ctx->ra_info.data_bytes)
-        return npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for %llu bytes of data", size,
-                          (unsigned long long)ctx->ra_info.data_bytes);
-    ctx->load_state = NPYG__LOAD_DONE;
-    int rc = npyg__ra_read(ctx, &ctx->load_in, dst);
+    int rc = read_step(ctx, true, dst, size);
+    if (rc) return rc;
+    rc = npyg__ra_read(ctx, &ctx->load_in, dst);
     if (rc) ctx->have_ra_info = false;
     return rc;
 }

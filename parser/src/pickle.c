@@ -1196,33 +1196,23 @@ static int handed(npyg_ctx *ctx, bool npy, const npyg_pickle_limits *limits, npy
     return rc;
 }
 
-int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,
-                            npyg_pickle_report **out)
-{
-    npyg_set_input_buffer(ctx, buf, len);
-    return handed(ctx, false, limits, out);
-}
+/* call_buffer and call_read: set the input, scan, hand the report over. */
+#define HANDED_FORMS(call, npy)                                                                          \
+    int call##_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,     \
+                      npyg_pickle_report **out)                                                         \
+    {                                                                                                    \
+        npyg_set_input_buffer(ctx, buf, len);                                                            \
+        return handed(ctx, npy, limits, out);                                                            \
+    }                                                                                                    \
+    int call##_read(npyg_ctx *ctx, npyg_read_fn fn, void *user, const npyg_pickle_limits *limits,       \
+                    npyg_pickle_report **out)                                                           \
+    {                                                                                                    \
+        npyg_set_input_read(ctx, fn, user);                                                              \
+        return handed(ctx, npy, limits, out);                                                            \
+    }
 
-int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn fn, void *user, const npyg_pickle_limits *limits,
-                          npyg_pickle_report **out)
-{
-    npyg_set_input_read(ctx, fn, user);
-    return handed(ctx, false, limits, out);
-}
-
-int npyg_pickle_scan_npy_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,
-                                npyg_pickle_report **out)
-{
-    npyg_set_input_buffer(ctx, buf, len);
-    return handed(ctx, true, limits, out);
-}
-
-int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn fn, void *user, const npyg_pickle_limits *limits,
-                              npyg_pickle_report **out)
-{
-    npyg_set_input_read(ctx, fn, user);
-    return handed(ctx, true, limits, out);
-}
+HANDED_FORMS(npyg_pickle_scan, false)
+HANDED_FORMS(npyg_pickle_scan_npy, true)
 
 int npyg_pickle_scan_npy_fd(npyg_ctx *ctx, int fd, const npyg_pickle_limits *limits, npyg_pickle_report **out)
 {

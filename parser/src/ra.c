@@ -295,23 +295,7 @@ int npyg_ra_validate(npyg_ctx *ctx)
     return rc ? rc : run(ctx, &s);
 }
 
-int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
-{
-    npyg_set_input_buffer(ctx, buf, len);
-    return npyg_ra_validate(ctx);
-}
-
-int npyg_ra_validate_fd(npyg_ctx *ctx, int fd)
-{
-    npyg_set_input_fd(ctx, fd);
-    return npyg_ra_validate(ctx);
-}
-
-int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
-{
-    npyg_set_input_read(ctx, fn, user);
-    return npyg_ra_validate(ctx);
-}
+NPYG__INPUT_FORMS(npyg_ra_validate)
 
 const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx)
 {

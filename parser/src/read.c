@@ -249,20 +249,4 @@ int npyg_validate(npyg_ctx *ctx)
     return rc ? done(ctx, rc) : run(ctx, &s);
 }
 
-int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
-{
-    npyg_set_input_buffer(ctx, buf, len);
-    return npyg_validate(ctx);
-}
-
-int npyg_validate_fd(npyg_ctx *ctx, int fd)
-{
-    npyg_set_input_fd(ctx, fd);
-    return npyg_validate(ctx);
-}
-
-int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
-{
-    npyg_set_input_read(ctx, fn, user);
-    return npyg_validate(ctx);
-}
+NPYG__INPUT_FORMS(npyg_validate)
