@@ -404,7 +404,7 @@ NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
 /* header and reads nothing past it (npyg_get_info then describes the  */
 /* array); npyg_read_payload reads the payload of that same input into */
 /* the caller's buffer and checks its end, with the verdicts, codes and */
-/* offsets of npyg_validate_*. The caller allocates payload_bytes only  */
+/* offsets of npyg_validate. The caller allocates payload_bytes only    */
 /* once the header is known to be valid and within the limits.          */
 /*                                                                     */
 /*     npyg_set_input_fd(ctx, fd);                                     */
@@ -740,7 +740,7 @@ NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
 NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
 NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
-/* After a successful npyg_ra_validate_* or npyg_ra_open_*, until the next
+/* After a successful npyg_ra_validate or npyg_ra_open, until the next
    call (npyg_ra_read_data failing ends it too); else NULL. */
 NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
 
@@ -756,12 +756,12 @@ NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t si
    max_alloc_bytes. Returns 0 for invalid limits. */
 NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
 
-/* Loading a .ra file in two steps from one input, as npyg_open_* and
-   npyg_read_payload load a .npy file. npyg_ra_open_* validates the header
+/* Loading a .ra file in two steps from one input, as npyg_open and
+   npyg_read_payload load a .npy file. npyg_ra_open validates the header
    and reads nothing past it: npyg_ra_get_info then gives eltype, elbyte,
    the dims as stored (dims[0] fastest), big_endian, compressed and
    data_bytes. When the input's size is known, data that cannot be there
-   is refused now, with the code and offset of npyg_ra_validate_*; for an
+   is refused now, with the code and offset of npyg_ra_validate; for an
    LZ4 file from a descriptor or callback, the room to read its block
    whole (size bytes) is checked against max_alloc_bytes. The input must
    stay valid until npyg_ra_read_data.
@@ -778,7 +778,7 @@ NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
    bytes in the file's order and byte order: the stored data, or an LZ4
    block decoded straight into dst by liblz4, which never writes past
    size. It then counts the metadata, as validation does. The sink, if
-   set, sees the data segment as stored. dst NULL: npyg_ra_validate_*'s
+   set, sees the data segment as stored. dst NULL: npyg_ra_validate's
    data step, to the sink only. Once per successful open; before one,
    after a failed one or twice: NPYG_EBADSTATE. On failure dst holds an
    unspecified part of the data. npyg_ra_open reads the input set last;
@@ -791,7 +791,7 @@ NPYG_API int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size);
 /* ------------------------------------------------------------------ */
 /* HDF5 and MATLAB MAT files (codes 110-139)                           */
 /*                                                                     */
-/* npyguard recognises formats by content (npyg_probe_*): NPY, zip,    */
+/* npyguard recognises formats by content (npyg_probe_input): NPY, zip, */
 /* HDF5 (superblock signature at 0, 512, 1024, 2048, ...) and MAT      */
 /* files. It parses the 128-byte MAT header itself; MAT v7.3 is HDF5    */
 /* behind a 512-byte user block that holds that header. MAT v5 and v4   */
