@@ -132,6 +132,7 @@ int npyg__input_begin(npyg_ctx *ctx, npyg__input *in, unsigned flags, int space,
 const uint8_t *npyg__in_peek(const npyg__input *in, uint64_t off, size_t n)
 {
     if (in->buf) return off <= in->size && n <= in->size - off ? in->buf + off : NULL;
+    if (!in->head) return NULL;
     return off <= in->head_len && n <= in->head_len - off ? in->head + off : NULL;
 }
 
