@@ -2,7 +2,7 @@
 """The Python package against Python's own floor and numpy, side by side
 (bench/README.md, "The Python package").
 
-  /usr/bin/python3 bench/bench_py.py [--pkg DIR] [--quick] [--rounds N]
+  /usr/bin/python3 bench/bench_py.py [--pkg DIR] [--quick] [--rounds N] [--syscalls]
 
 --pkg: where the npyguard package is installed (default build/python, where
 ci/python-test.sh installs it). Three comparisons, in one process; in each,
@@ -21,6 +21,9 @@ medians:
      (npyguard.load(bytes)): the speed-up of 8 threads over 1, which the
      cores of the machine bound (os.cpu_count() is printed with it).
 (a) and (b) are timed in CPU time (time.process_time), (c) in wall time.
+--syscalls adds, where strace is installed, the system calls of one load
+of one of the small files, by npyguard.load and by the floor (strace -f
+in a child process, counted between two markers).
 On a machine shared with other work, (c) also measures the scheduler: 8
 runnable threads get more of a busy machine than 1.
 Nothing asserts a figure; the machine may be shared, so read the ratios.
@@ -87,6 +90,44 @@ def floor_load(p):
         os.close(fd)
 
 
+SYSCALL_CHILD = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np, npyguard
+exec(sys.argv[3])
+p = sys.argv[2]
+npyguard.load(p); floor_load(p)  # warm: imports, caches
+for name, fn in (("npyguard", npyguard.load), ("floor", floor_load)):
+    os.write(1, b"<" + name.encode() + b">")
+    fn(p)
+    os.write(1, b"</" + name.encode() + b">")
+"""
+
+
+def syscalls_per_load(pkg, path):
+    """{contender: [syscall names]} of one load of path, or None without
+    strace."""
+    strace = shutil.which("strace")
+    if not strace:
+        return None
+    import inspect
+    import subprocess
+    with tempfile.NamedTemporaryFile("r", suffix=".strace") as log:
+        subprocess.run([strace, "-f", "-qq", "-o", log.name, sys.executable, "-c", SYSCALL_CHILD, pkg, path,
+                        inspect.getsource(floor_load)], check=True, stdout=subprocess.DEVNULL)
+        calls, current = {}, None
+        for line in log:
+            call = line.split("(", 1)[0].split()[-1] if "(" in line else ""
+            if call == "write" and '"<' in line:
+                tag = line.split('"<', 1)[1].split(">", 1)[0]
+                current = None if tag.startswith("/") else tag
+                if current:
+                    calls[current] = []
+            elif current and call:
+                calls[current].append(call)
+        return calls
+
+
 def threaded(fn, items, threads):
     parts = [items[k::threads] for k in range(threads)]
     ts = [threading.Thread(target=lambda part=part: [fn(x) for x in part]) for part in parts]
@@ -101,6 +142,7 @@ def main():
     ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--syscalls", action="store_true")
     a = ap.parse_args()
     sys.path.insert(0, a.pkg)
     import npyguard
@@ -122,6 +164,11 @@ def main():
               "npyguard/floor %.2fx, numpy/npyguard %.2fx" % (len(paths), us["npyguard"], us["floor"], us["numpy"],
                                                              us["npyguard"] / us["floor"],
                                                              us["numpy"] / us["npyguard"]), flush=True)
+        calls = syscalls_per_load(a.pkg, paths[0]) if a.syscalls else None
+        if calls:
+            out["small_files"]["syscalls"] = calls
+            print("    system calls of one load: " + "; ".join("%s %d (%s)" % (k, len(v), ", ".join(v))
+                                                           for k, v in calls.items()), flush=True)
 
         big = io.BytesIO()
         np.save(big, np.random.default_rng(1).standard_normal((64 if a.quick else 256) << 17))

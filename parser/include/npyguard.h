@@ -15,7 +15,8 @@
  * Typical use:
  *
  *     npyg_ctx *ctx = npyg_ctx_new(NULL);            // defaults
- *     int rc = npyg_validate_fd(ctx, fd);
+ *     npyg_set_input_fd(ctx, fd);                     // or a buffer, a callback
+ *     int rc = npyg_validate(ctx);
  *     if (rc) fprintf(stderr, "%llu: %s\n",
  *                     (unsigned long long)npyg_last_error(ctx)->offset,
  *                     npyg_last_error(ctx)->message);
@@ -415,26 +416,73 @@ NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);
 NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx, unsigned formats);
 
 /* ------------------------------------------------------------------ */
-/* Inputs. Each call forgets the previous result. All return 0 or an   */
+/* Input: set once on the context, then call a format.                 */
+/*                                                                     */
+/*     npyg_set_input_fd(ctx, fd);          // or _buffer, _read, _pread */
+/*     int rc = npyg_validate(ctx);         // or npyg_open, npyg_ra_*, */
+/*                                          // npyg_probe_input,        */
+/*                                          // npyg_zip_open, npyg_pickle_scan* */
+/*                                                                     */
+/* Each format call reads the input set last, from where it stands    */
+/* when the call begins, and leaves the result on the context for its  */
+/* getter (npyg_get_info, npyg_ra_get_info, npyg_get_probe_info,       */
+/* npyg_get_pickle_report) until the next call. A call forgets the     */
+/* previous result. The input stays set for further calls; what the    */
+/* buffer, descriptor or callback user points to must stay valid until */
+/* the last call that reads it (for npyg_open and npyg_ra_open, until  */
+/* their read step; for npyg_zip_open, until npyg_zip_close).          */
+/*                                                                     */
+/* Kinds, and the calls that take them: a buffer or a regular file, or */
+/* a positional callback, is read at any offset with its size known;   */
+/* a pipe, socket or FIFO, or a read callback, is read once, in order  */
+/* (npyg_probe_input and npyg_zip_open refuse those with ENOTREG).     */
+/* ------------------------------------------------------------------ */
+
+/* Returns bytes read (0 at end of input) or -1 on error. Fewer than len
+   is fine: it is called again for the rest. */
+typedef long long (*npyg_read_fn)(void *user, void *buf, size_t len);
+
+/* Reads len bytes at offset; returns bytes read (short only at the end
+   of the input, or called again for the rest) or -1 on error. */
+typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t offset);
+
+/* A whole file in memory. NULL with len > 0: NPYG_EINVAL (here, and from
+   the next call, which records why). */
+NPYG_API int npyg_set_input_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+
+/* A descriptor, read from its current position when each call begins,
+   in bounded chunks: a regular file with pread(2), its position left
+   unchanged; a pipe, socket or FIFO with read(2). Never written or
+   closed. A character device or a directory is refused by the call
+   (NPYG_ENOTREG), a descriptor fstat(2) refuses with NPYG_EIO. fd < 0:
+   NPYG_EINVAL here, NPYG_EIO from the call. */
+NPYG_API int npyg_set_input_fd(npyg_ctx *ctx, int fd);
+
+/* A stream: fn is called for the next bytes, in order. NULL fn:
+   NPYG_EINVAL here and from the next call. */
+NPYG_API int npyg_set_input_read(npyg_ctx *ctx, npyg_read_fn fn, void *user);
+
+/* Random access to an input of size bytes: fn reads at an offset, never
+   past size. NULL fn: NPYG_EINVAL here and from the next call. */
+NPYG_API int npyg_set_input_pread(npyg_ctx *ctx, npyg_pread_fn fn, void *user, uint64_t size);
+
+/* ------------------------------------------------------------------ */
+/* .npy: one call, or two steps (below). All return 0 or an            */
 /* npyg_status; details in npyg_last_error().                          */
 /* ------------------------------------------------------------------ */
+
+/* The whole .npy input: header, payload size (the payload goes to the
+   sink, if one is set), trailing bytes. npyg_get_info then describes it. */
+NPYG_API int npyg_validate(npyg_ctx *ctx);
 
 /* Header only: buf holds at least the preamble and header of a .npy file
    (it may hold the whole file). The payload is not checked. */
 NPYG_API int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len);
 
-/* A whole file in memory: header, payload size, trailing bytes. */
+/* The forms of 0.1.0, kept for this version: each sets the input
+   (npyg_set_input_buffer, _fd, _read) and calls npyg_validate. */
 NPYG_API int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
-
-/* A whole file from a descriptor, from its current position, in bounded
-   chunks: a regular file with pread(2), leaving the position unchanged; a
-   pipe or socket with read(2). The descriptor is never written or closed.
-   Regular files and pipes only (a FIFO opened by the caller is fine; a
-   character device or a directory is refused with NPYG_ENOTREG). */
 NPYG_API int npyg_validate_fd(npyg_ctx *ctx, int fd);
-
-/* Returns bytes read (0 at end of input) or -1 on error. */
-typedef long long (*npyg_read_fn)(void *user, void *buf, size_t len);
 NPYG_API int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
 /* Optional: every payload byte of the next validate call is passed here,
@@ -450,22 +498,26 @@ NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
 /* header and reads nothing past it (npyg_get_info then describes the  */
 /* array); npyg_read_payload reads the payload of that same input into */
 /* the caller's buffer and checks its end, with the verdicts, codes and */
-/* offsets of npyg_validate_*. The caller allocates payload_bytes only  */
+/* offsets of npyg_validate. The caller allocates payload_bytes only    */
 /* once the header is known to be valid and within the limits.          */
 /*                                                                     */
-/*     if (npyg_open_fd(ctx, fd) == 0) {                               */
+/*     npyg_set_input_fd(ctx, fd);                                     */
+/*     if (npyg_open(ctx) == 0) {                                      */
 /*         const npyg_info *in = npyg_get_info(ctx);                   */
 /*         void *p = malloc(in->payload_bytes ? in->payload_bytes : 1);*/
 /*         int rc = npyg_read_payload(ctx, p, in->payload_bytes);      */
 /*     }                                                               */
 /* ------------------------------------------------------------------ */
 
-/* The same inputs as the npyg_validate_* calls. When the size of the
-   input is known (a buffer, a regular file) a payload it cannot hold is
-   refused here, with NPYG_ETRUNC_PAYLOAD, before anything is allocated
-   for it. The buffer, descriptor or callback must stay valid until
-   npyg_read_payload; a regular file is read with pread(2) and its
-   position left unchanged, a pipe or callback is read in order. */
+/* The input set last. When its size is known (a buffer, a regular file,
+   a positional callback) a payload it cannot hold is refused here, with
+   NPYG_ETRUNC_PAYLOAD, before anything is allocated for it. The buffer,
+   descriptor or callback must stay valid until npyg_read_payload; a
+   regular file is read with pread(2) and its position left unchanged (a
+   payload within its first 4 KiB, read with the header, is not read
+   again), a pipe or callback is read in order. */
+NPYG_API int npyg_open(npyg_ctx *ctx);
+/* The forms of 0.1.0: set the input, then npyg_open. */
 NPYG_API int npyg_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
 NPYG_API int npyg_open_fd(npyg_ctx *ctx, int fd);
 NPYG_API int npyg_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
@@ -574,7 +626,8 @@ NPYG_API size_t npyg_format_descr_json(const npyg_dtype *dtype, char *out, size_
 /* bytes validated as .npy by the same parser, profile and limits.      */
 /*                                                                     */
 /*     npyg_zip *z;                                                    */
-/*     int rc = npyg_zip_open_fd(ctx, fd, NULL, &z);   // default limits */
+/*     npyg_set_input_fd(ctx, fd);                                     */
+/*     int rc = npyg_zip_open(ctx, NULL, &z);          // default limits */
 /*     for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {         */
 /*         const npyg_zip_entry *e = npyg_zip_member(z, i);            */
 /*         int mrc = npyg_zip_validate_member(z, i);                   */
@@ -674,13 +727,20 @@ typedef struct npyg_zip_entry {
     unsigned warnings;          /* NPYG_ZW_*; complete after validation */
 } npyg_zip_entry;
 
-/* Open an archive: from a descriptor (random access with pread from its
-   current position to the end of the regular file; never written, moved or
-   closed) or from a buffer that must outlive the handle. The context holds
-   the errors, the allocator and the limits; it must outlive the handle and
-   serve one archive at a time. zip_limits NULL: the context's limits
-   (npyg_set_limit); a struct stands in for them in this call. On failure
-   *out is NULL and nothing stays allocated. */
+/* Opens the archive the input set last holds, which needs random access:
+   a buffer, a regular file (pread from its current position to its end;
+   never written, moved or closed) or a positional callback; a stream is
+   refused with NPYG_ENOTREG. The archive is a handle, not a result on the
+   context: it has many members, each validated or loaded by its own call
+   that leaves its result (npyg_get_info) on the context, while the
+   handle keeps the directory and its own copy of the input (which must
+   stay valid until npyg_zip_close). The context holds the errors, the
+   allocator and the limits; it must outlive the handle and serve one
+   archive at a time. zip_limits NULL: the context's
+   limits (npyg_set_limit); a struct stands in for them in this call. On failure *out is
+   NULL and nothing stays allocated. */
+NPYG_API int npyg_zip_open(npyg_ctx *ctx, const npyg_zip_limits *zip_limits, npyg_zip **out);
+/* The forms of 0.1.0: set the input, then npyg_zip_open. */
 NPYG_API int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zip_limits,
                               npyg_zip **out);
 NPYG_API int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len,
@@ -728,7 +788,8 @@ NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
 /* (through the context's allocator, within max_alloc_bytes) and its    */
 /* length checked. See parser/RA.md for every rule and its source.      */
 /*                                                                     */
-/*     int rc = npyg_ra_validate_fd(ctx, fd);                          */
+/*     npyg_set_input_fd(ctx, fd);                                     */
+/*     int rc = npyg_ra_validate(ctx);                                 */
 /*     const npyg_ra_info *ra = npyg_ra_get_info(ctx);  // NULL on error */
 /*                                                                     */
 /* Limits: max_dims (NPYG_ELIMIT_DIMS), max_payload_bytes against the   */
@@ -767,13 +828,14 @@ typedef struct npyg_ra_info {
 /* 1 when buf starts with the RawArray magic "rawarray"; 0 otherwise. */
 NPYG_API int npyg_is_ra(const void *buf, size_t len);
 
-/* The three inputs, as for .npy: a whole file in memory, a descriptor
-   (regular file with pread from its position, or a pipe), a callback. */
+/* The whole .ra input set last (every kind, as for .npy). */
+NPYG_API int npyg_ra_validate(npyg_ctx *ctx);
+/* The forms of 0.1.0: set the input, then npyg_ra_validate. */
 NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
 NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
 NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
-/* After a successful npyg_ra_validate_* or npyg_ra_open_*, until the next
+/* After a successful npyg_ra_validate or npyg_ra_open, until the next
    call (npyg_ra_read_data failing ends it too); else NULL. */
 NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
 
@@ -789,17 +851,18 @@ NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t si
    max_alloc_bytes. Returns 0 for invalid limits. */
 NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
 
-/* Loading a .ra file in two steps from one input, as npyg_open_* and
-   npyg_read_payload load a .npy file. npyg_ra_open_* validates the header
+/* Loading a .ra file in two steps from one input, as npyg_open and
+   npyg_read_payload load a .npy file. npyg_ra_open validates the header
    and reads nothing past it: npyg_ra_get_info then gives eltype, elbyte,
    the dims as stored (dims[0] fastest), big_endian, compressed and
    data_bytes. When the input's size is known, data that cannot be there
-   is refused now, with the code and offset of npyg_ra_validate_*; for an
+   is refused now, with the code and offset of npyg_ra_validate; for an
    LZ4 file from a descriptor or callback, the room to read its block
    whole (size bytes) is checked against max_alloc_bytes. The input must
    stay valid until npyg_ra_read_data.
 
-       if (npyg_ra_open_fd(ctx, fd) == 0) {
+       npyg_set_input_fd(ctx, fd);
+       if (npyg_ra_open(ctx) == 0) {
            const npyg_ra_info *ra = npyg_ra_get_info(ctx);
            void *p = malloc(ra->data_bytes ? ra->data_bytes : 1);
            int rc = npyg_ra_read_data(ctx, p, ra->data_bytes);
@@ -810,10 +873,12 @@ NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
    bytes in the file's order and byte order: the stored data, or an LZ4
    block decoded straight into dst by liblz4, which never writes past
    size. It then counts the metadata, as validation does. The sink, if
-   set, sees the data segment as stored. dst NULL: npyg_ra_validate_*'s
+   set, sees the data segment as stored. dst NULL: npyg_ra_validate's
    data step, to the sink only. Once per successful open; before one,
    after a failed one or twice: NPYG_EBADSTATE. On failure dst holds an
-   unspecified part of the data. */
+   unspecified part of the data. npyg_ra_open reads the input set last;
+   the _buffer, _fd and _read forms of 0.1.0 set it first. */
+NPYG_API int npyg_ra_open(npyg_ctx *ctx);
 NPYG_API int npyg_ra_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
 NPYG_API int npyg_ra_open_fd(npyg_ctx *ctx, int fd);
 NPYG_API int npyg_ra_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
@@ -821,7 +886,7 @@ NPYG_API int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size);
 /* ------------------------------------------------------------------ */
 /* HDF5 and MATLAB MAT files (codes 110-139)                           */
 /*                                                                     */
-/* npyguard recognises formats by content (npyg_probe_*): NPY, zip,    */
+/* npyguard recognises formats by content (npyg_probe_input): NPY, zip, */
 /* HDF5 (superblock signature at 0, 512, 1024, 2048, ...) and MAT      */
 /* files. It parses the 128-byte MAT header itself; MAT v7.3 is HDF5    */
 /* behind a 512-byte user block that holds that header. MAT v5 and v4   */
@@ -858,22 +923,30 @@ typedef struct npyg_probe_info {
     unsigned warnings;       /* NPYG_PW_* */
 } npyg_probe_info;
 
-/* Reads len bytes at offset; returns bytes read (short only at the end of
-   the input) or -1 on error. */
-typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t offset);
+/* Recognises the format of the input set last, which needs random
+   access (a buffer, a regular file, a positional callback; else
+   NPYG_ENOTREG). 0 with npyg_get_probe_info(ctx)->format NPY, ZIP, HDF5
+   or MAT73 (a MAT v7.3 header validated), or UNKNOWN; NPYG_EMAT_V5 /
+   NPYG_EMAT_V4 for older MAT files (the info says which); NPYG_EPOLYGLOT
+   for an NPY, ZIP or RA file that also holds an HDF5 superblock signature
+   where libhdf5 looks (info->hdf5_offset: where); NPYG_EMAT_HEADER for a
+   MAT v7.3 header that is malformed or not followed by HDF5 at offset
+   512. Reads at most 128 bytes plus 8 at each power of two from 512 up to
+   the size. Allocates nothing. */
+NPYG_API int npyg_probe_input(npyg_ctx *ctx);
 
-/* Recognises the format of an input of size bytes. 0 with info->format
-   NPY, ZIP, HDF5 or MAT73 (a MAT v7.3 header validated), or UNKNOWN;
-   NPYG_EMAT_V5 / NPYG_EMAT_V4 for older MAT files (info says which);
-   NPYG_EPOLYGLOT for an NPY, ZIP or RA file that also holds an HDF5
-   superblock signature where libhdf5 looks (info->hdf5_offset: where);
-   NPYG_EMAT_HEADER for a MAT v7.3 header that is malformed or not
-   followed by HDF5 at offset 512. Reads at most 128 bytes plus 8 at each
-   power of two from 512 up to size. Allocates nothing. */
+/* The info of the last npyg_probe_input once it read the input: after 0,
+   and after the refusals above, with what was seen (format, offsets, the
+   MAT header); NULL before, after any other error, and after any other
+   call. Owned by the context. */
+NPYG_API const npyg_probe_info *npyg_get_probe_info(const npyg_ctx *ctx);
+
+/* The forms of 0.1.0: set the input (a positional callback over size
+   bytes, a buffer, a descriptor), call npyg_probe_input and copy its
+   info into *info (zeros when there is none). */
 NPYG_API int npyg_probe(npyg_ctx *ctx, npyg_pread_fn read, void *user, uint64_t size,
                         npyg_probe_info *info);
 NPYG_API int npyg_probe_buffer(npyg_ctx *ctx, const void *buf, size_t len, npyg_probe_info *info);
-/* A regular file (pread, position unchanged). */
 NPYG_API int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info);
 
 typedef struct npyg_hdf5_limits {
@@ -977,13 +1050,13 @@ NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
 /* and lists every GLOBAL, STACK_GLOBAL, INST, OBJ and EXT import with   */
 /* how the pickle uses it. Nothing is imported, called or built.        */
 /*                                                                     */
-/*     int rc = npyg_validate_fd(ctx, fd);                             */
+/*     npyg_set_input_fd(ctx, fd);                                     */
+/*     int rc = npyg_validate(ctx);                                    */
 /*     if (rc == NPYG_EOBJECT) {                                       */
-/*         npyg_pickle_report *r;                                      */
-/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: context  */
+/*         npyg_pickle_scan_npy(ctx, NULL);             // NULL: context */
+/*         const npyg_pickle_report *r = npyg_get_pickle_report(ctx);  */
 /*         char names[256];                                            */
 /*         if (r) npyg_pickle_format_imports(r, names, sizeof names);  */
-/*         npyg_pickle_report_free(ctx, r);                            */
 /*     }                                                               */
 /*                                                                     */
 /* The scan stops at STOP, as pickle.load does; bytes after it are not  */
@@ -1065,26 +1138,35 @@ typedef struct npyg_pickle_report {
     const npyg_pickle_import *imports; /* distinct, in order of first use */
 } npyg_pickle_report;
 
-/* Scan a pickle from a buffer or a read callback (the whole input is the
-   pickle). Returns 0 or an error code (npyg_last_error: offset and message,
-   replacing the previous call's). *out receives a report whenever one could
-   be made, also after a malformed pickle, a limit or a read error (status
-   says which), and NULL otherwise: EINVAL, and ENOMEM or ELIMIT_ALLOC when
-   memory ran out or max_alloc_bytes was reached, in the walk or for the
-   report itself (which then wins over what ended the walk). Free it with
-   npyg_pickle_report_free before the context. limits NULL: the context's
-   (npyg_set_limit); a struct stands in for them in this call. */
+/* Scans the input set last as a pickle (the whole input is the pickle),
+   or (npyg_pickle_scan_npy) as a whole .npy file whose payload is one: the
+   preamble and header are skipped (header length held to the context's
+   max_header_bytes) and the payload, from the data offset, is scanned;
+   offsets are in the file. The latter is for a file npyg_validate refused
+   with NPYG_EOBJECT, and keeps that call's result: only the previous
+   error and report are forgotten. A descriptor is read as npyg_validate
+   reads it. limits NULL: the context's
+    (npyg_set_limit); a struct stands in for them in this call.
+
+   Returns 0 or an error code (npyg_last_error: offset and message).
+   npyg_get_pickle_report then gives the report whenever one could be
+   made, also after a malformed pickle, a limit or a read error (its
+   status says which), and NULL otherwise: EINVAL, and ENOMEM or
+   ELIMIT_ALLOC when memory ran out or max_alloc_bytes was reached, in the
+   walk or for the report itself (which then wins over what ended the
+   walk). The report is the context's, counted in what it holds, until
+   the next call. */
+NPYG_API int npyg_pickle_scan(npyg_ctx *ctx, const npyg_pickle_limits *limits);
+NPYG_API int npyg_pickle_scan_npy(npyg_ctx *ctx, const npyg_pickle_limits *limits);
+NPYG_API const npyg_pickle_report *npyg_get_pickle_report(const npyg_ctx *ctx);
+
+/* The forms of 0.1.0: set the input, scan, and hand the report to the
+   caller (*out; NULL when there is none), who frees it with
+   npyg_pickle_report_free before the context. out NULL: NPYG_EINVAL. */
 NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len,
                                      const npyg_pickle_limits *limits, npyg_pickle_report **out);
 NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
                                    const npyg_pickle_limits *limits, npyg_pickle_report **out);
-
-/* The same on a whole .npy file: the preamble and header are skipped
-   (header length held to the context's max_header_bytes) and the payload,
-   from the data offset, is scanned; offsets are in the file. For a file
-   npyg_validate_* refused with NPYG_EOBJECT. The descriptor is read like
-   npyg_validate_fd reads it (pread from its current position, which stays
-   put; read(2) on a pipe) and never written or closed. */
 NPYG_API int npyg_pickle_scan_npy_buffer(npyg_ctx *ctx, const void *buf, size_t len,
                                          const npyg_pickle_limits *limits, npyg_pickle_report **out);
 NPYG_API int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
@@ -1100,8 +1182,9 @@ NPYG_API void npyg_pickle_report_free(npyg_ctx *ctx, npyg_pickle_report *report)
    terminal. Returns the length needed without the NUL, like snprintf. */
 NPYG_API size_t npyg_pickle_format_imports(const npyg_pickle_report *report, char *out, size_t size);
 
-/* Member i as a pickle scan (npyg_pickle_scan_npy_read on its inflated
-   bytes), for a member npyg_zip_validate_member refused with NPYG_EOBJECT. */
+/* Member i as a pickle scan (npyg_pickle_scan_npy on its inflated
+   bytes), for a member npyg_zip_validate_member refused with NPYG_EOBJECT;
+   the report is handed to the caller as by npyg_pickle_scan_npy_read. */
 NPYG_API int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
                                          npyg_pickle_report **out);
 

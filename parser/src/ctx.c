@@ -136,6 +136,7 @@ void npyg_ctx_free(npyg_ctx *ctx)
 {
     if (!ctx) return;
     npyg__h5_ctx_free(ctx);
+    npyg__pickle_forget(ctx);
     npyg__arena_release(&ctx->arena);
     npyg__xfree(ctx, ctx->readbuf, ctx->readbuf ? NPYG__CHUNK : 0);
     npyg_alloc al = ctx->alloc;
@@ -159,6 +160,8 @@ void npyg__ctx_reset(npyg_ctx *ctx)
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;
     ctx->have_ra_info = false; /* its dims were in the arena */
+    ctx->have_probe_info = false;
+    npyg__pickle_forget(ctx);
     ctx->base = 0;
     ctx->xalloc_over_cap = false;
     ctx->load_state = NPYG__LOAD_NONE;

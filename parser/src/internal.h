@@ -122,21 +122,89 @@ struct npyg__value {
     npyg__value *next;
 };
 
-/* ---------------- inputs (read.c) ---------------- */
-typedef struct npyg__source {
-    const uint8_t *buf; /* buffer input */
-    size_t len;
-    int fd;             /* descriptor input, or -1 */
-    bool positional;    /* regular file: pread at start + pos, after prefix */
-    uint64_t start;     /* the descriptor's offset when validation began */
-    const uint8_t *prefix; /* the first bytes, already read (positional) */
-    size_t prefix_len;
-    npyg_read_fn fn;    /* callback input */
+/* ---------------- input (input.c) ---------------- */
+/* What a call reads: the one place that knows buffers, descriptors and
+   callbacks. npyg_set_input_* stores one on the context; each call builds
+   its own from it with npyg__input_begin, and every format reads only
+   through npyg__in_read (the next bytes), npyg__in_read_at (bytes at an
+   offset) and npyg__in_peek (bytes already in memory). */
+enum npyg__in_kind {
+    NPYG__IN_NONE = 0, /* nothing set */
+    NPYG__IN_BUFFER,   /* memory: random access, size known */
+    NPYG__IN_FD,       /* as set: a descriptor, not yet looked at */
+    NPYG__IN_FILE,     /* a regular file: pread from base, size known */
+    NPYG__IN_STREAM,   /* a pipe, socket or FIFO: read(2) in order */
+    NPYG__IN_READ,     /* npyg_read_fn: in order */
+    NPYG__IN_PREAD     /* npyg_pread_fn: random access, size given */
+};
+
+/* A regular file's first bytes, read once when a call begins: one read
+   usually holds the preamble, the header and a small payload. */
+#define NPYG__HEAD 2048u
+
+typedef struct npyg__input {
+    int kind;           /* NPYG__IN_* */
+    const uint8_t *buf; /* BUFFER: the bytes; NULL for every other kind */
+    int fd;             /* FD, FILE, STREAM; else -1 */
+    npyg_read_fn read;  /* READ */
+    npyg_pread_fn pread; /* PREAD */
     void *user;
-    uint64_t pos;       /* bytes consumed so far */
-    bool size_known;    /* total size known without reading (buffer, regular file) */
-    uint64_t size;
-} npyg__source;
+    uint64_t base;      /* FILE: the descriptor's offset when the call began */
+    bool size_known;    /* BUFFER, FILE, PREAD */
+    uint64_t size;      /* bytes from base */
+    uint64_t pos;       /* what npyg__in_read gives next, from base */
+    const uint8_t *head; /* FILE: its first head_len bytes (the context's head) */
+    size_t head_len;
+} npyg__input;
+
+/* Flags of npyg__input_begin. */
+#define NPYG__IN_RANDOM 1u /* the call needs read-at: streams are refused */
+#define NPYG__IN_KEEP_HEAD 2u /* read a regular file's first bytes into ctx->head */
+
+/* The call's input from the one set on the context: a descriptor is
+   looked at (fstat, its kind, its position; ENOTREG for a device or a
+   directory, and for a stream when NPYG__IN_RANDOM, with message notreg
+   or the default), arguments refused as EINVAL. Errors go to space. */
+int npyg__input_begin(npyg_ctx *ctx, npyg__input *in, unsigned flags, int space, const char *notreg);
+/* A read callback as a call's input (a zip member to the .npy parser). */
+npyg__input npyg__input_of_read(npyg_read_fn fn, void *user);
+/* Up to n next bytes into dst, fewer only at the end; -1 on a read error. */
+long long npyg__in_read(npyg__input *in, void *dst, size_t n);
+/* What one read gives, at least one byte before the end: for a reader
+   that must not wait on a stream for more than it needs. */
+long long npyg__in_read_some(npyg__input *in, void *dst, size_t n);
+/* Up to n bytes at off (from base) into dst, for random-access inputs. */
+long long npyg__in_read_at(npyg__input *in, uint64_t off, void *dst, size_t n);
+/* The n bytes at off when memory holds them already (a buffer, a file's
+   head), else NULL. */
+const uint8_t *npyg__in_peek(const npyg__input *in, uint64_t off, size_t n);
+/* The forms of 0.1.0 of a call that reads the context's input: call_buffer,
+   call_fd and call_read set the input, then call it. One definition for
+   npyg_validate, npyg_open, npyg_ra_validate and npyg_ra_open. */
+#define NPYG__INPUT_FORMS(call)                                                                                    \
+    int call##_buffer(npyg_ctx *ctx, const void *buf, size_t len)                                                 \
+    {                                                                                                              \
+        npyg_set_input_buffer(ctx, buf, len);                                                                      \
+        return call(ctx);                                                                                          \
+    }                                                                                                              \
+    int call##_fd(npyg_ctx *ctx, int fd)                                                                           \
+    {                                                                                                              \
+        npyg_set_input_fd(ctx, fd);                                                                                \
+        return call(ctx);                                                                                          \
+    }                                                                                                              \
+    int call##_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)                                                   \
+    {                                                                                                              \
+        npyg_set_input_read(ctx, fn, user);                                                                        \
+        return call(ctx);                                                                                          \
+    }
+
+/* Bytes from pos to the end, when known without reading. */
+static inline bool npyg__in_left(const npyg__input *in, uint64_t *left)
+{
+    if (!in->size_known) return false;
+    *left = in->size > in->pos ? in->size - in->pos : 0;
+    return true;
+}
 
 enum { NPYG__LOAD_NONE = 0, NPYG__LOAD_OPEN, NPYG__LOAD_DONE, NPYG__LOAD_RA /* a .ra file opened */ };
 
@@ -169,10 +237,21 @@ struct npyg_ctx {
 
     uint8_t *readbuf;    /* NPYG__CHUNK bytes for fd/callback input; one call's */
 
+    /* input.c: the input npyg_set_input_* set, and the first bytes of a
+       regular file a call read (npyg__input.head points here) */
+    npyg__input input;
+    uint8_t head[NPYG__HEAD];
+
+    /* the results of npyg_probe_input and npyg_pickle_scan* (pickle.c
+       frees the report when the next call begins: npyg__ctx_reset) */
+    bool have_probe_info;
+    npyg_probe_info probe_info;
+    npyg_pickle_report *pickle_report;
+
     /* two-step load (load.c): the input between npyg_open_* and
        npyg_read_payload; npyg__ctx_reset forgets it */
     int load_state;      /* NPYG__LOAD_* */
-    npyg__source load_src;
+    npyg__input load_in;
 
     /* hdf5/scan.c: this context's HDF5 helper process (h5_pid 0: none
        yet), its socket and cage layers, and the path the caller set;
@@ -284,22 +363,41 @@ bool npyg__same_tree(const npyg__value *a, const npyg__value *b);
 int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
                       const npyg_dtype **out, unsigned *warnings);
 
-/* The steps of a validation, shared by the one-call validation and the
-   two-step load (read.c; load.c). */
-long long npyg__src_read(npyg__source *s, void *dst, size_t n);
-int npyg__fd_source(npyg_ctx *ctx, int fd, npyg__source *s, uint8_t *head, size_t head_size);
-int npyg__parse_from_buffer(npyg_ctx *ctx, npyg__source *s);
-int npyg__parse_from_stream(npyg_ctx *ctx, npyg__source *s);
-int npyg__payload_from_buffer(npyg_ctx *ctx, npyg__source *s);
-int npyg__payload_from_stream(npyg_ctx *ctx, npyg__source *s);
+/* The steps of a validation, shared by the one-call validation, the
+   two-step load and zip members (read.c; load.c; zip.c). npyg__validate_input
+   and npyg__open_input begin a call on an input built already (a zip
+   member's): they reset the context first. */
+int npyg__parse_header_in(npyg_ctx *ctx, npyg__input *in);
+int npyg__payload(npyg_ctx *ctx, npyg__input *in);
+int npyg__validate_input(npyg_ctx *ctx, npyg__input *in);
+int npyg__open_input(npyg_ctx *ctx, npyg__input *in);
+/* The rest of the input after the payload, counted (stops at the first
+   byte under the strict profile): the trailing-bytes verdict. */
+int npyg__rest(npyg_ctx *ctx, npyg__input *in);
+/* The bytes after pos: known from the size, or read and counted (only
+   the first chunk when first_only). */
+int npyg__count_rest(npyg_ctx *ctx, npyg__input *in, bool first_only, uint64_t *extra);
+/* The next n bytes to the sink, in chunks of at most NPYG__CHUNK, from
+   memory when it holds them, else through ctx->readbuf; *done < n: the
+   input ended there (the caller's verdict). Errors: read, sink, memory. */
+int npyg__to_sink(npyg_ctx *ctx, npyg__input *in, uint64_t n, uint64_t *done);
+/* n bytes in memory to the sink, in the chunks a stream gives it. */
+int npyg__sink_all(npyg_ctx *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+int npyg__need_readbuf(npyg_ctx *ctx, uint64_t at);
 int npyg__trailing(npyg_ctx *ctx, uint64_t extra);
 int npyg__truncated(npyg_ctx *ctx, uint64_t have);
 int npyg__sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at);
 /* The RawArray two-step load (ra.c; load.c): the header and the checks
    that need no data, filling ctx->ra_info; then the data into dst of
    ra_info.data_bytes (decoded, for LZ4), or to the sink only (dst NULL). */
-int npyg__ra_open(npyg_ctx *ctx, npyg__source *s);
-int npyg__ra_read(npyg_ctx *ctx, npyg__source *s, uint8_t *dst);
+int npyg__ra_open(npyg_ctx *ctx, npyg__input *in);
+int npyg__ra_read(npyg_ctx *ctx, npyg__input *in, uint8_t *dst);
+/* A pickle scan of a .npy input's payload, the report to *out (pickle.c;
+   zip.c scans members with it). */
+int npyg__pickle_scan_npy_input(npyg_ctx *ctx, npyg__input *in, const npyg_pickle_limits *limits,
+                                npyg_pickle_report **out);
+/* Frees the context's pickle report, if any (ctx.c, at every reset). */
+void npyg__pickle_forget(npyg_ctx *ctx);
 
 /* Interprets the header text; fills ctx->info (header.c). When the text
    is in numpy's writer spelling, *descr_text is the descr's text (len > 0):

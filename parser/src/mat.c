@@ -17,10 +17,7 @@
  */
 #include "internal.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAT_HEADER_LEN 128u
 #define MAT_TEXT_LEN 116u
@@ -43,24 +40,24 @@ const char *npyg_probe_warning_string(unsigned bit)
 /* Every read of the probe is of bytes the input's size says are there,
    so a short read is an input that changed while it was read: an I/O
    error, never a reason to recognise it as something else. */
-static bool read_exact(npyg_pread_fn rd, void *user, void *buf, size_t len, uint64_t off, bool *ioerr)
+static bool read_exact(npyg__input *in, void *buf, size_t len, uint64_t off, bool *ioerr)
 {
-    long long n = rd(user, buf, len, off);
+    long long n = npyg__in_read_at(in, off, buf, len);
     if (n != (long long)len) *ioerr = true;
     return n == (long long)len;
 }
 
-static bool hdf5_sig_at(npyg_pread_fn rd, void *user, uint64_t off, bool *ioerr)
+static bool hdf5_sig_at(npyg__input *in, uint64_t off, bool *ioerr)
 {
     unsigned char b[8];
-    return read_exact(rd, user, b, sizeof b, off, ioerr) && memcmp(b, hdf5_sig, 8) == 0;
+    return read_exact(in, b, sizeof b, off, ioerr) && memcmp(b, hdf5_sig, 8) == 0;
 }
 
 /* libhdf5's search: 0, then 512, 1024, 2048, ... while the signature fits. */
-static bool find_hdf5(npyg_pread_fn rd, void *user, uint64_t size, uint64_t *at, bool *ioerr)
+static bool find_hdf5(npyg__input *in, uint64_t size, uint64_t *at, bool *ioerr)
 {
     for (uint64_t off = 0; off + 8 <= size && !*ioerr; off = off ? off * 2 : 512) {
-        if (hdf5_sig_at(rd, user, off, ioerr)) {
+        if (hdf5_sig_at(in, off, ioerr)) {
             *at = off;
             return true;
         }
@@ -77,7 +74,7 @@ static uint32_t get32(const unsigned char *p, bool be)
 
 /* A v4 matrix header in the byte order its type field's M digit names
    (0 little-endian, 1 big-endian: the other orders are VAX and Cray). */
-static bool is_mat4(npyg_pread_fn rd, void *user, uint64_t size, const unsigned char *h, size_t n, bool *ioerr)
+static bool is_mat4(npyg__input *in, uint64_t size, const unsigned char *h, size_t n, bool *ioerr)
 {
     if (n < 20) return false;
     for (int be = 0; be < 2; be++) {
@@ -88,7 +85,7 @@ static bool is_mat4(npyg_pread_fn rd, void *user, uint64_t size, const unsigned 
         if (rows > INT32_MAX || cols > INT32_MAX || imagf > 1) continue;
         if (namlen < 2 || namlen > 4096 || 20u + namlen > size) continue;
         unsigned char last = 1;
-        if (!read_exact(rd, user, &last, 1, 20u + namlen - 1u, ioerr)) return false;
+        if (!read_exact(in, &last, 1, 20u + namlen - 1u, ioerr)) return false;
         if (last != 0) continue;
         return true;
     }
@@ -103,7 +100,7 @@ static void copy_text(npyg_probe_info *info, const unsigned char *h)
     info->text[n] = '\0';
 }
 
-static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
+static int probe_mat(npyg_ctx *ctx, npyg__input *in, uint64_t size,
                      const unsigned char *h, size_t n, npyg_probe_info *info, bool *ioerr)
 {
     if (n < MAT_HEADER_LEN)
@@ -134,7 +131,7 @@ static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
     info->subsys_offset = sub;
 
     bool text73 = memcmp(h, "MATLAB 7.3 MAT-file", 19) == 0;
-    bool hdf5_512 = size >= MAT73_USERBLOCK + 8 && hdf5_sig_at(rd, user, MAT73_USERBLOCK, ioerr);
+    bool hdf5_512 = size >= MAT73_USERBLOCK + 8 && hdf5_sig_at(in, MAT73_USERBLOCK, ioerr);
     if (*ioerr) return npyg__fail(ctx, NPYG_EIO, MAT73_USERBLOCK, READ_ERROR);
     if (info->version == 0x0100) {
         if (hdf5_512 || text73)
@@ -161,7 +158,7 @@ static int probe_mat(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size,
     if (tl < sizeof tail - 1 || memcmp(info->text + tl - (sizeof tail - 1), tail, sizeof tail - 1) != 0)
         info->warnings |= NPYG_PW_MAT_TEXT;
     unsigned char rest[MAT73_USERBLOCK - MAT_HEADER_LEN];
-    if (!read_exact(rd, user, rest, sizeof rest, MAT_HEADER_LEN, ioerr))
+    if (!read_exact(in, rest, sizeof rest, MAT_HEADER_LEN, ioerr))
         return npyg__fail(ctx, NPYG_EIO, MAT_HEADER_LEN, READ_ERROR);
     for (size_t i = 0; i < sizeof rest; i++)
         if (rest[i]) {
@@ -185,15 +182,12 @@ static int polyglot(npyg_ctx *ctx, npyg_format lead, uint64_t at)
                       name, (unsigned long long)at);
 }
 
-int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_probe_info *info)
+static int probe(npyg_ctx *ctx, npyg__input *in, npyg_probe_info *info)
 {
-    if (!ctx) return NPYG_EINVAL;
-    npyg__ctx_reset(ctx);
-    if (!rd || !info) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL argument");
-    memset(info, 0, sizeof *info);
+    uint64_t size = in->size;
     unsigned char h[MAT_HEADER_LEN] = {0};
     size_t want = size < sizeof h ? (size_t)size : sizeof h;
-    long long got = want ? rd(user, h, want, 0) : 0;
+    long long got = want ? npyg__in_read_at(in, 0, h, want) : 0;
     if (got != (long long)want) return npyg__fail(ctx, NPYG_EIO, 0, READ_ERROR);
     size_t n = (size_t)got;
     bool ioerr = false;
@@ -202,13 +196,13 @@ int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_
     npyg_format lead = npyg_sniff_format(h, n);
     if (lead != NPYG_FORMAT_UNKNOWN) {
         info->format = lead;
-        if (find_hdf5(rd, user, size, &info->hdf5_offset, &ioerr))
+        if (find_hdf5(in, size, &info->hdf5_offset, &ioerr))
             return polyglot(ctx, lead, info->hdf5_offset);
     } else if (n >= 6 && memcmp(h, "MATLAB", 6) == 0) {
-        return probe_mat(ctx, rd, user, size, h, n, info, &ioerr);
-    } else if (find_hdf5(rd, user, size, &info->hdf5_offset, &ioerr)) {
+        return probe_mat(ctx, in, size, h, n, info, &ioerr);
+    } else if (find_hdf5(in, size, &info->hdf5_offset, &ioerr)) {
         info->format = NPYG_FORMAT_HDF5;
-    } else if (!ioerr && is_mat4(rd, user, size, h, n, &ioerr)) {
+    } else if (!ioerr && is_mat4(in, size, h, n, &ioerr)) {
         info->format = NPYG_FORMAT_MAT4;
         return npyg__fail(ctx, NPYG_EMAT_V4, 0, "MAT v4 file: only MAT v7.3 (HDF5) is supported");
     }
@@ -216,62 +210,52 @@ int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_
     return 0;
 }
 
-typedef struct {
-    const unsigned char *p;
-    size_t len;
-} membuf;
-
-static long long mem_pread(void *user, void *buf, size_t len, uint64_t off)
+int npyg_probe_input(npyg_ctx *ctx)
 {
-    const membuf *m = user;
-    if (off >= m->len) return 0;
-    size_t n = m->len - (size_t)off < len ? m->len - (size_t)off : len;
-    memcpy(buf, m->p + off, n);
-    return (long long)n;
+    if (!ctx) return NPYG_EINVAL;
+    npyg__ctx_reset(ctx);
+    npyg__input in;
+    int rc = npyg__input_begin(ctx, &in, NPYG__IN_RANDOM | NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE,
+                               "format recognition needs a regular file");
+    if (rc) return rc;
+    /* The info says what was seen also when the file is refused for it
+       (MAT v5, v4, a polyglot). */
+    memset(&ctx->probe_info, 0, sizeof ctx->probe_info);
+    ctx->have_probe_info = true;
+    return probe(ctx, &in, &ctx->probe_info);
+}
+
+const npyg_probe_info *npyg_get_probe_info(const npyg_ctx *ctx)
+{
+    return ctx && ctx->have_probe_info ? &ctx->probe_info : NULL;
+}
+
+/* The forms of 0.1.0: the info copied out (zeros when there is none). */
+static int probe_into(npyg_ctx *ctx, npyg_probe_info *info)
+{
+    int rc = info ? npyg_probe_input(ctx) : NPYG_EINVAL;
+    if (info) *info = ctx && ctx->have_probe_info ? ctx->probe_info : (npyg_probe_info){0};
+    else if (ctx) {
+        npyg__ctx_reset(ctx);
+        npyg__fail(ctx, NPYG_EINVAL, 0, "NULL argument");
+    }
+    return rc;
+}
+
+int npyg_probe(npyg_ctx *ctx, npyg_pread_fn rd, void *user, uint64_t size, npyg_probe_info *info)
+{
+    npyg_set_input_pread(ctx, rd, user, size);
+    return probe_into(ctx, info);
 }
 
 int npyg_probe_buffer(npyg_ctx *ctx, const void *buf, size_t len, npyg_probe_info *info)
 {
-    membuf m = {buf, buf ? len : 0};
-    return npyg_probe(ctx, mem_pread, &m, m.len, info);
-}
-
-typedef struct {
-    int fd;
-    uint64_t base;
-} fdsrc;
-
-static long long fd_pread(void *user, void *buf, size_t len, uint64_t off)
-{
-    const fdsrc *s = user;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t r = pread(s->fd, (char *)buf + done, len - done, (off_t)(s->base + off + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        if (r == 0) break;
-        done += (size_t)r;
-    }
-    return (long long)done;
+    npyg_set_input_buffer(ctx, buf, buf ? len : 0);
+    return probe_into(ctx, info);
 }
 
 int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info)
 {
-    if (!ctx) return NPYG_EINVAL;
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        npyg__ctx_reset(ctx);
-        return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
-    }
-    if (!S_ISREG(st.st_mode)) {
-        npyg__ctx_reset(ctx);
-        return npyg__fail(ctx, NPYG_ENOTREG, 0, "format recognition needs a regular file");
-    }
-    off_t here = lseek(fd, 0, SEEK_CUR);
-    if (here < 0 || here > st.st_size) {
-        npyg__ctx_reset(ctx);
-        return npyg__fail(ctx, NPYG_EIO, 0, "cannot read the file position");
-    }
-    fdsrc s = {fd, (uint64_t)here};
-    return npyg_probe(ctx, fd_pread, &s, (uint64_t)(st.st_size - here), info);
+    npyg_set_input_fd(ctx, fd);
+    return probe_into(ctx, info);
 }

@@ -12,12 +12,9 @@
  */
 #include "internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define NAME_MAX_ NPYG_PICKLE_NAME_MAX
 /* A STRING or UNICODE line holds at most 10 source bytes per decoded
@@ -57,11 +54,10 @@ typedef struct scan {
     npyg_ctx *ctx;
     npyg_pickle_limits lim;
 
-    /* input: a buffer, or a callback through a chunk buffer */
+    /* input: a buffer, or any other input through a chunk buffer */
     const uint8_t *buf;
     size_t len, bpos;
-    npyg_read_fn fn;
-    void *user;
+    npyg__input *in;
     uint8_t *chunk;
     size_t clen, cpos;
     bool eof;
@@ -190,8 +186,8 @@ static int fill(scan *s)
     if (s->buf) return s->bpos < s->len ? 1 : 0;
     if (s->cpos < s->clen) return 1;
     if (s->eof) return 0;
-    long long r = s->fn(s->user, s->chunk, NPYG__CHUNK);
-    if (r < 0 || r > (long long)NPYG__CHUNK) return -1;
+    long long r = npyg__in_read_some(s->in, s->chunk, NPYG__CHUNK);
+    if (r < 0) return -1;
     if (r == 0) {
         s->eof = true;
         return 0;
@@ -1045,41 +1041,13 @@ static int run(scan *s, npyg_pickle_report **out)
     return rc;
 }
 
-static int begin(scan *s, npyg_ctx *ctx, const npyg_pickle_limits *limits, npyg_pickle_report **out)
+static int begin(scan *s, npyg_ctx *ctx, const npyg_pickle_limits *limits)
 {
     memset(s, 0, sizeof *s);
-    if (out) *out = NULL;
-    if (!ctx) return NPYG_EINVAL;
-    memset(&ctx->err, 0, sizeof ctx->err);
     s->ctx = ctx;
     s->lim = limits ? *limits : ctx->pickle_limits;
-    if (!out) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL report pointer");
     if (!limits_valid(&s->lim)) return npyg__fail(ctx, NPYG_EINVAL, 0, "invalid pickle limits");
     return 0;
-}
-
-int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,
-                            npyg_pickle_report **out)
-{
-    scan s;
-    int rc = begin(&s, ctx, limits, out);
-    if (rc) return rc;
-    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
-    s.buf = buf ? buf : (const void *)"";
-    s.len = len;
-    return run(&s, out);
-}
-
-int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn fn, void *user, const npyg_pickle_limits *limits,
-                          npyg_pickle_report **out)
-{
-    scan s;
-    int rc = begin(&s, ctx, limits, out);
-    if (rc) return rc;
-    if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
-    s.fn = fn;
-    s.user = user;
-    return run(&s, out);
 }
 
 /* ---------------- .npy files ---------------- */
@@ -1104,114 +1072,137 @@ static int npy_preamble(npyg_ctx *ctx, const uint8_t *pre, size_t got, uint64_t 
     return 0;
 }
 
-int npyg_pickle_scan_npy_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,
-                                npyg_pickle_report **out)
+static int scan_buffer(scan *s, const uint8_t *b, size_t len, bool npy, npyg_pickle_report **out)
 {
-    scan s;
-    int rc = begin(&s, ctx, limits, out);
-    if (rc) return rc;
-    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
-    const uint8_t *b = buf ? buf : (const void *)"";
     uint64_t off = 0;
-    rc = npy_preamble(ctx, b, len < 12 ? len : 12, &off);
+    int rc = npy ? npy_preamble(s->ctx, b, len < 12 ? len : 12, &off) : 0;
     if (rc) return rc;
-    if (off > len)
-        return npyg__fail(ctx, NPYG_ETRUNC_HEADER, len, "file ends inside the header");
-    s.buf = b + off;
-    s.len = len - (size_t)off;
-    s.base = off;
-    return run(&s, out);
+    if (off > len) return npyg__fail(s->ctx, NPYG_ETRUNC_HEADER, len, "file ends inside the header");
+    s->buf = b + off;
+    s->len = len - (size_t)off;
+    s->base = off;
+    return run(s, out);
 }
 
-/* Reads exactly n bytes (fewer only at the end) through fn. */
-static long long read_full(npyg_read_fn fn, void *user, uint8_t *dst, size_t n)
+/* A .npy file read in order: the preamble, the header text skipped
+   through the scanner's reader (so that a read error or an early end are
+   reported as for the payload), then the pickle. */
+static int scan_npy_stream(scan *s, npyg__input *in, npyg_pickle_report **out)
 {
-    size_t got = 0;
-    while (got < n) {
-        long long r = fn(user, dst + got, n - got);
-        if (r < 0 || (size_t)r > n - got) return -1;
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return (long long)got;
-}
-
-int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn fn, void *user, const npyg_pickle_limits *limits,
-                              npyg_pickle_report **out)
-{
-    scan s;
-    int rc = begin(&s, ctx, limits, out);
-    if (rc) return rc;
-    if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
+    npyg_ctx *ctx = s->ctx;
     uint8_t pre[12];
-    long long got = read_full(fn, user, pre, 10);
+    long long got = npyg__in_read(in, pre, 10);
     if (got >= 10 && pre[6] != 1) {
-        long long more = read_full(fn, user, pre + 10, 2);
+        long long more = npyg__in_read(in, pre + 10, 2);
         got = more < 0 ? more : got + more;
     }
+    /* A callback that records its own error (a zip member) keeps it. */
     if (got < 0) return ctx->err.code ? ctx->err.code : npyg__fail(ctx, NPYG_EIO, 0, "read error");
     uint64_t off = 0;
-    rc = npy_preamble(ctx, pre, (size_t)got, &off);
+    int rc = npy_preamble(ctx, pre, (size_t)got, &off);
     if (rc) return rc;
-    /* The header text is skipped through the scanner's reader, so that a
-       read error or an early end are reported as for the payload. */
-    s.fn = fn;
-    s.user = user;
-    s.chunk = npyg__xalloc(ctx, NPYG__CHUNK);
-    if (!s.chunk) return npyg__nomem(ctx, (uint64_t)got);
+    s->chunk = npyg__xalloc(ctx, NPYG__CHUNK);
+    if (!s->chunk) return npyg__nomem(ctx, (uint64_t)got);
     uint64_t skip = off - (uint64_t)got;
     while (skip) {
         const uint8_t *p;
-        long long k = peek(&s, &p, skip > SIZE_MAX ? SIZE_MAX : (size_t)skip);
+        long long k = peek(s, &p, skip > SIZE_MAX ? SIZE_MAX : (size_t)skip);
         if (k <= 0) {
-            npyg__xfree(ctx, s.chunk, NPYG__CHUNK);
+            npyg__xfree(ctx, s->chunk, NPYG__CHUNK);
             if (k < 0) return ctx->err.code ? ctx->err.code : npyg__fail(ctx, NPYG_EIO, off - skip, "read error");
             return npyg__fail(ctx, NPYG_ETRUNC_HEADER, off - skip, "file ends inside the header");
         }
-        consume(&s, (size_t)k);
+        consume(s, (size_t)k);
         skip -= (uint64_t)k;
     }
-    s.pos = 0; /* the bytes left in the chunk are the pickle's first */
-    s.base = off;
-    return run(&s, out);
+    s->pos = 0; /* the bytes left in the chunk are the pickle's first */
+    s->base = off;
+    return run(s, out);
 }
 
-/* npyg_validate_fd's way of reading: pread from the starting position of
-   a regular file (which stays put), read(2) on a pipe or socket. */
-typedef struct fd_reader {
-    int fd;
-    bool positional;
-    uint64_t at;
-} fd_reader;
-
-static long long fd_read(void *user, void *buf, size_t len)
+/* Scans in: the whole of it as a pickle, or (npy) a .npy file's payload. */
+static int scan_input(npyg_ctx *ctx, npyg__input *in, bool npy, const npyg_pickle_limits *limits,
+                      npyg_pickle_report **out)
 {
-    fd_reader *r = user;
-    for (;;) {
-        ssize_t got = r->positional ? pread(r->fd, buf, len, (off_t)r->at) : read(r->fd, buf, len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return -1;
-        r->at += (uint64_t)got;
-        return (long long)got;
-    }
+    scan s;
+    int rc = begin(&s, ctx, limits);
+    if (rc) return rc;
+    if (in->buf) return scan_buffer(&s, in->buf, (size_t)in->size, npy, out);
+    s.in = in;
+    return npy ? scan_npy_stream(&s, in, out) : run(&s, out);
 }
+
+int npyg__pickle_scan_npy_input(npyg_ctx *ctx, npyg__input *in, const npyg_pickle_limits *limits,
+                                npyg_pickle_report **out)
+{
+    *out = NULL;
+    memset(&ctx->err, 0, sizeof ctx->err);
+    return scan_input(ctx, in, true, limits, out);
+}
+
+void npyg__pickle_forget(npyg_ctx *ctx)
+{
+    npyg_pickle_report_free(ctx, ctx->pickle_report);
+    ctx->pickle_report = NULL;
+}
+
+/* Not a reset: the result of the validation that found the object array
+   stays, only the previous error and report go. handing: for the forms
+   that hand the report over, where to (NULL refused once the input is
+   known to be readable, as 0.1.0 did). */
+static int scan_call(npyg_ctx *ctx, bool npy, const npyg_pickle_limits *limits, npyg_pickle_report ***handing)
+{
+    if (!ctx) return NPYG_EINVAL;
+    memset(&ctx->err, 0, sizeof ctx->err);
+    npyg__pickle_forget(ctx);
+    npyg__input in;
+    int rc = npyg__input_begin(ctx, &in, 0, NPYG_OFFSET_FILE, NULL);
+    if (rc) return rc;
+    if (handing && !*handing) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL report pointer");
+    return scan_input(ctx, &in, npy, limits, &ctx->pickle_report);
+}
+
+int npyg_pickle_scan(npyg_ctx *ctx, const npyg_pickle_limits *limits) { return scan_call(ctx, false, limits, NULL); }
+
+int npyg_pickle_scan_npy(npyg_ctx *ctx, const npyg_pickle_limits *limits)
+{
+    return scan_call(ctx, true, limits, NULL);
+}
+
+const npyg_pickle_report *npyg_get_pickle_report(const npyg_ctx *ctx) { return ctx ? ctx->pickle_report : NULL; }
+
+/* The forms of 0.1.0: the report handed to the caller, who frees it. */
+static int handed(npyg_ctx *ctx, bool npy, const npyg_pickle_limits *limits, npyg_pickle_report **out)
+{
+    if (out) *out = NULL;
+    int rc = scan_call(ctx, npy, limits, &out);
+    if (ctx && out) {
+        *out = ctx->pickle_report;
+        ctx->pickle_report = NULL;
+    }
+    return rc;
+}
+
+/* call_buffer and call_read: set the input, scan, hand the report over. */
+#define HANDED_FORMS(call, npy)                                                                          \
+    int call##_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,     \
+                      npyg_pickle_report **out)                                                         \
+    {                                                                                                    \
+        npyg_set_input_buffer(ctx, buf, len);                                                            \
+        return handed(ctx, npy, limits, out);                                                            \
+    }                                                                                                    \
+    int call##_read(npyg_ctx *ctx, npyg_read_fn fn, void *user, const npyg_pickle_limits *limits,       \
+                    npyg_pickle_report **out)                                                           \
+    {                                                                                                    \
+        npyg_set_input_read(ctx, fn, user);                                                              \
+        return handed(ctx, npy, limits, out);                                                            \
+    }
+
+HANDED_FORMS(npyg_pickle_scan, false)
+HANDED_FORMS(npyg_pickle_scan_npy, true)
 
 int npyg_pickle_scan_npy_fd(npyg_ctx *ctx, int fd, const npyg_pickle_limits *limits, npyg_pickle_report **out)
 {
-    if (out) *out = NULL;
-    if (!ctx) return NPYG_EINVAL;
-    memset(&ctx->err, 0, sizeof ctx->err);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-        return npyg__fail(ctx, NPYG_ENOTREG, 0, "not a regular file or pipe");
-    fd_reader r = {fd, false, 0};
-    if (S_ISREG(st.st_mode)) {
-        off_t here = lseek(fd, 0, SEEK_CUR);
-        if (here >= 0) {
-            r.positional = true;
-            r.at = (uint64_t)here;
-        }
-    }
-    return npyg_pickle_scan_npy_read(ctx, fd_read, &r, limits, out);
+    npyg_set_input_fd(ctx, fd);
+    return handed(ctx, true, limits, out);
 }

@@ -16,8 +16,8 @@
 #define RA_FIXED 48u        /* magic, flags, eltype, elbyte, size, ndims */
 #define RA_KNOWN_FLAGS (NPYG_RA_FLAG_BIG_ENDIAN | NPYG_RA_FLAG_COMPRESSED)
 
-/* Input: the buffer, descriptor and callback sources of read.c. */
-typedef npyg__source ra_src;
+/* Input: every kind of input.c's. */
+typedef npyg__input ra_src;
 
 static uint64_t le64(const uint8_t *p)
 {
@@ -48,7 +48,7 @@ static const char *const eltype_names[] = {"user", "int", "uint", "float", "comp
 static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
 {
     uint8_t h[RA_FIXED];
-    long long got = npyg__src_read(s, h, RA_FIXED);
+    long long got = npyg__in_read(s, h, RA_FIXED);
     if (got < 0) return io_error(ctx, 0);
     size_t m = (size_t)got < 8 ? (size_t)got : 8;
     if (memcmp(h, RA_MAGIC, m) != 0)
@@ -93,7 +93,7 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     bool zero = false, big = bytes > INT64_MAX;
     uint8_t d[8];
     for (uint32_t k = 0; k < ra->ndims; k++) {
-        got = npyg__src_read(s, d, 8);
+        got = npyg__in_read(s, d, 8);
         if (got < 0) return io_error(ctx, s->pos);
         if (got < 8)
             return npyg__fail(ctx, NPYG_ERA_TRUNC_DIMS, s->pos, "file ends inside dim %u of %u", k, ra->ndims);
@@ -117,25 +117,6 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
 }
 
 /* ---------------- data ---------------- */
-static int sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at)
-{
-    if (ctx->sink && n && ctx->sink(ctx->sink_user, p, n) != 0)
-        return npyg__fail(ctx, NPYG_EIO, at, "the payload callback stopped validation");
-    return 0;
-}
-
-/* Stored bytes in memory to the sink, in the chunks a stream gives it. */
-static int sink_all(npyg_ctx *ctx, const uint8_t *p, uint64_t n, uint64_t at)
-{
-    for (uint64_t done = 0; ctx->sink && done < n;) {
-        size_t k = n - done < NPYG__CHUNK ? (size_t)(n - done) : NPYG__CHUNK;
-        int rc = sink(ctx, p + done, k, at + done);
-        if (rc) return rc;
-        done += k;
-    }
-    return 0;
-}
-
 static int truncated(npyg_ctx *ctx, const npyg_ra_info *ra, uint64_t have)
 {
     return npyg__fail(ctx, NPYG_ERA_TRUNC_DATA, ra->data_offset + have, "%llu data bytes declared, %llu present",
@@ -145,59 +126,21 @@ static int truncated(npyg_ctx *ctx, const npyg_ra_info *ra, uint64_t have)
 /* Counts what follows the data: metadata, allowed by the format. */
 static int metadata(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
 {
-    if (s->size_known) {
-        ra->metadata_bytes = s->size - s->pos;
-        return 0;
-    }
-    uint64_t extra = 0;
-    for (;;) {
-        long long got = npyg__src_read(s, ctx->readbuf, NPYG__CHUNK);
-        if (got < 0) return io_error(ctx, s->pos);
-        if (got == 0) break;
-        extra += (uint64_t)got;
-    }
-    ra->metadata_bytes = extra;
-    return 0;
-}
-
-static int need_readbuf(npyg_ctx *ctx, uint64_t at)
-{
-    if (!ctx->readbuf) {
-        ctx->readbuf = npyg__xalloc(ctx, NPYG__CHUNK);
-        if (!ctx->readbuf) return npyg__nomem(ctx, at);
-    }
-    return 0;
+    return npyg__count_rest(ctx, s, false, &ra->metadata_bytes);
 }
 
 static int raw_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
 {
-    uint64_t need = ra->size;
-    if (s->size_known) {
-        uint64_t avail = s->size - s->pos;
-        if (avail < need) return truncated(ctx, ra, avail);
-        if (s->buf) {
-            int rc = sink_all(ctx, s->buf + s->pos, need, s->pos);
-            if (rc) return rc;
-            s->pos += need;
-            return metadata(ctx, s, ra);
-        }
-        if (!ctx->sink) { /* a regular file: its size says it all */
-            s->pos += need;
-            return metadata(ctx, s, ra);
-        }
+    uint64_t need = ra->size, left, done;
+    bool sized = npyg__in_left(s, &left);
+    if (sized && left < need) return truncated(ctx, ra, left);
+    if (sized && !ctx->sink) { /* the size says it all: nothing to read */
+        s->pos += need;
+        return metadata(ctx, s, ra);
     }
-    int rc = need_readbuf(ctx, s->pos);
+    int rc = npyg__to_sink(ctx, s, need, &done);
     if (rc) return rc;
-    for (uint64_t done = 0; done < need;) {
-        size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-        long long got = npyg__src_read(s, ctx->readbuf, n);
-        if (got < 0) return io_error(ctx, s->pos);
-        rc = sink(ctx, ctx->readbuf, (size_t)got, s->pos - (uint64_t)got);
-        if (rc) return rc;
-        done += (uint64_t)got;
-        if ((size_t)got < n) return truncated(ctx, ra, done);
-    }
-    return metadata(ctx, s, ra);
+    return done < need ? truncated(ctx, ra, done) : metadata(ctx, s, ra);
 }
 
 /* The lengths an LZ4 block must have before anything is read for it. */
@@ -209,7 +152,8 @@ static int lz4_lengths(npyg_ctx *ctx, const ra_src *s, const npyg_ra_info *ra)
         return npyg__fail(ctx, NPYG_ERA_LZ4, 32,
                           "compressed size %llu cannot be one LZ4 block of %llu bytes (at most LZ4_compressBound, under 2 GiB)",
                           (unsigned long long)csize, (unsigned long long)out_len);
-    if (s->size_known && s->size - s->pos < csize) return truncated(ctx, ra, s->size - s->pos);
+    uint64_t left;
+    if (npyg__in_left(s, &left) && left < csize) return truncated(ctx, ra, left);
     return 0;
 }
 
@@ -227,17 +171,16 @@ static int lz4_block(npyg_ctx *ctx, ra_src *s, const npyg_ra_info *ra, const uin
 {
     uint64_t csize = ra->size, at = s->pos;
     *copy = NULL;
-    if (s->buf) {
-        *in = s->buf + s->pos;
+    if ((*in = npyg__in_peek(s, s->pos, (size_t)csize))) {
         s->pos += csize;
     } else {
         *in = *copy = npyg__xalloc(ctx, (size_t)csize);
         if (!*copy) return npyg__nomem(ctx, at);
-        long long got = npyg__src_read(s, *copy, (size_t)csize);
+        long long got = npyg__in_read(s, *copy, (size_t)csize);
         if (got < 0) return io_error(ctx, s->pos);
         if ((uint64_t)got < csize) return truncated(ctx, ra, (uint64_t)got);
     }
-    return sink_all(ctx, *in, csize, at);
+    return npyg__sink_all(ctx, *in, csize, at);
 }
 
 /* Decodes the block into out, exactly ra->data_bytes long: one call to
@@ -259,12 +202,6 @@ static int lz4_decode(npyg_ctx *ctx, const npyg_ra_info *ra, const uint8_t *in, 
     return 0;
 }
 
-/* After the data: the metadata, read to the end of a stream. */
-static int after_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
-{
-    int rc = s->size_known ? 0 : need_readbuf(ctx, s->pos);
-    return rc ? rc : metadata(ctx, s, ra);
-}
 
 /* An LZ4 block decodes only as a whole: validating it holds the
    compressed bytes and the output at once, both charged. */
@@ -283,7 +220,7 @@ static int lz4_data(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     }
     if (out && out != &none) npyg__xfree(ctx, out, (size_t)out_len);
     if (copy) npyg__xfree(ctx, copy, (size_t)ra->size);
-    return rc ? rc : after_data(ctx, s, ra);
+    return rc ? rc : metadata(ctx, s, ra);
 }
 
 /* ---------------- the two-step load (load.c) ---------------- */
@@ -320,12 +257,12 @@ int npyg__ra_read(npyg_ctx *ctx, ra_src *s, uint8_t *dst)
         if (!rc) rc = lz4_decode(ctx, ra, in, dst);
         if (copy) npyg__xfree(ctx, copy, (size_t)ra->size);
     } else {
-        long long got = npyg__src_read(s, dst, (size_t)ra->size);
+        long long got = npyg__in_read(s, dst, (size_t)ra->size);
         if (got < 0) return io_error(ctx, s->pos);
         if ((uint64_t)got < ra->size) return truncated(ctx, ra, (uint64_t)got);
-        rc = sink_all(ctx, dst, ra->size, ra->data_offset);
+        rc = npyg__sink_all(ctx, dst, ra->size, ra->data_offset);
     }
-    return rc ? rc : after_data(ctx, s, ra);
+    return rc ? rc : metadata(ctx, s, ra);
 }
 
 /* ---------------- entry points ---------------- */
@@ -349,33 +286,16 @@ static int run(npyg_ctx *ctx, ra_src *s)
     return rc;
 }
 
-int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
-{
-    if (!ctx) return NPYG_EINVAL;
-    begin(ctx);
-    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
-    ra_src s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1, .size_known = true, .size = len};
-    return run(ctx, &s);
-}
-
-int npyg_ra_validate_fd(npyg_ctx *ctx, int fd)
+int npyg_ra_validate(npyg_ctx *ctx)
 {
     if (!ctx) return NPYG_EINVAL;
     begin(ctx);
     ra_src s;
-    uint8_t head[4096];
-    int rc = npyg__fd_source(ctx, fd, &s, head, sizeof head);
+    int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
     return rc ? rc : run(ctx, &s);
 }
 
-int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
-{
-    if (!ctx) return NPYG_EINVAL;
-    begin(ctx);
-    if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
-    ra_src s = {.fd = -1, .fn = fn, .user = user};
-    return run(ctx, &s);
-}
+NPYG__INPUT_FORMS(npyg_ra_validate)
 
 const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx)
 {

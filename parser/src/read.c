@@ -1,7 +1,8 @@
 /*
  * Framing and inputs: magic, version, the length field, the header bytes,
  * then the payload accounted for (and streamed to the sink) in bounded
- * chunks. Three sources share one path: a buffer, a descriptor, a callback.
+ * chunks. Every input (input.c) takes one path: bytes memory holds
+ * already are parsed in place, the rest is read.
  */
 #include "internal.h"
 
@@ -10,49 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef npyg__source source;
-
-/* Reads up to n bytes; fewer only at end of input. -1 on error. */
-long long npyg__src_read(source *s, void *dst, size_t n)
-{
-    size_t got = 0;
-    if (s->buf) {
-        size_t avail = s->pos < s->len ? s->len - (size_t)s->pos : 0;
-        got = n < avail ? n : avail;
-        if (dst) memcpy(dst, s->buf + s->pos, got);
-        s->pos += got;
-        return (long long)got;
-    }
-    if (s->positional && s->pos < s->prefix_len && n) {
-        got = n < s->prefix_len - s->pos ? n : s->prefix_len - (size_t)s->pos;
-        memcpy(dst, s->prefix + s->pos, got);
-    }
-    while (got < n) {
-        long long r;
-        if (s->positional) {
-            ssize_t rr = pread(s->fd, (char *)dst + got, n - got, (off_t)(s->start + s->pos + got));
-            if (rr < 0) {
-                if (errno == EINTR) continue;
-                return -1;
-            }
-            r = rr;
-        } else if (s->fn) {
-            r = s->fn(s->user, (char *)dst + got, n - got);
-            if (r < 0 || (size_t)r > n - got) return -1;
-        } else {
-            ssize_t rr = read(s->fd, (char *)dst + got, n - got);
-            if (rr < 0) {
-                if (errno == EINTR) continue;
-                return -1;
-            }
-            r = rr;
-        }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    s->pos += got;
-    return (long long)got;
-}
+typedef npyg__input input;
 
 static int io_error(npyg_ctx *ctx, uint64_t at)
 {
@@ -60,10 +19,10 @@ static int io_error(npyg_ctx *ctx, uint64_t at)
 }
 
 /* Magic, version and length field: at most 12 bytes. */
-static int read_preamble(npyg_ctx *ctx, source *s, uint32_t *hlen, unsigned *lensize)
+static int read_preamble(npyg_ctx *ctx, input *s, uint32_t *hlen, unsigned *lensize)
 {
     uint8_t pre[12];
-    long long got = npyg__src_read(s, pre, 8);
+    long long got = npyg__in_read(s, pre, 8);
     if (got < 0) return io_error(ctx, 0);
     size_t m = (size_t)got < NPYG__MAGIC_LEN ? (size_t)got : NPYG__MAGIC_LEN;
     if (memcmp(pre, NPYG__MAGIC, m) != 0)
@@ -78,7 +37,7 @@ static int read_preamble(npyg_ctx *ctx, source *s, uint32_t *hlen, unsigned *len
     ctx->info.version_major = major;
     ctx->info.version_minor = minor;
     *lensize = major == 1 ? 2 : 4;
-    got = npyg__src_read(s, pre + 8, *lensize);
+    got = npyg__in_read(s, pre + 8, *lensize);
     if (got < 0) return io_error(ctx, 8);
     if ((unsigned)got < *lensize)
         return npyg__fail(ctx, NPYG_ETRUNC_PREAMBLE, 8 + (uint64_t)got,
@@ -122,40 +81,31 @@ static int finish_header(npyg_ctx *ctx, const char *text, uint32_t hlen, unsigne
     return 0;
 }
 
-int npyg__parse_from_buffer(npyg_ctx *ctx, source *s)
+int npyg__parse_header_in(npyg_ctx *ctx, input *s)
 {
     uint32_t hlen = 0;
     unsigned lensize = 0;
     int rc = read_preamble(ctx, s, &hlen, &lensize);
     if (rc) return rc;
-    uint64_t avail = s->len - s->pos;
-    if (hlen > avail)
-        return npyg__fail(ctx, NPYG_ETRUNC_HEADER, s->len,
-                          "file ends inside the header (%u bytes declared, %llu present)", hlen,
-                          (unsigned long long)avail);
-    const char *text = (const char *)s->buf + s->pos;
-    s->pos += hlen;
-    return finish_header(ctx, text, hlen, lensize);
-}
-
-int npyg__parse_from_stream(npyg_ctx *ctx, source *s)
-{
-    uint32_t hlen = 0;
-    unsigned lensize = 0;
-    int rc = read_preamble(ctx, s, &hlen, &lensize);
-    if (rc) return rc;
-    if (s->size_known && hlen > s->size - s->pos)
+    uint64_t left;
+    if (npyg__in_left(s, &left) && hlen > left)
         return npyg__fail(ctx, NPYG_ETRUNC_HEADER, s->size,
                           "file ends inside the header (%u bytes declared, %llu present)", hlen,
-                          (unsigned long long)(s->size - s->pos));
-    char *text = hlen ? npyg__arena_alloc(&ctx->arena, hlen) : NULL;
-    if (hlen && !text) return npyg__nomem(ctx, s->pos);
-    long long got = npyg__src_read(s, text, hlen);
+                          (unsigned long long)left);
+    /* In memory already (a buffer, a file's first bytes): parsed there. */
+    const char *text = hlen ? (const char *)npyg__in_peek(s, s->pos, hlen) : "";
+    if (text) {
+        s->pos += hlen;
+        return finish_header(ctx, text, hlen, lensize);
+    }
+    char *copy = npyg__arena_alloc(&ctx->arena, hlen);
+    if (!copy) return npyg__nomem(ctx, s->pos);
+    long long got = npyg__in_read(s, copy, hlen);
     if (got < 0) return io_error(ctx, s->pos);
     if ((uint64_t)got < hlen)
         return npyg__fail(ctx, NPYG_ETRUNC_HEADER, s->pos,
                           "file ends inside the header (%u bytes declared, %lld present)", hlen, got);
-    return finish_header(ctx, text, hlen, lensize);
+    return finish_header(ctx, copy, hlen, lensize);
 }
 
 int npyg__trailing(npyg_ctx *ctx, uint64_t extra)
@@ -183,51 +133,83 @@ int npyg__sink(npyg_ctx *ctx, const void *p, size_t n, uint64_t at)
     return 0;
 }
 
-int npyg__payload_from_buffer(npyg_ctx *ctx, source *s)
+int npyg__sink_all(npyg_ctx *ctx, const uint8_t *p, uint64_t n, uint64_t at)
 {
-    uint64_t avail = s->len - s->pos, need = ctx->info.payload_bytes;
-    if (avail < need) return npyg__truncated(ctx, avail);
-    for (uint64_t done = 0; done < need;) {
-        size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-        int rc = npyg__sink(ctx, s->buf + s->pos + done, n, s->pos + done);
+    for (uint64_t done = 0; ctx->sink && done < n;) {
+        size_t k = n - done < NPYG__CHUNK ? (size_t)(n - done) : NPYG__CHUNK;
+        int rc = npyg__sink(ctx, p + done, k, at + done);
         if (rc) return rc;
-        done += n;
+        done += k;
     }
-    return npyg__trailing(ctx, avail - need);
+    return 0;
 }
 
-int npyg__payload_from_stream(npyg_ctx *ctx, source *s)
+int npyg__need_readbuf(npyg_ctx *ctx, uint64_t at)
 {
-    uint64_t need = ctx->info.payload_bytes;
-    if (s->size_known && !ctx->sink) { /* a regular file: its size says it all */
-        uint64_t avail = s->size > s->pos ? s->size - s->pos : 0;
-        if (avail < need) return npyg__truncated(ctx, avail);
-        return npyg__trailing(ctx, avail - need);
-    }
     if (!ctx->readbuf) {
         ctx->readbuf = npyg__xalloc(ctx, NPYG__CHUNK);
-        if (!ctx->readbuf) return npyg__nomem(ctx, s->pos);
+        if (!ctx->readbuf) return npyg__nomem(ctx, at);
     }
-    uint64_t done = 0;
-    while (done < need) {
-        size_t n = need - done < NPYG__CHUNK ? (size_t)(need - done) : NPYG__CHUNK;
-        long long got = npyg__src_read(s, ctx->readbuf, n);
-        if (got < 0) return io_error(ctx, s->pos);
-        int rc = npyg__sink(ctx, ctx->readbuf, (size_t)got, s->pos - (uint64_t)got);
+    return 0;
+}
+
+int npyg__to_sink(npyg_ctx *ctx, input *s, uint64_t n, uint64_t *done)
+{
+    for (*done = 0; *done < n;) {
+        size_t k = n - *done < NPYG__CHUNK ? (size_t)(n - *done) : NPYG__CHUNK;
+        const uint8_t *p = npyg__in_peek(s, s->pos, k);
+        long long got = (long long)k;
+        if (p) s->pos += k;
+        else {
+            int rc = npyg__need_readbuf(ctx, s->pos);
+            if (rc) return rc;
+            got = npyg__in_read(s, ctx->readbuf, k);
+            if (got < 0) return io_error(ctx, s->pos);
+            p = ctx->readbuf;
+        }
+        int rc = npyg__sink(ctx, p, (size_t)got, s->pos - (uint64_t)got);
         if (rc) return rc;
-        done += (uint64_t)got;
-        if ((size_t)got < n) return npyg__truncated(ctx, done);
+        *done += (uint64_t)got;
+        if ((size_t)got < k) break;
     }
-    if (s->size_known) return npyg__trailing(ctx, s->size > s->pos ? s->size - s->pos : 0);
-    uint64_t extra = 0;
-    for (;;) {
-        long long got = npyg__src_read(s, ctx->readbuf, NPYG__CHUNK);
+    return 0;
+}
+
+int npyg__count_rest(npyg_ctx *ctx, input *s, bool first_only, uint64_t *extra)
+{
+    if (npyg__in_left(s, extra)) return 0;
+    int rc = npyg__need_readbuf(ctx, s->pos);
+    if (rc) return rc;
+    for (*extra = 0;;) {
+        long long got = npyg__in_read(s, ctx->readbuf, NPYG__CHUNK);
         if (got < 0) return io_error(ctx, s->pos);
         if (got == 0) break;
-        extra += (uint64_t)got;
-        if (ctx->profile == NPYG_PROFILE_STRICT) break; /* one byte is enough to refuse */
+        *extra += (uint64_t)got;
+        if (first_only) break;
     }
-    return npyg__trailing(ctx, extra);
+    return 0;
+}
+
+int npyg__rest(npyg_ctx *ctx, input *s)
+{
+    uint64_t extra;
+    /* under the strict profile, one byte is enough to refuse */
+    int rc = npyg__count_rest(ctx, s, ctx->profile == NPYG_PROFILE_STRICT, &extra);
+    return rc ? rc : npyg__trailing(ctx, extra);
+}
+
+int npyg__payload(npyg_ctx *ctx, input *s)
+{
+    uint64_t need = ctx->info.payload_bytes, left, done;
+    bool sized = npyg__in_left(s, &left);
+    if (sized && left < need) return npyg__truncated(ctx, left);
+    if (sized && !ctx->sink) { /* the size says it all: nothing to read */
+        s->pos += need;
+        return npyg__trailing(ctx, left - need);
+    }
+    int rc = npyg__to_sink(ctx, s, need, &done);
+    if (rc) return rc;
+    return done < need ? npyg__truncated(ctx, done) : npyg__rest(ctx, s);
 }
 
 static int done(npyg_ctx *ctx, int rc)
@@ -241,69 +223,30 @@ int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len)
     if (!ctx) return NPYG_EINVAL;
     npyg__ctx_reset(ctx);
     if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
-    source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1};
-    return done(ctx, npyg__parse_from_buffer(ctx, &s));
+    input s = {.kind = NPYG__IN_BUFFER, .buf = buf ? buf : (const void *)"", .fd = -1, .size_known = true, .size = len};
+    return done(ctx, npyg__parse_header_in(ctx, &s));
 }
 
-int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len)
+static int run(npyg_ctx *ctx, input *s)
 {
-    if (!ctx) return NPYG_EINVAL;
-    npyg__ctx_reset(ctx);
-    if (!buf && len) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL buffer");
-    source s = {.buf = buf ? buf : (const void *)"", .len = len, .fd = -1};
-    int rc = npyg__parse_from_buffer(ctx, &s);
-    if (!rc) rc = npyg__payload_from_buffer(ctx, &s);
+    int rc = npyg__parse_header_in(ctx, s);
+    if (!rc) rc = npyg__payload(ctx, s);
     return done(ctx, rc);
 }
 
-int npyg__fd_source(npyg_ctx *ctx, int fd, npyg__source *s, uint8_t *head, size_t head_size)
+int npyg__validate_input(npyg_ctx *ctx, input *s)
 {
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
-    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-        return npyg__fail(ctx, NPYG_ENOTREG, 0, "not a regular file or pipe");
-    *s = (npyg__source){.fd = fd};
-    if (S_ISREG(st.st_mode)) {
-        /* A regular file is read with pread from the current position,
-           which stays where it was; one read usually holds the preamble
-           and the whole header. */
-        off_t here = lseek(fd, 0, SEEK_CUR);
-        if (here >= 0 && here <= st.st_size) {
-            s->size_known = true;
-            s->size = (uint64_t)(st.st_size - here);
-            s->positional = true;
-            s->start = (uint64_t)here;
-            size_t want = s->size < head_size ? (size_t)s->size : head_size;
-            ssize_t got;
-            do got = pread(fd, head, want, here);
-            while (got < 0 && errno == EINTR);
-            if (got < 0) return npyg__fail(ctx, NPYG_EIO, 0, "read error");
-            s->prefix = head;
-            s->prefix_len = (size_t)got;
-        }
-    }
-    return 0;
+    npyg__ctx_reset(ctx);
+    return run(ctx, s);
 }
 
-int npyg_validate_fd(npyg_ctx *ctx, int fd)
+int npyg_validate(npyg_ctx *ctx)
 {
     if (!ctx) return NPYG_EINVAL;
     npyg__ctx_reset(ctx);
-    source s;
-    uint8_t head[4096];
-    int rc = npyg__fd_source(ctx, fd, &s, head, sizeof head);
-    if (!rc) rc = npyg__parse_from_stream(ctx, &s);
-    if (!rc) rc = npyg__payload_from_stream(ctx, &s);
-    return done(ctx, rc);
+    input s;
+    int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
+    return rc ? done(ctx, rc) : run(ctx, &s);
 }
 
-int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn fn, void *user)
-{
-    if (!ctx) return NPYG_EINVAL;
-    npyg__ctx_reset(ctx);
-    if (!fn) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL read callback");
-    source s = {.fd = -1, .fn = fn, .user = user};
-    int rc = npyg__parse_from_stream(ctx, &s);
-    if (!rc) rc = npyg__payload_from_stream(ctx, &s);
-    return done(ctx, rc);
-}
+NPYG__INPUT_FORMS(npyg_validate)

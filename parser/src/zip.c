@@ -12,13 +12,10 @@
  */
 #include "internal.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define SIG_LOCAL 0x04034b50u
@@ -61,9 +58,7 @@
 struct npyg_zip {
     npyg_ctx *ctx;
     npyg_zip_limits lim;
-    const uint8_t *buf; /* buffer input, or NULL */
-    int fd;
-    uint64_t base;      /* descriptor offset of the archive's first byte */
+    npyg__input in;     /* random access: a buffer, a regular file, a pread callback */
     uint64_t size;      /* archive bytes */
 
     npyg_zip_entry *entries;
@@ -187,18 +182,9 @@ static int rd(npyg_zip *z, uint64_t off, void *dst, size_t n)
     if (off > z->size || n > z->size - off) /* the fault is where the archive ends */
         return zfail(z->ctx, NPYG_EZIP_BOUNDS, off < z->size ? off : z->size,
                      "read past the end of the archive");
-    if (z->buf) {
-        memcpy(dst, z->buf + off, n);
-        return 0;
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(z->fd, (char *)dst + got, n - got, (off_t)(z->base + off + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) /* an error, or the file shrank under us */
-            return zfail(z->ctx, NPYG_EIO, off + got, "read error");
-        got += (size_t)r;
-    }
+    long long got = npyg__in_read_at(&z->in, off, dst, n);
+    if (got != (long long)n) /* an error, or the file shrank under us */
+        return zfail(z->ctx, NPYG_EIO, off + (got > 0 ? (uint64_t)got : 0), "read error");
     return 0;
 }
 
@@ -821,45 +807,38 @@ static npyg_zip *zip_new(npyg_ctx *ctx, const npyg_zip_limits *zl)
     if (!z) return NULL;
     memset(z, 0, sizeof *z);
     z->ctx = ctx;
-    z->fd = -1;
     z->lim = zl ? *zl : ctx->zip_limits;
     return z;
 }
 
-int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_zip_limits *zl, npyg_zip **out)
+int npyg_zip_open(npyg_ctx *ctx, const npyg_zip_limits *zl, npyg_zip **out)
 {
     if (!ctx) return NPYG_EINVAL;
     npyg__ctx_reset(ctx);
     if (!out) return zfail(ctx, NPYG_EINVAL, 0, "NULL output pointer");
     *out = NULL;
     if (zl && !zip_limits_valid(zl)) return zfail(ctx, NPYG_EINVAL, 0, "invalid zip limits");
-    if (!buf && len) return zfail(ctx, NPYG_EINVAL, 0, "NULL buffer");
+    npyg__input in;
+    int rc = npyg__input_begin(ctx, &in, NPYG__IN_RANDOM, NPYG_OFFSET_ARCHIVE,
+                               "a zip archive needs a regular file (random access)");
+    if (rc) return rc;
     npyg_zip *z = zip_new(ctx, zl);
     if (!z) return znomem(ctx, 0);
-    z->buf = buf ? buf : (const void *)"";
-    z->size = len;
+    z->in = in;
+    z->size = in.size;
     return open_finish(z, out);
+}
+
+int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_zip_limits *zl, npyg_zip **out)
+{
+    npyg_set_input_buffer(ctx, buf, len);
+    return npyg_zip_open(ctx, zl, out);
 }
 
 int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zl, npyg_zip **out)
 {
-    if (!ctx) return NPYG_EINVAL;
-    npyg__ctx_reset(ctx);
-    if (!out) return zfail(ctx, NPYG_EINVAL, 0, "NULL output pointer");
-    *out = NULL;
-    if (zl && !zip_limits_valid(zl)) return zfail(ctx, NPYG_EINVAL, 0, "invalid zip limits");
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) return zfail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
-    if (!S_ISREG(st.st_mode))
-        return zfail(ctx, NPYG_ENOTREG, 0, "a zip archive needs a regular file (random access)");
-    off_t here = lseek(fd, 0, SEEK_CUR); /* reads the position, moves nothing */
-    if (here < 0 || here > st.st_size) return zfail(ctx, NPYG_EIO, 0, "cannot read the file position");
-    npyg_zip *z = zip_new(ctx, zl);
-    if (!z) return znomem(ctx, 0);
-    z->fd = fd;
-    z->base = (uint64_t)here;
-    z->size = (uint64_t)(st.st_size - here);
-    return open_finish(z, out);
+    npyg_set_input_fd(ctx, fd);
+    return npyg_zip_open(ctx, zl, out);
 }
 
 size_t npyg_zip_count(const npyg_zip *z) { return z ? z->count : 0; }
@@ -1131,7 +1110,8 @@ int npyg_zip_validate_member(npyg_zip *z, size_t i)
     if (rc) return rc;
     if (!npy) return drain(z);
     z->ctx->parse_space = NPYG_OFFSET_MEMBER;
-    return end_member(z, npyg_validate_read(z->ctx, member_cb, z));
+    npyg__input in = npyg__input_of_read(member_cb, z);
+    return end_member(z, npyg__validate_input(z->ctx, &in));
 }
 
 int npyg_zip_open_member(npyg_zip *z, size_t i)
@@ -1142,7 +1122,8 @@ int npyg_zip_open_member(npyg_zip *z, size_t i)
     if (rc) return rc;
     if (npy) {
         z->ctx->parse_space = NPYG_OFFSET_MEMBER;
-        rc = npyg_open_read(z->ctx, member_cb, z);
+        npyg__input in = npyg__input_of_read(member_cb, z);
+        rc = npyg__open_input(z->ctx, &in);
         z->ctx->parse_space = NPYG_OFFSET_FILE;
     }
     if (!rc) z->loading = npy ? 1 : 2;
@@ -1200,7 +1181,8 @@ int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits 
     if (rc) return rc;
     npyg_ctx *ctx = z->ctx;
     ctx->parse_space = NPYG_OFFSET_MEMBER;
-    rc = npyg_pickle_scan_npy_read(ctx, member_cb, z, limits, out);
+    npyg__input in = npyg__input_of_read(member_cb, z);
+    rc = npyg__pickle_scan_npy_input(ctx, &in, limits, out);
     ctx->parse_space = NPYG_OFFSET_FILE;
     return rc;
 }

@@ -224,8 +224,8 @@ static PyObject *info_dict(const npyg_info *in)
     npyg_format_descr(in->dtype, repr, need + 1);
     PyObject *warnings = PyList_New(0);
     for (unsigned k = 0; warnings && k < 32; k++) {
-        const char *name = npyg_warning_name(1u << k);
-        if (!(in->warnings & (1u << k)) || !name) continue;
+        const char *name = in->warnings & (1u << k) ? npyg_warning_name(1u << k) : NULL;
+        if (!name) continue;
         PyObject *w = PyUnicode_FromString(name);
         if (!w || PyList_Append(warnings, w) < 0) Py_CLEAR(warnings);
         Py_XDECREF(w);
