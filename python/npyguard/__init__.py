@@ -926,3 +926,6 @@ def load_npz(file, *, strict: bool = False, **limits: int) -> NpzFile:
             w = z["weights"]
     """
     return NpzFile(file, strict=strict, **limits)
+
+
+from ._hdf5 import load_hdf5_mapping, load_tree  # noqa: E402  (HDF5 and MAT v7.3 through the sandbox)

@@ -976,6 +976,8 @@ static PyObject *stream_bound(PyObject *self, PyObject *dict)
     return PyLong_FromUnsignedLongLong(bound + meta < bound ? UINT64_MAX : bound + meta);
 }
 
+static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw);
+
 static PyMethodDef module_methods[] = {
     {"set_error_factory", set_error_factory, METH_O, "set_error_factory(fn): how errors are raised."},
     {"worst_case_alloc", worst_case_alloc, METH_O,
@@ -986,6 +988,9 @@ static PyMethodDef module_methods[] = {
     {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
     {"stream_bound", stream_bound, METH_O,
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
+    {"hdf5_load", (PyCFunction)(void (*)(void))hdf5_load, METH_VARARGS | METH_KEYWORDS,
+     "hdf5_load(fd, strict=False, limits=None, hdf5_limits=None, helper=None) -> list of records\n"
+     "(kind, path, name, target, form, cset, null_space, [(info, bytearray), ...]): npyg_hdf5_load_fd."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1007,4 +1012,139 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     return m;
+}
+
+/* ---------------- HDF5 and MAT v7.3: the load ---------------- */
+
+/* The records npyg_hdf5_load_fd hands its sink, as Python values; every
+   value's buffer is a bytearray of exactly the validated size. */
+typedef struct {
+    PyObject *records;  /* list, NULL once something failed */
+    PyObject *values;   /* the last record's list of (info, bytearray) */
+} h5load;
+
+static PyObject *bytes_or_none(const char *s)
+{
+    if (s) return PyBytes_FromString(s);
+    Py_RETURN_NONE;
+}
+
+static int h5_object(void *user, const npyg_hdf5_item *it)
+{
+    h5load *h = user;
+    if (!h->records) return 1;
+    PyObject *vals = PyList_New(0);
+    PyObject *rec = vals ? Py_BuildValue("(syNNzziN)", it->kind, it->path, bytes_or_none(it->name),
+                                         bytes_or_none(it->target), it->form, it->cset, it->null_space, vals)
+                         : NULL;
+    if (!rec || PyList_Append(h->records, rec) < 0) {
+        Py_XDECREF(rec);
+        Py_CLEAR(h->records);
+        return 1;
+    }
+    h->values = vals; /* borrowed: the record holds it */
+    Py_DECREF(rec);
+    return 0;
+}
+
+static int h5_value(void *user, unsigned index, const npyg_info *in, void **buf)
+{
+    (void)index;
+    h5load *h = user;
+    if (!h->records || !h->values) return 1;
+    if (in->payload_bytes > (uint64_t)PY_SSIZE_T_MAX) {
+        PyErr_NoMemory();
+        Py_CLEAR(h->records);
+        return 1;
+    }
+    PyObject *info = info_dict(in);
+    PyObject *b = info ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)in->payload_bytes) : NULL;
+    PyObject *pair = b ? PyTuple_Pack(2, info, b) : NULL;
+    int bad = !pair || PyList_Append(h->values, pair) < 0;
+    if (!bad) *buf = PyByteArray_AS_STRING(b);
+    Py_XDECREF(pair);
+    Py_XDECREF(b);
+    Py_XDECREF(info);
+    if (bad) Py_CLEAR(h->records);
+    return bad;
+}
+
+/* A failed load keeps nothing. */
+static void h5_end(void *user, int rc)
+{
+    h5load *h = user;
+    if (rc) Py_CLEAR(h->records);
+}
+
+/* The HDF5 limits from a dict (None: the defaults); -1 with an exception. */
+static int parse_hdf5_limits(PyObject *dict, npyg_hdf5_limits *hl)
+{
+    static const struct {
+        const char *name;
+        size_t offset, size;
+    } defs[] = {
+#define H5L(f) {#f, offsetof(npyg_hdf5_limits, f), sizeof(((npyg_hdf5_limits *)0)->f)}
+        H5L(max_objects), H5L(max_nesting), H5L(child_memory), H5L(child_cpu_seconds),
+        H5L(child_wall_seconds), H5L(max_paths), H5L(max_ref_depth),
+#undef H5L
+    };
+    npyg_hdf5_limits_default(hl);
+    if (!dict || dict == Py_None) return 0;
+    if (!PyDict_Check(dict)) {
+        PyErr_SetString(PyExc_TypeError, "hdf5 limits must be a dict");
+        return -1;
+    }
+    Py_ssize_t known = 0;
+    for (size_t k = 0; k < sizeof defs / sizeof defs[0]; k++) {
+        PyObject *v = PyDict_GetItemString(dict, defs[k].name); /* borrowed */
+        if (!v) continue;
+        known++;
+        unsigned long long x = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v) : 0;
+        uint64_t hi = defs[k].size == 4 ? UINT32_MAX : UINT64_MAX;
+        if (!PyLong_Check(v) || (x == (unsigned long long)-1 && PyErr_Occurred()) || x > hi) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s must be an int in 0..%llu", defs[k].name, (unsigned long long)hi);
+            return -1;
+        }
+        char *p = (char *)hl + defs[k].offset;
+        if (defs[k].size == 4) *(uint32_t *)p = (uint32_t)x;
+        else *(uint64_t *)p = x;
+    }
+    if (known != PyDict_Size(dict)) {
+        PyErr_SetString(PyExc_TypeError, "unknown HDF5 limit");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"fd", "strict", "limits", "hdf5_limits", "helper", NULL};
+    int fd, strict = 0;
+    PyObject *ldict = Py_None, *hdict = Py_None;
+    const char *helper = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pOOz", kwlist, &fd, &strict, &ldict, &hdict, &helper))
+        return NULL;
+    limits l;
+    npyg_hdf5_limits hl;
+    if (parse_limits(ldict, &l) < 0 || parse_hdf5_limits(hdict, &hl) < 0) return NULL;
+    npyg_ctx *ctx = new_ctx(strict, &l);
+    if (!ctx) return NULL;
+    int rc = helper ? npyg_hdf5_set_helper(ctx, helper) : 0;
+    h5load h = {PyList_New(0), NULL};
+    if (!h.records) {
+        npyg_ctx_free(ctx);
+        return NULL;
+    }
+    npyg_hdf5_sink sink = {h5_object, h5_value, h5_end, &h};
+    if (!rc) rc = npyg_hdf5_load_fd(ctx, fd, &hl, &sink);
+    PyObject *r = NULL;
+    if (PyErr_Occurred()) Py_CLEAR(h.records);
+    else if (rc) raise_ctx(ctx, rc, NULL);
+    else if (!h.records) PyErr_NoMemory();
+    else r = h.records, h.records = NULL;
+    Py_XDECREF(h.records);
+    npyg_ctx_free(ctx);
+    return r;
 }
