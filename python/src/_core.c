@@ -1117,6 +1117,49 @@ static int parse_hdf5_limits(PyObject *dict, npyg_hdf5_limits *hl)
     return 0;
 }
 
+/* One context kept between loads, for its helper process (starting one
+   maps libhdf5 and costs some 70 ms; a file through a running helper, a
+   few ms). It is used with the GIL held, and replaced when the profile,
+   limits or helper change. A process forked since it was made forgets it
+   without ending it: the helper is its parent's. */
+static struct {
+    npyg_ctx *ctx;
+    long pid;
+    int strict;
+    limits l;
+    npyg_hdf5_limits hl;
+    char helper[4096];
+} h5_kept;
+
+static npyg_ctx *h5_context(int strict, const limits *l, const npyg_hdf5_limits *hl, const char *helper)
+{
+    if (h5_kept.ctx && h5_kept.pid != (long)getpid()) h5_kept.ctx = NULL;
+    if (h5_kept.ctx && h5_kept.strict == strict && !memcmp(&h5_kept.l, l, sizeof *l) &&
+        !memcmp(&h5_kept.hl, hl, sizeof *hl) && !strcmp(h5_kept.helper, helper ? helper : ""))
+        return h5_kept.ctx;
+    npyg_ctx_free(h5_kept.ctx);
+    h5_kept.ctx = NULL;
+    if (helper && strlen(helper) >= sizeof h5_kept.helper) {
+        PyErr_SetString(PyExc_ValueError, "the helper's path is too long");
+        return NULL;
+    }
+    npyg_ctx *ctx = new_ctx(strict, l);
+    if (!ctx) return NULL;
+    int rc = helper ? npyg_hdf5_set_helper(ctx, helper) : 0;
+    if (rc) {
+        raise_ctx(ctx, rc, NULL);
+        npyg_ctx_free(ctx);
+        return NULL;
+    }
+    h5_kept.ctx = ctx;
+    h5_kept.pid = (long)getpid();
+    h5_kept.strict = strict;
+    h5_kept.l = *l;
+    h5_kept.hl = *hl;
+    snprintf(h5_kept.helper, sizeof h5_kept.helper, "%s", helper ? helper : "");
+    return ctx;
+}
+
 static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -1128,23 +1171,20 @@ static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     limits l;
     npyg_hdf5_limits hl;
+    memset(&l, 0, sizeof l); /* compared whole, padding included */
+    memset(&hl, 0, sizeof hl);
     if (parse_limits(ldict, &l) < 0 || parse_hdf5_limits(hdict, &hl) < 0) return NULL;
-    npyg_ctx *ctx = new_ctx(strict, &l);
+    npyg_ctx *ctx = h5_context(strict, &l, &hl, helper);
     if (!ctx) return NULL;
-    int rc = helper ? npyg_hdf5_set_helper(ctx, helper) : 0;
     h5load h = {PyList_New(0), NULL};
-    if (!h.records) {
-        npyg_ctx_free(ctx);
-        return NULL;
-    }
+    if (!h.records) return NULL;
     npyg_hdf5_sink sink = {h5_object, h5_value, h5_end, &h};
-    if (!rc) rc = npyg_hdf5_load_fd(ctx, fd, &hl, &sink);
+    int rc = npyg_hdf5_load_fd(ctx, fd, &hl, &sink);
     PyObject *r = NULL;
     if (PyErr_Occurred()) Py_CLEAR(h.records);
     else if (rc) raise_ctx(ctx, rc, NULL);
     else if (!h.records) PyErr_NoMemory();
     else r = h.records, h.records = NULL;
     Py_XDECREF(h.records);
-    npyg_ctx_free(ctx);
     return r;
 }
