@@ -862,7 +862,9 @@ NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *li
  * asked for a buffer of exactly the validated size, which the library
  * then fills straight from the pipe. Nothing is unpickled or evaluated;
  * a value that disagrees with its record is NPYG_EHDF5_PROTOCOL naming
- * the object path.
+ * the object path, one past the context's parser limits that limit's
+ * code (NPYG_ELIMIT_HEADER ... _PAYLOAD). limits->child_wall_seconds
+ * bounds the whole load, the sink's own time included.
  *
  * Values follow h5py's ds[()] (byte order as stored, fixed strings
  * null-padded, h5py's FALSE/TRUE enum as bool, its ('r', 'i') compounds

@@ -197,3 +197,15 @@ def test_swapped_file_is_not_reopened(tmp_path):
         shutil.copy(os.path.join(HDF5, "valid", "mat", "complex.mat"), path)
         tree = npyguard.load_tree(fh, helper=HELPER)
     assert tree_differences(tree, tree_from_h5py(src)) == []
+
+
+def test_parser_limits_apply_to_each_value():
+    """Each value's .npy header goes through the context's own limits."""
+    src = os.path.join(HDF5, "valid", "mat", "dict.mat")
+    with pytest.raises(npyguard.LimitError) as e:
+        load(src, max_dims=1)  # /v/a is the first value with 2 dimensions
+    assert e.value.code == 51 and "/v/a:" in str(e.value)
+    with pytest.raises(npyguard.LimitError) as e:
+        load(src, max_header_bytes=100)  # every header here is 118 bytes
+    assert e.value.code == 50 and ": /v@" in str(e.value)
+    assert tree_differences(load(src, max_dims=2, max_header_bytes=118), tree_from_h5py(src)) == []

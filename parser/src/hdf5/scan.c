@@ -91,6 +91,7 @@ typedef struct {
     uint64_t sum;     /* of the lengths just read */
     char where[NPYG__H5_LINE]; /* the object whose value is on its way */
     char why[240];    /* how its record broke the protocol */
+    int limit;        /* or the parser's limit (50-55) it passed */
 } reader;
 
 /* One record; false: protocol error. */
@@ -493,11 +494,18 @@ static int read_value(reader *r, pipe_in *p, const npyg_hdf5_item *it, unsigned 
     if (plen == 12 && !pipe_bytes(p, pre + 10, 2)) return LINE_END;
     uint64_t hl = pre[8] | (uint64_t)pre[9] << 8;
     if (plen == 12) hl |= (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
-    if (hl > r->hcap - plen) return bad(r, "a .npy header of %llu bytes", (unsigned long long)hl);
+    if (hl > r->hcap - plen) {
+        r->limit = NPYG_ELIMIT_HEADER;
+        return bad(r, "a .npy header of %llu bytes, over max_header_bytes (%llu)", (unsigned long long)hl,
+                   (unsigned long long)r->ctx->limits.max_header_bytes);
+    }
     memcpy(r->hbuf, pre, plen);
     if (!pipe_bytes(p, r->hbuf + plen, hl)) return LINE_END;
-    if (npyg_parse_header(r->ctx, r->hbuf, plen + (size_t)hl) != 0)
+    int prc = npyg_parse_header(r->ctx, r->hbuf, plen + (size_t)hl);
+    if (prc) {
+        if (prc >= NPYG_ELIMIT_HEADER && prc <= NPYG_ELIMIT_PAYLOAD) r->limit = prc;
         return bad(r, "npyguard refuses its .npy header: %s", npyg_last_error(r->ctx)->message);
+    }
     const npyg_info *in = npyg_get_info(r->ctx);
     const npyg_dtype *dt = in->dtype;
     bool two = it->nvalues == 2;
@@ -641,7 +649,7 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
        A load adds one record per path and attribute along every path. */
     uint64_t max_records = (uint64_t)hl.max_objects * 4 + 64;
     if (sink) max_records += ((uint64_t)hl.max_objects + hl.max_paths) * 8;
-    reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", ""};
+    reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0};
     pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0};
     bool protocol = false, too_long = false;
     char *line;
@@ -703,6 +711,8 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
     else if (WIFSIGNALED(status) && !protocol && !(r.stopped && sink))
         rc = override(ctx, NPYG_EHDF5_CRASH, "the HDF5 library failed on this file: signal %d (%s)%s",
                       WTERMSIG(status), signame(WTERMSIG(status)), during);
+    else if (protocol && r.limit) /* a value past the context's limits: the limit's code */
+        rc = override(ctx, r.limit, "%s: %s", r.where, r.why);
     else if (protocol && r.why[0])
         rc = override(ctx, NPYG_EHDF5_PROTOCOL, "%s: the HDF5 child broke the record protocol: %s", r.where, r.why);
     else if (protocol)
