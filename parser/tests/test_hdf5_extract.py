@@ -105,6 +105,25 @@ def main():
         p = subprocess.run([npyvalidate, "--extract", out, hazard], capture_output=True, text=True)
         if p.returncode != 1 or os.listdir(tmp) or "/x" not in p.stderr:
             failures.append("hazard: status %d, files %s, %s" % (p.returncode, os.listdir(tmp), p.stderr.strip()))
+        # written here: a null dataspace (no member), a soft link (not
+        # followed), then a vlen sequence, which refuses the whole file
+        made = os.path.join(tmp, "made.h5")
+        with h5py.File(made, "w") as f:
+            f["a"] = np.arange(3)
+            f.create_dataset("n", data=h5py.Empty("<f8"))
+            f["s"] = h5py.SoftLink("/a")
+        p = subprocess.run([npyvalidate, "--extract", out, made], capture_output=True, text=True)
+        with np.load(out) as z:
+            if p.returncode != 0 or z.files != ["a"]:
+                failures.append("made: %d, members %s" % (p.returncode, z.files))
+        os.unlink(out)
+        seq = np.empty(1, dtype=object)
+        seq[0] = np.arange(2, dtype="<i4")
+        with h5py.File(made, "a") as f:
+            f.create_dataset("v", data=seq, dtype=h5py.vlen_dtype("<i4"))
+        p = subprocess.run([npyvalidate, "--extract", out, made], capture_output=True, text=True)
+        if p.returncode != 1 or os.path.exists(out) or "/v: a variable-length sequence" not in p.stderr:
+            failures.append("vlen: %d, %s" % (p.returncode, p.stderr.strip()))
     for line in failures:
         print("FAIL", line)
     print("%d files, %d members equal to h5py, %d hashes checked, %d failures" % (len(files), members, hashed,

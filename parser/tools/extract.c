@@ -101,7 +101,7 @@ static int on_value(void *user, unsigned index, const npyg_info *in, void **buf)
     if (index == 0) {
         npyg_format_descr(in->dtype, p->descr, sizeof p->descr);
         p->ndim = in->ndim;
-        memcpy(p->shape, in->shape, in->ndim * sizeof *in->shape);
+        if (in->ndim) memcpy(p->shape, in->shape, in->ndim * sizeof *in->shape);
     }
     *buf = p->buf[index];
     return 0;
@@ -410,12 +410,13 @@ int extract_npz(const options *o, const char *path, const char *out)
     npyg_ctx *ctx = tool_ctx(o);
     npyg_hdf5_sink sink = {on_object, on_value, on_end, &z.c};
     int rc = npyg_hdf5_load_fd(ctx, in, &o->hdf5_limits, &sink);
-    if (!rc) finish_zip(&z);
-    if (!rc && (z.failed || fsync(z.fd) != 0)) {
+    /* the last dataset is written by the sink's end, which cannot stop the load */
+    if (!rc && !z.c.why[0]) finish_zip(&z);
+    if (!rc && !z.c.why[0] && (z.failed || fsync(z.fd) != 0)) {
         z.failed = true;
         snprintf(z.c.why, sizeof z.c.why, "cannot write the archive: %s", strerror(errno));
     }
-    bool ok = close(z.fd) == 0 && !rc && !z.failed && rename(tmp, out) == 0;
+    bool ok = close(z.fd) == 0 && !rc && !z.failed && !z.c.why[0] && rename(tmp, out) == 0;
     if (!ok) unlink(tmp);
     int status = 0;
     if (ok) {

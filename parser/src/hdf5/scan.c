@@ -419,6 +419,7 @@ static char *pipe_line(pipe_in *p, bool *too_long)
 /* Exactly n bytes into dst: what the buffer holds, then from the pipe. */
 static bool pipe_bytes(pipe_in *p, void *dst, uint64_t n)
 {
+    if (n == 0) return true; /* dst may be NULL */
     size_t take = p->have - p->pos < n ? p->have - p->pos : (size_t)n;
     memcpy(dst, p->buf + p->pos, take);
     p->pos += take;
