@@ -611,6 +611,9 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
         npyg__xfree(ctx, buf, BUF_SIZE + hcap);
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a pipe: %s", strerror(errno));
     }
+    /* a load's values flow through it: a larger pipe means fewer hand-overs
+       between the child and this process (best effort) */
+    if (sink) (void)fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
     /* The child gets the input read-only even when the caller's
        descriptor could write: a fresh open file description, if /proc
        gives one (the child's filter forbids writing it either way). */
