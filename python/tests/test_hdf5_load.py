@@ -209,3 +209,14 @@ def test_parser_limits_apply_to_each_value():
         load(src, max_header_bytes=100)  # every header here is 118 bytes
     assert e.value.code == 50 and ": /v@" in str(e.value)
     assert tree_differences(load(src, max_dims=2, max_header_bytes=118), tree_from_h5py(src)) == []
+
+
+def test_child_memory_bounded_by_the_limit_not_the_dataset(tmp_path):
+    """A 40 MiB dataset loads through a child allowed 16 MiB of data
+    memory (RLIMIT_DATA over its start; hdf5_cli_child_memory shows the
+    limit bites): the child reads and sends it in runs."""
+    path = str(tmp_path / "large.h5")
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(5 << 20, dtype="<f8")
+    m = npyguard.load_hdf5_mapping(path, helper=HELPER, child_memory=16 << 20)
+    assert m["/x"].shape == (5 << 20,) and np.array_equal(m["/x"], np.arange(5 << 20, dtype="<f8"))
