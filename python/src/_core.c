@@ -1029,9 +1029,10 @@ static PyObject *bytes_or_none(const char *s)
     Py_RETURN_NONE;
 }
 
-static int h5_object(void *user, const npyg_hdf5_item *it)
+/* The callbacks run inside the load, which waits for the child without
+   the GIL: each takes it for its own work. */
+static int h5_object_locked(h5load *h, const npyg_hdf5_item *it)
 {
-    h5load *h = user;
     if (!h->records) return 1;
     PyObject *vals = PyList_New(0);
     PyObject *rec = vals ? Py_BuildValue("(syNNzziN)", it->kind, it->path, bytes_or_none(it->name),
@@ -1047,10 +1048,16 @@ static int h5_object(void *user, const npyg_hdf5_item *it)
     return 0;
 }
 
-static int h5_value(void *user, unsigned index, const npyg_info *in, void **buf)
+static int h5_object(void *user, const npyg_hdf5_item *it)
 {
-    (void)index;
-    h5load *h = user;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = h5_object_locked(user, it);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static int h5_value_locked(h5load *h, const npyg_info *in, void **buf)
+{
     if (!h->records || !h->values) return 1;
     if (in->payload_bytes > (uint64_t)PY_SSIZE_T_MAX) {
         PyErr_NoMemory();
@@ -1069,11 +1076,22 @@ static int h5_value(void *user, unsigned index, const npyg_info *in, void **buf)
     return bad;
 }
 
+static int h5_value(void *user, unsigned index, const npyg_info *in, void **buf)
+{
+    (void)index;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = h5_value_locked(user, in, buf);
+    PyGILState_Release(g);
+    return rc;
+}
+
 /* A failed load keeps nothing. */
 static void h5_end(void *user, int rc)
 {
     h5load *h = user;
+    PyGILState_STATE g = PyGILState_Ensure();
     if (rc) Py_CLEAR(h->records);
+    PyGILState_Release(g);
 }
 
 /* The HDF5 limits from a dict (None: the defaults); -1 with an exception. */
@@ -1119,10 +1137,12 @@ static int parse_hdf5_limits(PyObject *dict, npyg_hdf5_limits *hl)
 
 /* One context kept between loads, for its helper process (starting one
    maps libhdf5 and costs some 70 ms; a file through a running helper, a
-   few ms). It is used with the GIL held, and replaced when the profile,
-   limits or helper change. A process forked since it was made forgets it
-   without ending it: the helper is its parent's. */
+   few ms). One load at a time uses it (busy, changed with the GIL held);
+   a load that finds it busy runs on a context of its own. It is replaced
+   when the profile, limits or helper change. A process forked since it
+   was made forgets it without ending it: the helper is its parent's. */
 static struct {
+    int busy;
     npyg_ctx *ctx;
     long pid;
     int strict;
@@ -1174,17 +1194,29 @@ static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
     memset(&l, 0, sizeof l); /* compared whole, padding included */
     memset(&hl, 0, sizeof hl);
     if (parse_limits(ldict, &l) < 0 || parse_hdf5_limits(hdict, &hl) < 0) return NULL;
-    npyg_ctx *ctx = h5_context(strict, &l, &hl, helper);
+    int own = h5_kept.busy;
+    npyg_ctx *ctx = own ? new_ctx(strict, &l) : h5_context(strict, &l, &hl, helper);
     if (!ctx) return NULL;
+    int rc = own && helper ? npyg_hdf5_set_helper(ctx, helper) : 0;
     h5load h = {PyList_New(0), NULL};
-    if (!h.records) return NULL;
+    if (!h.records) {
+        if (own) npyg_ctx_free(ctx);
+        return NULL;
+    }
     npyg_hdf5_sink sink = {h5_object, h5_value, h5_end, &h};
-    int rc = npyg_hdf5_load_fd(ctx, fd, &hl, &sink);
+    if (!own) h5_kept.busy = 1;
+    if (!rc) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = npyg_hdf5_load_fd(ctx, fd, &hl, &sink);
+        Py_END_ALLOW_THREADS
+    }
+    if (!own) h5_kept.busy = 0;
     PyObject *r = NULL;
     if (PyErr_Occurred()) Py_CLEAR(h.records);
     else if (rc) raise_ctx(ctx, rc, NULL);
     else if (!h.records) PyErr_NoMemory();
     else r = h.records, h.records = NULL;
     Py_XDECREF(h.records);
+    if (own) npyg_ctx_free(ctx);
     return r;
 }

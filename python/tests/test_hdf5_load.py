@@ -220,3 +220,24 @@ def test_child_memory_bounded_by_the_limit_not_the_dataset(tmp_path):
         f["x"] = np.arange(5 << 20, dtype="<f8")
     m = npyguard.load_hdf5_mapping(path, helper=HELPER, child_memory=16 << 20)
     assert m["/x"].shape == (5 << 20,) and np.array_equal(m["/x"], np.arange(5 << 20, dtype="<f8"))
+
+
+def test_loads_from_threads():
+    """The load waits for the child without the GIL; loads from several
+    threads at once each get their own file's tree."""
+    import threading
+    files = _files("valid", "mat")[:20]
+    want = {f: tree_from_h5py(f) for f in files}
+    wrong = []
+
+    def work(order):
+        for f in order:
+            if tree_differences(load(f), want[f]):
+                wrong.append(f)
+
+    threads = [threading.Thread(target=work, args=(files[k:] + files[:k],)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == [] and len(files) == 20
