@@ -241,3 +241,22 @@ def test_loads_from_threads():
     for t in threads:
         t.join()
     assert wrong == [] and len(files) == 20
+
+
+def test_read_failure_mid_value_names_the_path(tmp_path):
+    """A deflated chunk whose bytes are garbage passes the walk (it reads
+    no raw data) and fails libhdf5's read in the load: the child finishes
+    the value it promised with zeros and reports the failure, which the
+    parent raises with the path; nothing of the file is returned."""
+    path = str(tmp_path / "bad-chunk.h5")
+    with h5py.File(path, "w") as f:
+        f["a"] = np.arange(3)
+        d = f.create_dataset("z", data=np.arange(1 << 16, dtype="<f8").reshape(256, 256), chunks=(64, 256),
+                             compression="gzip")
+        info = d.id.get_chunk_info(2)
+    with open(path, "r+b") as fh:
+        fh.seek(info.byte_offset + 8)
+        fh.write(b"\xff" * 64)
+    with pytest.raises(npyguard.Hdf5Error) as e:
+        load(path)
+    assert e.value.code == 119 and ": /z: libhdf5 cannot read the dataset" in str(e.value)

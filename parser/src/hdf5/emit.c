@@ -432,13 +432,12 @@ static bool read_run(emit *e, const char *path, const source *src, const slab *s
     return true;
 }
 
-static void reclaim(const source *src, hid_t mem, void *buf, uint64_t elems)
+static void reclaim(hid_t mem, void *buf, uint64_t elems)
 {
     hsize_t n = elems;
     hid_t sp = H5Screate_simple(1, &n, NULL);
     if (sp >= 0) H5Dvlen_reclaim(mem, sp, H5P_DEFAULT, buf);
     if (sp >= 0) H5Sclose(sp);
-    (void)src;
 }
 
 /* Element i of a vlen piece: its bytes and length in bytes. */
@@ -456,7 +455,7 @@ static bool vlen_item(emit *e, const char *path, const vtype *v, const void *buf
         const hvl_t *h = (const hvl_t *)buf + i;
         *data = h->p;
         *len = (uint64_t)h->len * v->base;
-        return h->p || !h->len;
+        return h->p || !h->len || failed(e, NPYG_EHDF5_OBJECT, path, "a variable-length element without its data");
     }
     const hobj_ref_t *r = (const hobj_ref_t *)buf + i;
     *data = name;
@@ -470,59 +469,88 @@ static bool vlen_item(emit *e, const char *path, const vtype *v, const void *buf
     return true;
 }
 
-/* The value of src: one .npy, or two (lengths, then data) for vlen forms. */
+/* Zeros: the rest of a value the record promised, after a failure. */
+static void pad(emit *e, uint64_t n)
+{
+    static const char zero[4096];
+    while (n && !e->dead) {
+        size_t k = n < sizeof zero ? (size_t)n : sizeof zero;
+        put(e, zero, k);
+        n -= k;
+    }
+}
+
+/* The next run of src: for an attribute, its one read. */
+static bool more(slab *s, const source *src)
+{
+    if (!src->attr) return slab_next(s);
+    bool first = s->first;
+    s->first = false;
+    return first;
+}
+
+/* The value of src: one .npy, or two (lengths, then data) for vlen forms.
+   A failure after the record went out sends the rest of what it promised
+   as zeros (consistent lengths and data), so that the parent reads the
+   end record that follows, with the failure's code and path, and drops
+   everything. */
 static bool send_value(emit *e, const char *path, const source *src, const vtype *v)
 {
+    bool two = v->form != F_ARRAY;
+    uint64_t left = src->n * (two ? 8 : v->size), total = 0, elems;
+    if (!npy_header(e, path, two ? "<u8" : v->descr, src->nd, src->dims)) return false;
     slab s;
     slab_init(&s, src->nd, src->dims, v->size);
     uint64_t cap = src->attr ? src->n * v->size : (src->nd ? s.block : 1) * v->size;
     for (int i = s.k + 1; !src->attr && i < src->nd; i++) cap *= src->dims[i];
     void *buf = malloc(cap ? cap : 1);
-    if (!buf) return failed(e, NPYG_EHDF5_OBJECT, path, "the child is out of memory");
-    bool ok = true;
-    uint64_t elems;
-    if (v->form == F_ARRAY) {
-        ok = npy_header(e, path, v->descr, src->nd, src->dims);
-        while (ok && (src->attr ? s.first : slab_next(&s))) {
-            s.first = false;
-            ok = read_run(e, path, src, &s, v->mem, buf, &elems) && put(e, buf, elems * v->size);
-            if (src->attr) break;
+    bool ok = buf || failed(e, NPYG_EHDF5_OBJECT, path, "the child is out of memory");
+    /* the array, or the lengths */
+    while (ok && more(&s, src)) {
+        if (!(ok = read_run(e, path, src, &s, v->mem, buf, &elems))) break;
+        if (!two) {
+            ok = put(e, buf, elems * v->size);
+            left -= elems * v->size;
+            continue;
         }
+        for (uint64_t i = 0; ok && i < elems; i++) {
+            const void *data;
+            uint64_t len, le = 0;
+            if (!(ok = vlen_item(e, path, v, buf, i, &data, &len))) break;
+            for (int b = 0; b < 8; b++) ((unsigned char *)&le)[b] = (unsigned char)(len / v->base >> 8 * b);
+            ok = put(e, &le, 8);
+            left -= 8;
+            total += len;
+        }
+        if (v->form != F_REF) reclaim(v->mem, buf, elems);
+    }
+    hsize_t count = two ? total / v->base : 0;
+    if (!ok) {
+        pad(e, left);
+        if (two && npy_header(e, path, v->descr, 1, &count)) pad(e, total);
         free(buf);
-        return ok;
+        return false;
     }
-    /* vlen forms: the lengths in one pass, the data in a second */
-    uint64_t total = 0;
-    ok = npy_header(e, path, "<u8", src->nd, src->dims);
-    for (int pass = 0; ok && pass < 2; pass++) {
-        slab_init(&s, src->nd, src->dims, v->size);
-        if (pass == 1) {
-            hsize_t t = total / v->base;
-            ok = npy_header(e, path, v->descr, 1, &t);
-        }
-        while (ok && (src->attr ? s.first : slab_next(&s))) {
-            s.first = false;
-            if (!read_run(e, path, src, &s, v->mem, buf, &elems)) {
-                ok = false;
-                break;
-            }
-            for (uint64_t i = 0; ok && i < elems; i++) {
-                const void *data;
-                uint64_t len;
-                ok = vlen_item(e, path, v, buf, i, &data, &len);
-                if (ok && pass == 0) {
-                    uint64_t n = len / v->base, le = 0;
-                    for (int b = 0; b < 8; b++) ((unsigned char *)&le)[b] = (unsigned char)(n >> 8 * b);
-                    total += len;
-                    ok = put(e, &le, 8);
-                } else if (ok) {
-                    ok = put(e, data, len);
-                }
-            }
-            if (v->form != F_REF) reclaim(src, v->mem, buf, elems);
-            if (src->attr) break;
-        }
+    if (!two) {
+        free(buf);
+        return true;
     }
+    /* the data, read again */
+    left = total;
+    ok = npy_header(e, path, v->descr, 1, &count);
+    slab_init(&s, src->nd, src->dims, v->size);
+    while (ok && more(&s, src)) {
+        if (!(ok = read_run(e, path, src, &s, v->mem, buf, &elems))) break;
+        for (uint64_t i = 0; ok && i < elems; i++) {
+            const void *data;
+            uint64_t len;
+            if (!(ok = vlen_item(e, path, v, buf, i, &data, &len))) break;
+            if (len > left) ok = failed(e, NPYG_EHDF5_OBJECT, path, "variable-length data that changed between two reads");
+            else ok = put(e, data, len), left -= len;
+        }
+        if (v->form != F_REF) reclaim(v->mem, buf, elems);
+    }
+    if (!ok) pad(e, left);
     free(buf);
     return ok;
 }
@@ -653,10 +681,12 @@ int npyg__h5_emit(hid_t file, int out, char *msg, size_t size)
 {
     emit e = {out, file, false, 0, ""};
     hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
-    if (root < 0) failed(&e, NPYG_EHDF5_OBJECT, "/", "libhdf5 cannot open the root group");
-    else send_group(&e, root, "/"), H5Gclose(root);
-    if (!e.code && e.dead) failed(&e, NPYG_EHDF5_SANDBOX, "/", "the record pipe broke");
-    if (!e.code && e.msg[0] == '\0') return 0;
+    bool ok = root >= 0 && send_group(&e, root, "/");
+    if (root >= 0) H5Gclose(root);
+    else failed(&e, NPYG_EHDF5_OBJECT, "/", "libhdf5 cannot open the root group");
+    if (!ok && !e.code)
+        failed(&e, e.dead ? NPYG_EHDF5_SANDBOX : NPYG_EHDF5_OBJECT, "/", e.dead ? "the record pipe broke" : "the load stopped");
+    if (ok) return 0;
     snprintf(msg, size, "%s", e.msg);
-    return e.code ? e.code : NPYG_EHDF5_OBJECT;
+    return e.code;
 }
