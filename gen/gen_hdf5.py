@@ -30,7 +30,10 @@ top-level object (the value's digest, the exception's name, and whether the
 value holds the bytes of a file the object points at: "reads
 support/canary.bin"), measured in a child process under an address-space
 and CPU limit, with the working directory set to the file's own directory;
-and the verdict and hazard codes npyguard must give.
+and the verdict and hazard codes npyguard must give. For every valid file
+it also records what hdf5storage.read('/') and hdf5storage.loadmat return,
+described by h5describe.describe (hdf5storage_read_root,
+hdf5storage_loadmat).
 """
 
 import collections
@@ -52,6 +55,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import npygen  # noqa: E402  (the generators' shared facts)
+from h5describe import reader_descriptions  # noqa: E402  (one describer for generators and tests)
 CANARY = b"npyguard canary: if you can read this, the reader opened a file it was not given\n"
 
 # npyguard codes (parser/include/npyguard.h)
@@ -789,6 +793,12 @@ and what `hdf5storage.read` does with each top-level object, measured in a
 child process (2 GiB address space, 10 s CPU, recursion limit 1000) from
 the file's own directory: a digest of the value, the exception's name, or
 "reads X" when the value holds the bytes of a file the object points at.
+For every valid file it also records what `hdf5storage.read('/')` and
+`hdf5storage.loadmat` return (`hdf5storage_read_root`,
+`hdf5storage_loadmat`), described by `gen/h5describe.py`: types, dtypes
+with their byte order, shapes and a SHA-256 of the value bytes, recursively
+through dicts, lists, object and structured arrays, strings by value; the
+tests of npyguard's MATLAB decoder compare their result with these.
 The files regenerate byte for byte (`gen/check_regen_hdf5.sh`): no dataset
 timestamps, the MAT header's clock pinned, hdf5storage's random `#refs#`
 names seeded.
@@ -906,6 +916,10 @@ def main():
     for rel, entry in sorted(files):
         entry["sha256"] = hashlib.sha256(open(os.path.join(out, rel), "rb").read()).hexdigest()
         entry["hdf5storage_read"] = measured[rel]
+        if rel.startswith("valid/"):
+            returns = reader_descriptions(os.path.join(out, rel))
+            entry["hdf5storage_read_root"] = returns["read"]
+            entry["hdf5storage_loadmat"] = returns["loadmat"]
         ds = h5py_datasets(os.path.join(out, rel))
         if ds is not None:
             entry["h5py_datasets"] = ds

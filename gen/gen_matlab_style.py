@@ -24,7 +24,10 @@ this after it). The manifest holds, for every file, the object the
 finding must name (none for valid files) and what hdf5storage returns for
 each variable (loadmat for .mat, read for .h5: dtype, shape, SHA-256 of
 the bytes, small values inline), measured in a child process (2 GiB
-address space, 60 s CPU).
+address space, 60 s CPU); and, described by h5describe.describe, what
+hdf5storage.read('/') and hdf5storage.loadmat return for the whole file
+(hdf5storage_read_root, hdf5storage_loadmat: #subsystem# included, which
+loadmat reads like any variable).
 
 The opaque bytes of the classdef objects (the FileWrapper__ blob) are
 npyguard's own placeholder, not MATLAB's serialisation: neither npyguard
@@ -49,6 +52,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gen_hdf5 import mat_header  # noqa: E402  (the MAT v7.3 header, one definition)
+from h5describe import reader_descriptions  # noqa: E402  (one describer for generators and tests)
 
 HEADER_TEXT = ("MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Tue Jan  2 03:04:05 2024 "
                "HDF5 schema 1.00 .")
@@ -527,8 +531,13 @@ absent, so the check was skipped.
 `matlab/` holds files written with h5py by these rules and the findings,
 by `gen/gen_matlab_style.py`; `matlab/manifest.json` records, for each, the
 object the finding names and what hdf5storage returns (loadmat for `.mat`,
-read for `.h5`). ctest `hdf5_matlab_style` checks npyvalidate against it
-under both profiles.
+read for `.h5`), and, described by `gen/h5describe.py`, what
+`hdf5storage.read('/')` and `hdf5storage.loadmat` return for the whole
+file (`#subsystem#` included: loadmat reads it like any variable). ctest
+`hdf5_matlab_style` checks npyvalidate against it under both profiles;
+`python/tests/test_matlab_decode.py` holds npyguard's decoder of these
+conventions to the recorded descriptions, for these files and every valid
+file of `valid/`.
 
 | file | what | npyguard | hdf5storage |
 |---|---|---|---|
@@ -586,6 +595,9 @@ def main():
             "format_finding": finding,
             "sha256": hashlib.sha256(open(p, "rb").read()).hexdigest(),
             "hdf5storage": measure(p)}
+        returns = reader_descriptions(p)
+        manifest["files"][rel]["hdf5storage_read_root"] = returns["read"]
+        manifest["files"][rel]["hdf5storage_loadmat"] = returns["loadmat"]
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")

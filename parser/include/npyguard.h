@@ -9,7 +9,7 @@
  *
  * This is the only public header. Every allocation goes through the
  * allocator given to npyg_ctx_new(), and the total never exceeds
- * npyg_worst_case_alloc() of the limits in force. No global mutable state:
+ * npyg_ctx_worst_case_alloc() of the context's limits (npyg_set_limit). No global mutable state:
  * contexts are independent, each used by one thread at a time.
  *
  * Typical use:
@@ -270,6 +270,12 @@ typedef struct npyg_alloc {
     void *user;
 } npyg_alloc;
 
+/* The limits structs below (npyg_limits, npyg_zip_limits,
+   npyg_pickle_limits, npyg_hdf5_limits), their *_default functions and
+   the per-call struct arguments are kept for 0.x compatibility and go in
+   0.3: set limits on the context (npyg_set_limit). Their defaults and
+   ranges are the table's (npyg_limit_info); a struct out of range is
+   refused as a whole, where npyg_set_limit names the limit. */
 typedef struct npyg_limits {
     uint64_t max_header_bytes;  /* header text, as HEADER_LEN counts it */
     uint32_t max_dims;          /* entries in the shape, and in each subarray
@@ -287,7 +293,8 @@ typedef struct npyg_limits {
 #define NPYG_DEFAULT_MAX_ALLOC_BYTES (8u << 20)  /* 8 MiB */
 #define NPYG_DEFAULT_MAX_PAYLOAD_BYTES (UINT64_C(1) << 40) /* 1 TiB */
 
-/* Upper bounds on what a limit may be set to; npyg_ctx_new refuses more. */
+/* Upper bounds on what a limit may be set to (npyg_limit_info's max);
+   npyg_ctx_new refuses more. */
 #define NPYG_MAX_HEADER_BYTES_CAP (UINT64_C(1) << 28)
 #define NPYG_MAX_DEPTH_CAP 64u
 
@@ -295,7 +302,8 @@ NPYG_API void npyg_limits_default(npyg_limits *limits);
 
 /* The most the parser can allocate in total, at any moment, under these
    limits: never more than max_alloc_bytes, and usually much less. A caller
-   may size a fixed pool by it. Returns 0 for invalid limits. */
+   may size a fixed pool by it. Returns 0 for invalid limits. Of a context:
+   npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_NPY). */
 NPYG_API uint64_t npyg_worst_case_alloc(const npyg_limits *limits);
 
 /* ------------------------------------------------------------------ */
@@ -308,7 +316,7 @@ typedef enum npyg_profile {
 
 typedef struct npyg_options {
     npyg_profile profile;
-    const npyg_limits *limits;  /* NULL: npyg_limits_default */
+    const npyg_limits *limits;  /* NULL: the defaults; or npyg_set_limit after */
     const npyg_alloc *alloc;    /* NULL: malloc/free */
     unsigned flags;             /* no flags are defined yet; must be 0 */
 } npyg_options;
@@ -319,6 +327,92 @@ typedef struct npyg_ctx npyg_ctx;
    the options are invalid or memory runs out. */
 NPYG_API npyg_ctx *npyg_ctx_new(const npyg_options *options);
 NPYG_API void npyg_ctx_free(npyg_ctx *ctx); /* NULL is fine */
+
+/* ------------------------------------------------------------------ */
+/* Limits: one set per context, every format's, each set and read by   */
+/* its id (as sqlite3_limit does). One table in the library holds each */
+/* limit's name, npyvalidate option, default, range and the worst      */
+/* cases it enters; the CLI's options, the Python keywords and the     */
+/* documents are made from it. A context starts with the defaults (or  */
+/* npyg_options.limits for the .npy ones).                             */
+/*                                                                     */
+/*     npyg_set_limit(ctx, NPYG_LIMIT_MAX_MEMBERS, 64);                */
+/*     int id = npyg_limit_by_name("max-alloc");  // or "max_alloc_bytes" */
+/* ------------------------------------------------------------------ */
+typedef enum npyg_limit {
+    /* .npy, and what every format shares (allocation, payload) */
+    NPYG_LIMIT_MAX_HEADER_BYTES = 0,
+    NPYG_LIMIT_MAX_DIMS,
+    NPYG_LIMIT_MAX_FIELDS,
+    NPYG_LIMIT_MAX_DEPTH,
+    NPYG_LIMIT_MAX_ALLOC_BYTES,
+    NPYG_LIMIT_MAX_PAYLOAD_BYTES,
+    /* .npz archives */
+    NPYG_LIMIT_MAX_MEMBERS,
+    NPYG_LIMIT_MAX_NAME_BYTES,
+    NPYG_LIMIT_MAX_TOTAL_UNCOMPRESSED,
+    NPYG_LIMIT_MAX_RATIO,
+    NPYG_LIMIT_RATIO_GRACE_BYTES,
+    NPYG_LIMIT_INFLATE_BUDGET_BYTES,
+    /* the pickle scanner */
+    NPYG_LIMIT_MAX_PICKLE_BYTES,
+    NPYG_LIMIT_MAX_PICKLE_OPS,
+    NPYG_LIMIT_MAX_PICKLE_MEMO,
+    NPYG_LIMIT_MAX_PICKLE_STACK,
+    NPYG_LIMIT_MAX_PICKLE_STRING_BYTES,
+    NPYG_LIMIT_MAX_PICKLE_IMPORTS,
+    /* the HDF5 scan and its child */
+    NPYG_LIMIT_MAX_OBJECTS,
+    NPYG_LIMIT_MAX_NESTING,
+    NPYG_LIMIT_MAX_PATHS,
+    NPYG_LIMIT_MAX_REF_DEPTH,
+    NPYG_LIMIT_HDF5_MEMORY_BYTES,
+    NPYG_LIMIT_HDF5_CPU_SECONDS,
+    NPYG_LIMIT_HDF5_WALL_SECONDS,
+    NPYG_LIMIT_END_ /* not a limit: one past the last id */
+} npyg_limit;
+
+/* Worst cases, by format: what npyg_ctx_worst_case_alloc sums, and
+   those a limit enters (npyg_limit_desc.bounds: raising the limit raises
+   them, unless max_alloc_bytes caps them). */
+enum npyg_limit_bound {
+    NPYG_BOUND_NPY = 1u << 0,    /* a .npy parse */
+    NPYG_BOUND_RA = 1u << 1,     /* a .ra file, an LZ4 block decoded */
+    NPYG_BOUND_ZIP = 1u << 2,    /* an archive, with a member's .npy parse */
+    NPYG_BOUND_PICKLE = 1u << 3, /* a pickle scan, its report included */
+    NPYG_BOUND_HDF5 = 1u << 4,   /* an HDF5 scan, in this process */
+    NPYG_BOUND_ALL = 0x1Fu,      /* every format */
+    NPYG_BOUND_CAP = 1u << 5     /* (a limit's bounds only) max_alloc_bytes: caps every one */
+};
+
+typedef struct npyg_limit_desc {
+    const char *name;       /* "max_alloc_bytes": the Python keyword */
+    const char *option;     /* "max-alloc": npyvalidate's --max-alloc */
+    const char *format;     /* whose limit: "npy" (shared by all), "npz", "pickle", "hdf5" */
+    const char *summary;    /* what it bounds, one line */
+    uint64_t default_value;
+    uint64_t min, max;      /* npyg_set_limit accepts min..max */
+    unsigned bounds;        /* NPYG_BOUND_* */
+} npyg_limit_desc;
+
+/* The table's row of a limit; NULL for an id out of range. */
+NPYG_API const npyg_limit_desc *npyg_limit_info(npyg_limit id);
+/* The id of a limit by its name or its option ("max_alloc_bytes" or
+   "max-alloc", without the dashes in front); -1 for neither. */
+NPYG_API int npyg_limit_by_name(const char *name);
+/* Sets one limit of the context, for the calls that follow (an archive
+   already open keeps the limits it was opened with). A value out of the
+   limit's range, or an unknown id: NPYG_EINVAL, the context unchanged and
+   npyg_last_error() naming the limit and its range. */
+NPYG_API int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value);
+/* The context's value of a limit; 0 for a NULL context or unknown id. */
+NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);
+/* The most the context can hold at once under its limits while it reads
+   the formats in the NPYG_BOUND_* mask: the sum of their bounds
+   (NPYG_BOUND_ALL: whatever it reads, a member's pickle scan inside an
+   open archive included), never more than max_alloc_bytes, which every
+   allocation is charged against. A caller may size a fixed pool by it. */
+NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx, unsigned formats);
 
 /* ------------------------------------------------------------------ */
 /* Inputs. Each call forgets the previous result. All return 0 or an   */
@@ -504,7 +598,7 @@ NPYG_API const char *npyg_zip_warning_string(unsigned bit);
    bit that is not one. */
 NPYG_API const char *npyg_zip_warning_name(unsigned bit);
 
-/* Kept apart from npyg_limits so that struct keeps its layout. */
+/* For zip_limits arguments (compatibility: NULL reads the context's). */
 typedef struct npyg_zip_limits {
     uint32_t max_members;            /* entries in the central directory */
     uint32_t max_name_bytes;         /* bytes of one member name */
@@ -584,7 +678,8 @@ typedef struct npyg_zip_entry {
    current position to the end of the regular file; never written, moved or
    closed) or from a buffer that must outlive the handle. The context holds
    the errors, the allocator and the limits; it must outlive the handle and
-   serve one archive at a time. zip_limits NULL: the defaults. On failure
+   serve one archive at a time. zip_limits NULL: the context's limits
+   (npyg_set_limit); a struct stands in for them in this call. On failure
    *out is NULL and nothing stays allocated. */
 NPYG_API int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zip_limits,
                               npyg_zip **out);
@@ -844,7 +939,7 @@ typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
    holds no hazard, else the first hazard's code, also in
    npyg_last_error() with its object path in the message ("/x: external
    link to 'b.h5:/y'"); NPYG_EHDF5_FORMAT only under the strict profile
-   (a warning otherwise). limits NULL: the defaults. The context's
+   (a warning otherwise). limits NULL: the context's (npyg_set_limit). The context's
    max_payload_bytes bounds each dataset's and attribute's declared size.
    In this process the scan allocates npyg_hdf5_worst_case_alloc() bytes
    at most, through the context's allocator; the child's memory is bounded
@@ -907,7 +1002,8 @@ typedef struct npyg_hdf5_sink {
 
 /* Loads the HDF5 file open on fd as npyg_hdf5_scan_fd scans it (the same
    checks, limits and verdicts; a file with a hazard loads nothing), then
-   hands every record and value to sink. Returns 0 or a code, as
+   hands every record and value to sink (limits NULL: the context's,
+   npyg_set_limit). Returns 0 or a code, as
    sink->end is told. Besides the scan's buffer this process allocates
    one .npy header buffer (max_header_bytes + 12, at most 64 KiB + 12)
    and what npyg_parse_header needs, through the context's allocator;
@@ -950,7 +1046,7 @@ NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
 /*     int rc = npyg_validate_fd(ctx, fd);                             */
 /*     if (rc == NPYG_EOBJECT) {                                       */
 /*         npyg_pickle_report *r;                                      */
-/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: defaults */
+/*         npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);  // NULL: context  */
 /*         char names[256];                                            */
 /*         if (r) npyg_pickle_format_imports(r, names, sizeof names);  */
 /*         npyg_pickle_report_free(ctx, r);                            */
@@ -1042,7 +1138,8 @@ typedef struct npyg_pickle_report {
    says which), and NULL otherwise: EINVAL, and ENOMEM or ELIMIT_ALLOC when
    memory ran out or max_alloc_bytes was reached, in the walk or for the
    report itself (which then wins over what ended the walk). Free it with
-   npyg_pickle_report_free before the context. limits NULL: the defaults. */
+   npyg_pickle_report_free before the context. limits NULL: the context's
+   (npyg_set_limit); a struct stands in for them in this call. */
 NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len,
                                      const npyg_pickle_limits *limits, npyg_pickle_report **out);
 NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user,

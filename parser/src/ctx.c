@@ -1,5 +1,5 @@
 /*
- * The context: its options and limits, the memory bound they imply, its
+ * The context: its options and limits, the memory bounds they imply, its
  * reset between calls and the accessors for its results.
  */
 #include "internal.h"
@@ -17,19 +17,61 @@ static const npyg_alloc std_alloc = {std_malloc, std_free, NULL};
 
 void npyg_limits_default(npyg_limits *l)
 {
-    l->max_header_bytes = NPYG_DEFAULT_MAX_HEADER_BYTES;
-    l->max_dims = NPYG_DEFAULT_MAX_DIMS;
-    l->max_fields = NPYG_DEFAULT_MAX_FIELDS;
-    l->max_depth = NPYG_DEFAULT_MAX_DEPTH;
-    l->max_alloc_bytes = NPYG_DEFAULT_MAX_ALLOC_BYTES;
-    l->max_payload_bytes = NPYG_DEFAULT_MAX_PAYLOAD_BYTES;
+    if (l) npyg__limits_fill(NPYG__LG_NPY, l);
 }
 
-static bool limits_valid(const npyg_limits *l)
+static bool limits_valid(const npyg_limits *l) { return npyg__limits_bad(NPYG__LG_NPY, l) < 0; }
+
+/* Where the context keeps a group's limits. */
+static void *group_of(npyg_ctx *ctx, int group)
 {
-    return l->max_header_bytes >= 1 && l->max_header_bytes <= NPYG_MAX_HEADER_BYTES_CAP &&
-           l->max_dims >= 1 && l->max_fields >= 1 && l->max_depth >= 1 &&
-           l->max_depth <= NPYG_MAX_DEPTH_CAP && l->max_alloc_bytes >= 1;
+    switch (group) {
+    case NPYG__LG_NPY: return &ctx->limits;
+    case NPYG__LG_ZIP: return &ctx->zip_limits;
+    case NPYG__LG_PICKLE: return &ctx->pickle_limits;
+    default: return &ctx->hdf5_limits;
+    }
+}
+
+int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value)
+{
+    if (!ctx) return NPYG_EINVAL;
+    memset(&ctx->err, 0, sizeof ctx->err);
+    const npyg_limit_desc *d = npyg_limit_info(id);
+    if (!d) return npyg__fail(ctx, NPYG_EINVAL, 0, "unknown limit %d", (int)id);
+    if (!npyg__limit_ok(id, value))
+        return npyg__fail(ctx, NPYG_EINVAL, 0, "%s must be %llu..%llu, not %llu", d->name,
+                          (unsigned long long)d->min, (unsigned long long)d->max, (unsigned long long)value);
+    npyg__limit_write(group_of(ctx, npyg__limit_group(id)), id, value);
+    return 0;
+}
+
+uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id)
+{
+    if (!ctx || !npyg_limit_info(id)) return 0;
+    return npyg__limit_read(group_of((npyg_ctx *)ctx, npyg__limit_group(id)), id);
+}
+
+uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx, unsigned formats)
+{
+    if (!ctx) return 0;
+    const npyg_limits *l = &ctx->limits;
+    /* Each format's own bound (its file holds the formula), each counting
+       the context itself: their sum is still a bound. */
+    const struct {
+        unsigned format;
+        uint64_t bound;
+    } parts[] = {
+        {NPYG_BOUND_NPY, npyg_worst_case_alloc(l)},
+        {NPYG_BOUND_RA, npyg_ra_worst_case_alloc(l)},
+        {NPYG_BOUND_ZIP, npyg_zip_worst_case_alloc(l, &ctx->zip_limits)},
+        {NPYG_BOUND_PICKLE, npyg_pickle_worst_case_alloc(&ctx->pickle_limits)},
+        {NPYG_BOUND_HDF5, npyg_hdf5_worst_case_alloc(l, &ctx->hdf5_limits)},
+    };
+    uint64_t sum = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if ((formats & parts[i].format) && !npyg__add_u64(sum, parts[i].bound, &sum)) sum = UINT64_MAX;
+    return sum < l->max_alloc_bytes ? sum : l->max_alloc_bytes;
 }
 
 /* Per byte of header text, the arena holds at most (besides the copy of
@@ -74,16 +116,18 @@ npyg_ctx *npyg_ctx_new(const npyg_options *opt)
             al = opt->alloc;
         }
     }
-    if (!limits_valid(&limits) || limits.max_alloc_bytes < sizeof(npyg_ctx)) return NULL;
+    if (!limits_valid(&limits)) return NULL; /* max_alloc_bytes holds the context at least */
     npyg_ctx *ctx = al->malloc(al->user, sizeof *ctx);
     if (!ctx) return NULL;
     memset(ctx, 0, sizeof *ctx);
     ctx->profile = profile;
     ctx->limits = limits;
+    npyg__limits_fill(NPYG__LG_ZIP, &ctx->zip_limits);
+    npyg__limits_fill(NPYG__LG_PICKLE, &ctx->pickle_limits);
+    npyg__limits_fill(NPYG__LG_HDF5, &ctx->hdf5_limits);
     ctx->alloc = *al;
     ctx->allocated = sizeof *ctx;
     ctx->arena.alloc = *al;
-    ctx->arena.cap = limits.max_alloc_bytes;
     ctx->arena.total = &ctx->allocated;
     return ctx;
 }

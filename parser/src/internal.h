@@ -23,6 +23,25 @@
    0.4 ms for that header when it came between small ones. */
 #define NPYG__ARENA_SPARES 192u
 
+/* ---------------- limits.c: the one table of limits ---------------- */
+/* Which struct holds a limit, in the context and in the per-call
+   arguments kept for compatibility (npyg_limits, npyg_zip_limits,
+   npyg_pickle_limits, npyg_hdf5_limits). */
+enum { NPYG__LG_NPY, NPYG__LG_ZIP, NPYG__LG_PICKLE, NPYG__LG_HDF5 };
+int npyg__limit_group(npyg_limit id);
+/* A limit's field in a struct of its group. */
+uint64_t npyg__limit_read(const void *group_struct, npyg_limit id);
+void npyg__limit_write(void *group_struct, npyg_limit id, uint64_t value);
+/* Within the limit's range (false for an unknown id). */
+bool npyg__limit_ok(npyg_limit id, uint64_t value);
+/* Every limit of a group's struct at its default. */
+void npyg__limits_fill(int group, void *group_struct);
+/* The first limit of a group's struct out of its range, or -1. */
+int npyg__limits_bad(int group, const void *group_struct);
+/* Every id has its row, every default lies in its range and every range
+   fits its field (the tests ask). */
+bool npyg__limits_table_ok(void);
+
 /* ---------------- arena.c: every parse-time allocation ---------------- */
 typedef struct npyg__block npyg__block;
 /* A block's header, rounded so that its data stays 16-byte aligned. */
@@ -30,7 +49,6 @@ typedef struct npyg__block npyg__block;
 
 typedef struct npyg__arena {
     npyg_alloc alloc;
-    uint64_t cap;        /* max_alloc_bytes */
     uint64_t *total;     /* shared counter of everything allocated */
     npyg__block *head;   /* blocks in use, newest first */
     npyg__block *spare;  /* blocks kept from earlier parses */
@@ -125,7 +143,13 @@ enum { NPYG__LOAD_NONE = 0, NPYG__LOAD_OPEN, NPYG__LOAD_DONE, NPYG__LOAD_RA /* a
 /* ---------------- the context ---------------- */
 struct npyg_ctx {
     npyg_profile profile;
+    /* One set of limits (limits.c's table; npyg_set_limit), held in the
+       structs each format reads: a call's own struct, where the API still
+       takes one, stands in for its group for that call. */
     npyg_limits limits;
+    npyg_zip_limits zip_limits;
+    npyg_pickle_limits pickle_limits;
+    npyg_hdf5_limits hdf5_limits;
     npyg_alloc alloc;
     uint64_t allocated;  /* bytes currently allocated, arena included */
     npyg__arena arena;

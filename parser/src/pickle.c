@@ -83,22 +83,10 @@ typedef struct scan {
 
 void npyg_pickle_limits_default(npyg_pickle_limits *l)
 {
-    l->max_bytes = NPYG_DEFAULT_PICKLE_MAX_BYTES;
-    l->max_ops = NPYG_DEFAULT_PICKLE_MAX_OPS;
-    l->max_memo = NPYG_DEFAULT_PICKLE_MAX_MEMO;
-    l->max_stack = NPYG_DEFAULT_PICKLE_MAX_STACK;
-    l->max_string_bytes = NPYG_DEFAULT_PICKLE_MAX_STRING_BYTES;
-    l->max_imports = NPYG_DEFAULT_PICKLE_MAX_IMPORTS;
+    if (l) npyg__limits_fill(NPYG__LG_PICKLE, l);
 }
 
-static bool limits_valid(const npyg_pickle_limits *l)
-{
-    return l->max_bytes >= 1 && l->max_ops >= 1 && l->max_memo >= 1 &&
-           l->max_memo <= NPYG_PICKLE_MAX_MEMO_CAP && l->max_stack >= 1 &&
-           l->max_stack <= NPYG_PICKLE_MAX_STACK_CAP && l->max_string_bytes >= 1 &&
-           l->max_string_bytes <= NPYG_PICKLE_MAX_STRING_BYTES_CAP && l->max_imports >= 1 &&
-           l->max_imports <= NPYG_PICKLE_MAX_IMPORTS_CAP;
-}
+static bool limits_valid(const npyg_pickle_limits *l) { return npyg__limits_bad(NPYG__LG_PICKLE, l) < 0; }
 
 /* One kept string: a length byte, the bytes, a NUL. */
 #define POOL_ENTRY_MAX (NAME_MAX_ + 2u)
@@ -1064,8 +1052,7 @@ static int begin(scan *s, npyg_ctx *ctx, const npyg_pickle_limits *limits, npyg_
     if (!ctx) return NPYG_EINVAL;
     memset(&ctx->err, 0, sizeof ctx->err);
     s->ctx = ctx;
-    if (limits) s->lim = *limits;
-    else npyg_pickle_limits_default(&s->lim);
+    s->lim = limits ? *limits : ctx->pickle_limits;
     if (!out) return npyg__fail(ctx, NPYG_EINVAL, 0, "NULL report pointer");
     if (!limits_valid(&s->lim)) return npyg__fail(ctx, NPYG_EINVAL, 0, "invalid pickle limits");
     return 0;

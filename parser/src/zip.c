@@ -119,19 +119,10 @@ static bool strict(const npyg_zip *z) { return z->ctx->profile == NPYG_PROFILE_S
 
 void npyg_zip_limits_default(npyg_zip_limits *l)
 {
-    l->max_members = NPYG_DEFAULT_MAX_MEMBERS;
-    l->max_name_bytes = NPYG_DEFAULT_MAX_NAME_BYTES;
-    l->max_total_uncompressed = NPYG_DEFAULT_MAX_TOTAL_UNCOMPRESSED;
-    l->max_ratio = NPYG_DEFAULT_MAX_RATIO;
-    l->ratio_grace_bytes = NPYG_DEFAULT_RATIO_GRACE_BYTES;
-    l->inflate_budget_bytes = NPYG_DEFAULT_INFLATE_BUDGET_BYTES;
+    if (l) npyg__limits_fill(NPYG__LG_ZIP, l);
 }
 
-static bool zip_limits_valid(const npyg_zip_limits *l)
-{
-    return l->max_members <= NPYG_MAX_MEMBERS_CAP && l->max_name_bytes >= 1 &&
-           l->max_name_bytes <= NPYG_MAX_NAME_BYTES_CAP && l->max_ratio >= 1;
-}
+static bool zip_limits_valid(const npyg_zip_limits *l) { return npyg__limits_bad(NPYG__LG_ZIP, l) < 0; }
 
 /* The directory table: one entry, and one sort slot, per member, and the
    names with their NULs. */
@@ -831,8 +822,7 @@ static npyg_zip *zip_new(npyg_ctx *ctx, const npyg_zip_limits *zl)
     memset(z, 0, sizeof *z);
     z->ctx = ctx;
     z->fd = -1;
-    if (zl) z->lim = *zl;
-    else npyg_zip_limits_default(&z->lim);
+    z->lim = zl ? *zl : ctx->zip_limits;
     return z;
 }
 

@@ -159,14 +159,11 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     npyg_pickle_report *r = NULL;
     npyg_ctx *pc = NULL;
     if (rc == NPYG_EOBJECT && in->regular) {
-        npyg_options po = {o->profile, &o->limits, NULL, 0};
-        pc = npyg_ctx_new(&po);
-        if (pc) {
-            if (in->data) npyg_pickle_scan_npy_buffer(pc, in->data, in->len, NULL, &r);
-            else npyg_pickle_scan_npy_fd(pc, in->fd, NULL, &r);
-            pk.report = r;
-            pk.scan_error = *npyg_last_error(pc);
-        }
+        pc = new_context(o);
+        if (in->data) npyg_pickle_scan_npy_buffer(pc, in->data, in->len, NULL, &r);
+        else npyg_pickle_scan_npy_fd(pc, in->fd, NULL, &r);
+        pk.report = r;
+        pk.scan_error = *npyg_last_error(pc);
     }
     report_npy(o, b, in->path, ctx, rc, shown, &pk);
     npyg_pickle_report_free(pc, r);
@@ -178,7 +175,7 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     npyg_zip *z = NULL;
-    int rc = npyg_zip_open_fd(ctx, in->fd, &o->zip_limits, &z);
+    int rc = npyg_zip_open_fd(ctx, in->fd, NULL, &z);
     if (rc) {
         report_archive_error(o, b, in->path, npyg_last_error(ctx));
         return status_of(rc);
@@ -237,7 +234,7 @@ static int validate_hdf5(const options *o, npyg_ctx *ctx, strbuf *b, input *in, 
     hdf5_hashes hashes = {0};
     if (o->hash) hdf5_hash_datasets(o, ctx, in->fd, &hashes);
     hdf5_report h = {o, in->path, &hashes, {0}, 0, false};
-    int rc = npyg_hdf5_scan_fd(ctx, in->fd, &o->hdf5_limits, report_hdf5_object, &h);
+    int rc = npyg_hdf5_scan_fd(ctx, in->fd, NULL, report_hdf5_object, &h);
     report_hdf5(o, b, in->path, ctx, rc, pi, &h);
     free(h.objects.p);
     hdf5_hashes_free(&hashes);
@@ -288,7 +285,7 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
     if (validators[k].needs_regular && !in->regular) {
         npyg_error e;
-        int fd = spool_stream(&o->zip_limits, in->rp.head, in->rp.len, in->fd, &e);
+        int fd = spool_stream(o, in->rp.head, in->rp.len, in->fd, &e);
         if (fd < 0) {
             report_archive_error(o, b, in->path, &e);
             return status_of(e.code);

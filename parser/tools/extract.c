@@ -376,15 +376,6 @@ static void finish_zip(zwriter *z)
     zwrite(z, r, 22);
 }
 
-/* A context for the tools' options. */
-static npyg_ctx *tool_ctx(const options *o)
-{
-    npyg_options opt = {o->profile, &o->limits, NULL, 0};
-    npyg_ctx *ctx = npyg_ctx_new(&opt);
-    if (!ctx) die_oom();
-    return ctx;
-}
-
 int extract_npz(const options *o, const char *path, const char *out)
 {
     int in = open(path, O_RDONLY | O_CLOEXEC);
@@ -407,9 +398,9 @@ int extract_npz(const options *o, const char *path, const char *out)
         close(in);
         return 2;
     }
-    npyg_ctx *ctx = tool_ctx(o);
+    npyg_ctx *ctx = new_context(o);
     npyg_hdf5_sink sink = {on_object, on_value, on_end, &z.c};
-    int rc = npyg_hdf5_load_fd(ctx, in, &o->hdf5_limits, &sink);
+    int rc = npyg_hdf5_load_fd(ctx, in, NULL, &sink);
     /* the last dataset is written by the sink's end, which cannot stop the load */
     if (!rc && !z.c.why[0]) finish_zip(&z);
     if (!rc && !z.c.why[0] && (z.failed || fsync(z.fd) != 0)) {
@@ -490,7 +481,7 @@ int hdf5_hash_datasets(const options *o, npyg_ctx *ctx, int fd, hdf5_hashes *out
     h.o = o;
     h.out = out;
     npyg_hdf5_sink sink = {on_object, on_value, on_end, &h.c};
-    int rc = npyg_hdf5_load_fd(ctx, fd, &o->hdf5_limits, &sink);
+    int rc = npyg_hdf5_load_fd(ctx, fd, NULL, &sink);
     if (out->n) qsort(out->v, out->n, sizeof *out->v, by_path);
     return rc;
 }

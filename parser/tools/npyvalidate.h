@@ -30,9 +30,7 @@ typedef struct options {
     const char *extract;      /* --extract OUT.npz */
     const sha256_api *sha256; /* set when hash */
     npyg_profile profile;
-    npyg_limits limits;
-    npyg_zip_limits zip_limits;
-    npyg_hdf5_limits hdf5_limits;
+    uint64_t limits[NPYG_LIMIT_END_]; /* by npyg_limit id */
     int jobs;
 } options;
 
@@ -154,11 +152,11 @@ int run_all(const options *o, job *jobs, size_t n);
 
 /* ---------------- spool.c: an archive on standard input ---------------- */
 /* The largest archive the zip limits admit, in bytes. */
-uint64_t spool_bound(const npyg_zip_limits *zl);
+uint64_t spool_bound(const options *o);
 /* Copies head and then the rest of the stream in into an anonymous
    temporary file, at most spool_bound() bytes; returns it at offset 0, or
    -1 with *e filled (NPYG_ELIMIT_STDIN past the bound, NPYG_EIO). */
-int spool_stream(const npyg_zip_limits *zl, const unsigned char *head, size_t head_len, int in, npyg_error *e);
+int spool_stream(const options *o, const unsigned char *head, size_t head_len, int in, npyg_error *e);
 
 /* ---------------- paths.c: the inputs ---------------- */
 typedef struct pathlist {
@@ -178,5 +176,7 @@ const char *file_kind(unsigned mode);
    status (0 after --help/--version, 2 for a usage error). */
 int parse_options(int argc, char **argv, options *o, pathlist *args);
 void usage(FILE *to);
+/* A context with the options' profile and limits (exits when memory runs out). */
+npyg_ctx *new_context(const options *o);
 
 #endif

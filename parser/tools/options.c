@@ -5,6 +5,28 @@
 #include <string.h>
 #include <unistd.h>
 
+/* "1..64", or "at least 1" when only the type bounds it. */
+static const char *range_text(const npyg_limit_desc *d, char *buf, size_t size)
+{
+    if (d->max == UINT64_MAX) snprintf(buf, size, "at least %llu", (unsigned long long)d->min);
+    else snprintf(buf, size, "%llu..%llu", (unsigned long long)d->min, (unsigned long long)d->max);
+    return buf;
+}
+
+/* One entry per limit, from the library's table: what npyvalidate
+   accepts is what the library does, with its defaults and ranges. */
+static void limits_usage(FILE *to)
+{
+    char range[64];
+    for (int id = 0; id < NPYG_LIMIT_END_; id++) {
+        const npyg_limit_desc *d = npyg_limit_info((npyg_limit)id);
+        int w = fprintf(to, "      --%s N", d->option);
+        fprintf(to, "%*s%s\n", w < 34 ? 36 - w : 2, "", d->summary);
+        fprintf(to, "%36s(default %llu, %s)\n", "", (unsigned long long)d->default_value,
+                range_text(d, range, sizeof range));
+    }
+}
+
 void usage(FILE *to)
 {
     fputs("usage: npyvalidate [options] PATH...\n"
@@ -21,32 +43,10 @@ void usage(FILE *to)
           "                            sandbox, as a strict .npz (member g/x.npy for /g/x)\n"
           "      --strict            accept only what numpy's writer produces\n"
           "  -q, --quiet             print only problems\n"
-          "  -j, --jobs N            files validated in parallel (default: cores)\n"
-          "      --max-header-bytes N  (default 10000)\n"
-          "      --max-dims N          (default 64)\n"
-          "      --max-fields N        (default 4096)\n"
-          "      --max-depth N         (default 32)\n"
-          "      --max-alloc N         bytes the parser may allocate (default 8388608)\n"
-          "      --max-payload N       payload bytes (default 1099511627776)\n"
-          "      --max-members N       .npz members (default 4096)\n"
-          "      --max-name-bytes N    bytes of one .npz member name (default 512)\n"
-          "      --max-uncompressed N  bytes all .npz members inflate to (default 1099511627776)\n"
-          "      --max-ratio N         inflated / compressed bytes of a member past its\n"
-          "                            ratio grace (default 100)\n"
-          "      --ratio-grace N       bytes a member may inflate to whatever its ratio\n"
-          "                            (default 67108864)\n"
-          "      --inflate-budget N    bytes all deflated members of an archive may inflate\n"
-          "                            to, plus max-ratio x the archive's size (default\n"
-          "                            67108864)\n"
-          "      --max-objects N       HDF5 links, attributes and references (default 100000)\n"
-          "      --max-nesting N       HDF5 group depth (default 32)\n"
-          "      --max-paths N         HDF5 objects a recursive reader visits, along every\n"
-          "                            path of links and references (default 20000)\n"
-          "      --max-ref-depth N     HDF5 references followed in a chain (default 32)\n"
-          "      --hdf5-memory N       memory the HDF5 child may add, bytes (default 1073741824)\n"
-          "      --hdf5-cpu N          CPU seconds of the HDF5 child (default 20)\n"
-          "      --hdf5-time N         wall-clock seconds of the HDF5 child (default 60)\n"
-          "  -h, --help              this text\n"
+          "  -j, --jobs N            files validated in parallel (default: cores)\n",
+          to);
+    limits_usage(to);
+    fputs("  -h, --help              this text\n"
           "      --version           print the version\n"
           "      --sandbox-info      start the HDF5 sandbox and print the layers in force\n"
           "\n"
@@ -104,9 +104,7 @@ static bool takes_no_value(const char *a)
 int parse_options(int argc, char **argv, options *out, pathlist *args)
 {
     options o = {.profile = NPYG_PROFILE_NUMPY};
-    npyg_limits_default(&o.limits);
-    npyg_zip_limits_default(&o.zip_limits);
-    npyg_hdf5_limits_default(&o.hdf5_limits);
+    for (int id = 0; id < NPYG_LIMIT_END_; id++) o.limits[id] = npyg_limit_info((npyg_limit)id)->default_value;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cores > 0 ? (int)cores : 1;
     bool only_paths = false;
@@ -173,36 +171,16 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             TAKE();
             o.extract = val;
         } else {
-            uint64_t *u64 = NULL;
-            uint32_t *u32 = NULL;
-            int *jobs = NULL;
-            if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) jobs = &o.jobs;
-            else if (!strcmp(a, "--max-header-bytes")) u64 = &o.limits.max_header_bytes;
-            else if (!strcmp(a, "--max-dims")) u32 = &o.limits.max_dims;
-            else if (!strcmp(a, "--max-fields")) u32 = &o.limits.max_fields;
-            else if (!strcmp(a, "--max-depth")) u32 = &o.limits.max_depth;
-            else if (!strcmp(a, "--max-alloc")) u64 = &o.limits.max_alloc_bytes;
-            else if (!strcmp(a, "--max-payload")) u64 = &o.limits.max_payload_bytes;
-            else if (!strcmp(a, "--max-members")) u32 = &o.zip_limits.max_members;
-            else if (!strcmp(a, "--max-name-bytes")) u32 = &o.zip_limits.max_name_bytes;
-            else if (!strcmp(a, "--max-uncompressed")) u64 = &o.zip_limits.max_total_uncompressed;
-            else if (!strcmp(a, "--max-ratio")) u64 = &o.zip_limits.max_ratio;
-            else if (!strcmp(a, "--ratio-grace")) u64 = &o.zip_limits.ratio_grace_bytes;
-            else if (!strcmp(a, "--inflate-budget")) u64 = &o.zip_limits.inflate_budget_bytes;
-            else if (!strcmp(a, "--max-objects")) u32 = &o.hdf5_limits.max_objects;
-            else if (!strcmp(a, "--max-nesting")) u32 = &o.hdf5_limits.max_nesting;
-            else if (!strcmp(a, "--max-paths")) u64 = &o.hdf5_limits.max_paths;
-            else if (!strcmp(a, "--max-ref-depth")) u32 = &o.hdf5_limits.max_ref_depth;
-            else if (!strcmp(a, "--hdf5-memory")) u64 = &o.hdf5_limits.child_memory;
-            else if (!strcmp(a, "--hdf5-cpu")) u32 = &o.hdf5_limits.child_cpu_seconds;
-            else if (!strcmp(a, "--hdf5-time")) u32 = &o.hdf5_limits.child_wall_seconds;
-            else {
+            int id = a[1] == '-' ? npyg_limit_by_name(a + 2) : -1;
+            const npyg_limit_desc *d = npyg_limit_info((npyg_limit)id);
+            bool jobs = !strcmp(a, "-j") || !strcmp(a, "--jobs");
+            if (!jobs && (!d || strcmp(a + 2, d->option) != 0)) { /* options only, not Python's names */
                 complain("unknown option ", a, "");
                 usage(stderr);
                 return 2;
             }
             TAKE();
-            if (!parse_u64(val, &n) || (u32 && n > UINT32_MAX) || (jobs && (n < 1 || n > 256))) {
+            if (!parse_u64(val, &n) || (jobs && (n < 1 || n > 256))) {
                 fputs("npyvalidate: ", stderr);
                 fput_text(stderr, a);
                 fputs(": invalid value '", stderr);
@@ -210,27 +188,28 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
                 fputs("'\n", stderr);
                 return 2;
             }
-            if (u64) *u64 = n;
-            if (u32) *u32 = (uint32_t)n;
-            if (jobs) *jobs = (int)n;
+            if (jobs) o.jobs = (int)n;
+            else if (n < d->min || n > d->max) {
+                char range[64];
+                fprintf(stderr, "npyvalidate: --%s: %llu is out of range: %s\n", d->option, (unsigned long long)n,
+                        range_text(d, range, sizeof range));
+                return 2;
+            } else {
+                o.limits[id] = n;
+            }
         }
 #undef TAKE
     }
-    if (npyg_worst_case_alloc(&o.limits) == 0) {
-        fputs("npyvalidate: invalid limits (max-header-bytes must be 1..268435456, max-depth 1..64, others >= 1)\n", stderr);
-        return 2;
-    }
-    if (npyg_zip_worst_case_alloc(&o.limits, &o.zip_limits) == 0) {
-        fputs("npyvalidate: invalid zip limits (max-members at most 1000000, max-name-bytes 1..65535, max-ratio >= 1)\n",
-              stderr);
-        return 2;
-    }
-    if (npyg_hdf5_worst_case_alloc(&o.limits, &o.hdf5_limits) == 0) {
-        fputs("npyvalidate: invalid HDF5 limits (max-objects 1..10000000, max-nesting 1..256, hdf5-memory >= 16 MiB,\n"
-              "  hdf5-cpu and hdf5-time 1..86400, max-paths >= 1, max-ref-depth 1..10000)\n",
-              stderr);
-        return 2;
-    }
     *out = o;
     return -1;
+}
+
+npyg_ctx *new_context(const options *o)
+{
+    npyg_options no = {.profile = o->profile};
+    npyg_ctx *ctx = npyg_ctx_new(&no);
+    if (!ctx) die_oom();
+    for (int id = 0; id < NPYG_LIMIT_END_; id++)
+        if (npyg_set_limit(ctx, (npyg_limit)id, o->limits[id]) != 0) abort(); /* checked in parse_options */
+    return ctx;
 }

@@ -41,14 +41,6 @@ typedef struct run {
     pthread_cond_t room; /* the window moved */
 } run;
 
-static npyg_ctx *new_ctx(const options *o)
-{
-    npyg_options no = {.profile = o->profile, .limits = &o->limits};
-    npyg_ctx *ctx = npyg_ctx_new(&no);
-    if (!ctx) die_oom();
-    return ctx;
-}
-
 static void emit(job *j, int *status, progress *p);
 static void progress_tick(progress *p, size_t done, size_t n);
 
@@ -76,7 +68,7 @@ static void print_ready(run *r)
 static void *worker(void *arg)
 {
     run *r = arg;
-    npyg_ctx *ctx = new_ctx(r->o);
+    npyg_ctx *ctx = new_context(r->o);
     scratch sc = SCRATCH_INIT;
     pthread_mutex_lock(&r->mu);
     for (;;) {
@@ -147,7 +139,7 @@ int run_all(const options *o, job *jobs, size_t n)
     int status = 0;
     int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
     if (nthreads <= 1) { /* no hand-off between threads at all */
-        npyg_ctx *ctx = new_ctx(o);
+        npyg_ctx *ctx = new_context(o);
         scratch sc = SCRATCH_INIT;
         for (size_t k = 0; k < n; k++) {
             validate_one(o, ctx, &sc, &jobs[k]);

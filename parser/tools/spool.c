@@ -24,14 +24,14 @@
    locator. Member data is at most the declared total, plus what deflate
    adds to data it cannot compress (5 bytes per 64 KiB stored block, well
    under 1/256). */
-uint64_t spool_bound(const npyg_zip_limits *zl)
+uint64_t spool_bound(const options *o)
 {
-    uint64_t per_member = 30u + 46u + 2u * (uint64_t)zl->max_name_bytes + 3u * 65535u + 24u;
+    uint64_t per_member = 30u + 46u + 2u * o->limits[NPYG_LIMIT_MAX_NAME_BYTES] + 3u * 65535u + 24u;
     uint64_t tail = 22u + 65535u + 56u + 20u;
-    uint64_t data = zl->max_total_uncompressed;
+    uint64_t data = o->limits[NPYG_LIMIT_MAX_TOTAL_UNCOMPRESSED];
     uint64_t bound = data + data / 256u + 64u;
     if (bound < data) return UINT64_MAX;
-    uint64_t meta = (uint64_t)zl->max_members * per_member + tail;
+    uint64_t meta = o->limits[NPYG_LIMIT_MAX_MEMBERS] * per_member + tail;
     return bound + meta < bound ? UINT64_MAX : bound + meta;
 }
 
@@ -78,10 +78,10 @@ static int spool_fail(npyg_error *e, int code, uint64_t off, const char *what, i
     return -1;
 }
 
-int spool_stream(const npyg_zip_limits *zl, const unsigned char *head, size_t head_len, int in, npyg_error *e)
+int spool_stream(const options *o, const unsigned char *head, size_t head_len, int in, npyg_error *e)
 {
     memset(e, 0, sizeof *e);
-    uint64_t bound = spool_bound(zl);
+    uint64_t bound = spool_bound(o);
     int fd = temp_file();
     if (fd < 0) return spool_fail(e, NPYG_EIO, 0, "cannot make a temporary file to hold standard input", errno);
     unsigned char *buf = malloc(COPY_CHUNK);

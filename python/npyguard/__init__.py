@@ -174,7 +174,12 @@ _core.set_error_factory(_make_error)
 
 # ---------------------------------------------------------------- limits
 
-_TABLE = _core.limits()
+#: The formats whose limits the package takes: those it reads (.ra files
+#: share the .npy limits). The pickle scan's and HDF5's are npyvalidate's.
+_FORMATS = ("npy", "npz")
+
+# {name: (default, smallest, largest, format)}: the C library's one table.
+_TABLE = {k: v for k, v in _core.limits().items() if v[3] in _FORMATS}
 
 #: The limits ``load``, ``load_npz`` and ``validate`` accept as keywords,
 #: with the C library's defaults: the .npy parser's (max_header_bytes,

@@ -6,6 +6,7 @@ own parser and limits before allocating, and builds the tree of
 npyguard._h5tree from them. Nothing here touches libhdf5.
 """
 import collections.abc
+import operator
 import os
 from typing import Any, Dict, Iterator, Optional, Tuple
 
@@ -14,20 +15,32 @@ import numpy as np
 from . import _core, _dtype, _error
 from ._h5tree import Empty, Node, Ref
 
-__all__ = ["load_tree", "load_hdf5_mapping", "HDF5_LIMITS"]
-
-# The limits of the child and its walk (npyg_hdf5_limits); any other
-# keyword is a limit of the .npy parser (see npyguard.load).
-HDF5_LIMITS = ("max_objects", "max_nesting", "child_memory", "child_cpu_seconds", "child_wall_seconds",
-               "max_paths", "max_ref_depth")
+__all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS"]
 
 _PROTOCOL = 129  # NPYG_EHDF5_PROTOCOL
 
+# {name: (default, smallest, largest)}: the C library's table, the .npy
+# parser's limits (each value is a .npy) and the HDF5 walk's and child's.
+_TABLE = {k: v[:3] for k, v in _core.limits().items() if v[3] in ("npy", "hdf5")}
 
-def _split_limits(limits: Dict[str, Any]) -> Tuple[Optional[dict], Optional[dict]]:
-    h5 = {k: v for k, v in limits.items() if k in HDF5_LIMITS}
-    npy = {k: v for k, v in limits.items() if k not in HDF5_LIMITS}
-    return npy or None, h5 or None
+#: The limits load_tree and load_hdf5_mapping accept, with their defaults.
+HDF5_LIMITS: Dict[str, int] = {k: v[0] for k, v in _TABLE.items()}
+
+
+def _checked(limits: Dict[str, Any]) -> Optional[Dict[str, int]]:
+    """Each limit by name, an integer within the library's range."""
+    out = {}
+    for k, v in limits.items():
+        if k not in _TABLE:
+            raise TypeError("unknown limit %r; known: %s" % (k, ", ".join(_TABLE)))
+        if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
+            raise TypeError("%s must be an integer, not %s" % (k, type(v).__name__))
+        v = operator.index(v)
+        lo, hi = _TABLE[k][1], _TABLE[k][2]
+        if not lo <= v <= hi:
+            raise ValueError("%s=%d is out of range: %d..%d" % (k, v, lo, hi))
+        out[k] = v
+    return out or None
 
 
 def _name(b: bytes) -> str:
@@ -87,16 +100,17 @@ def load_tree(file, *, strict: bool = False, helper: Optional[str] = None, **lim
     strict   -- the strict profile (hdf5storage attribute mistakes refuse).
     helper   -- the helper program's path (default: $NPYG_HDF5_HELPER,
                 next to the library, LIBEXECDIR/npyguard).
-    **limits -- the .npy parser's limits (max_payload_bytes bounds every
-                value) and the HDF5 ones (HDF5_LIMITS).
+    **limits -- any of HDF5_LIMITS: the .npy parser's (max_payload_bytes
+                bounds every value) and the HDF5 walk's and child's
+                (max_objects, max_paths, hdf5_memory_bytes, ...).
 
     A hazard, a limit, a crash of the child or a value the parser refuses
     raises the matching npyguard.Error with the object path.
     """
-    npy, h5 = _split_limits(limits)
+    checked = _checked(limits)
     fd, own = _fd_of(file)
     try:
-        records = _core.hdf5_load(fd, bool(strict), npy, h5, helper)
+        records = _core.hdf5_load(fd, bool(strict), checked, helper)
     finally:
         if own:
             os.close(fd)

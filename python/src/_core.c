@@ -71,142 +71,78 @@ static PyObject *set_error_factory(PyObject *self, PyObject *fn)
 
 /* ---------------- options: profile and limits ---------------- */
 
-/* Every limit a caller may set, with where it lives and its range. The
-   ranges are the library's (npyg_ctx_new, npyg_zip_open refuse values
-   outside them); the Python layer checks them by name before a call, so a
-   value out of range is refused here only as a last line. */
-enum { LIM_NPY, LIM_ZIP };
-static const struct limit_def {
-    const char *name;
-    int which;
-    size_t offset, size;
-    uint64_t lo, hi; /* hi 0: the largest value of the field */
-} limit_defs[] = {
-#define NPY(f, lo, hi) {#f, LIM_NPY, offsetof(npyg_limits, f), sizeof(((npyg_limits *)0)->f), lo, hi}
-#define ZIP(f, lo, hi) {#f, LIM_ZIP, offsetof(npyg_zip_limits, f), sizeof(((npyg_zip_limits *)0)->f), lo, hi}
-    NPY(max_header_bytes, 1, NPYG_MAX_HEADER_BYTES_CAP),
-    NPY(max_dims, 1, 0),
-    NPY(max_fields, 1, 0),
-    NPY(max_depth, 1, NPYG_MAX_DEPTH_CAP),
-    NPY(max_alloc_bytes, 1, 0), /* lo: the least a context needs, found at import */
-    NPY(max_payload_bytes, 0, 0),
-    ZIP(max_members, 0, NPYG_MAX_MEMBERS_CAP),
-    ZIP(max_name_bytes, 1, NPYG_MAX_NAME_BYTES_CAP),
-    ZIP(max_total_uncompressed, 0, 0),
-    ZIP(max_ratio, 1, 0),
-    ZIP(ratio_grace_bytes, 0, 0),
-    ZIP(inflate_budget_bytes, 0, 0),
-#undef NPY
-#undef ZIP
-};
-#define NLIMITS (sizeof limit_defs / sizeof limit_defs[0])
-
+/* The limits of one call, by npyg_limit id: the library's defaults, and
+   those the caller named. The names, defaults and ranges are the
+   library's table (npyg_limit_info); the Python layer checks them by name
+   before a call, so a value refused here is a last line. */
 typedef struct limits {
-    npyg_limits npy;
-    npyg_zip_limits zip;
+    uint64_t v[NPYG_LIMIT_END_];
 } limits;
-
-static void *limit_field(limits *l, const struct limit_def *d)
-{
-    return (char *)(d->which == LIM_NPY ? (void *)&l->npy : (void *)&l->zip) + d->offset;
-}
-
-static uint64_t limit_get(limits *l, const struct limit_def *d)
-{
-    void *p = limit_field(l, d);
-    return d->size == 4 ? *(uint32_t *)p : *(uint64_t *)p;
-}
-
-static uint64_t limit_hi(const struct limit_def *d)
-{
-    return d->hi ? d->hi : d->size == 4 ? UINT32_MAX : UINT64_MAX;
-}
-
-/* The smallest max_alloc_bytes npyg_ctx_new accepts (it needs room for
-   the context itself), found once by asking it. */
-static uint64_t min_alloc_bytes(void)
-{
-    static uint64_t found;
-    if (found) return found;
-    uint64_t lo = 1, hi = 1u << 20;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        npyg_limits l;
-        npyg_limits_default(&l);
-        l.max_alloc_bytes = mid;
-        npyg_options o = {.limits = &l};
-        npyg_ctx *c = npyg_ctx_new(&o);
-        if (c) hi = mid;
-        else lo = mid + 1;
-        npyg_ctx_free(c);
-    }
-    return found = lo;
-}
 
 /* The limits dict (None: the defaults) into l; -1 with an exception. */
 static int parse_limits(PyObject *dict, limits *l)
 {
-    npyg_limits_default(&l->npy);
-    npyg_zip_limits_default(&l->zip);
+    for (int id = 0; id < NPYG_LIMIT_END_; id++) l->v[id] = npyg_limit_info((npyg_limit)id)->default_value;
     if (!dict || dict == Py_None) return 0;
     if (!PyDict_Check(dict)) {
         PyErr_SetString(PyExc_TypeError, "limits must be a dict");
         return -1;
     }
-    Py_ssize_t known = 0;
-    for (size_t k = 0; k < NLIMITS; k++) {
-        const struct limit_def *d = &limit_defs[k];
-        PyObject *v = PyDict_GetItemString(dict, d->name); /* borrowed */
-        if (!v) continue;
-        known++;
-        unsigned long long x = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v) : 0;
-        uint64_t lo = d->offset == offsetof(npyg_limits, max_alloc_bytes) && d->which == LIM_NPY
-                          ? min_alloc_bytes() : d->lo;
-        if (!PyLong_Check(v) || (x == (unsigned long long)-1 && PyErr_Occurred()) || x < lo || x > limit_hi(d)) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "%s must be an int in %llu..%llu", d->name, (unsigned long long)lo,
-                         (unsigned long long)limit_hi(d));
+    PyObject *key, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(dict, &pos, &key, &v)) {
+        const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        if (!name) PyErr_Clear();
+        int id = npyg_limit_by_name(name);
+        const npyg_limit_desc *d = npyg_limit_info((npyg_limit)id);
+        if (!d || strcmp(name, d->name) != 0) { /* Python's names, not npyvalidate's options */
+            PyErr_SetString(PyExc_TypeError, "unknown limit");
             return -1;
         }
-        void *p = limit_field(l, d);
-        if (d->size == 4) *(uint32_t *)p = (uint32_t)x;
-        else *(uint64_t *)p = x;
-    }
-    if (known != PyDict_Size(dict)) {
-        PyErr_SetString(PyExc_TypeError, "unknown limit");
-        return -1;
+        unsigned long long x = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v) : 0;
+        if (!PyLong_Check(v) || (x == (unsigned long long)-1 && PyErr_Occurred()) || x < d->min || x > d->max) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s must be an int in %llu..%llu", d->name, (unsigned long long)d->min,
+                         (unsigned long long)d->max);
+            return -1;
+        }
+        l->v[id] = x;
     }
     return 0;
 }
 
-/* {name: (default, smallest, largest)} for every limit, from the library. */
+/* {name: (default, smallest, largest, format)} for every limit, from the
+   library's table. */
 static PyObject *limit_table(PyObject *self, PyObject *noargs)
 {
     (void)self;
     (void)noargs;
-    limits l;
-    if (parse_limits(NULL, &l) < 0) return NULL;
     PyObject *t = PyDict_New();
-    for (size_t k = 0; t && k < NLIMITS; k++) {
-        const struct limit_def *d = &limit_defs[k];
-        uint64_t lo = d->which == LIM_NPY && d->offset == offsetof(npyg_limits, max_alloc_bytes) ? min_alloc_bytes()
-                                                                                                 : d->lo;
-        PyObject *v = Py_BuildValue("(KKK)", (unsigned long long)limit_get(&l, d), (unsigned long long)lo,
-                                    (unsigned long long)limit_hi(d));
+    for (int id = 0; t && id < NPYG_LIMIT_END_; id++) {
+        const npyg_limit_desc *d = npyg_limit_info((npyg_limit)id);
+        PyObject *v = Py_BuildValue("(KKKs)", (unsigned long long)d->default_value, (unsigned long long)d->min,
+                                    (unsigned long long)d->max, d->format);
         if (!v || PyDict_SetItemString(t, d->name, v) < 0) Py_CLEAR(t);
         Py_XDECREF(v);
     }
     return t;
 }
 
-/* A context for one input, or NULL with an exception set. */
+/* A context for one input with these limits, or NULL with an exception set. */
 static npyg_ctx *new_ctx(int strict, const limits *l)
 {
-    npyg_options opt = {.profile = strict ? NPYG_PROFILE_STRICT : NPYG_PROFILE_NUMPY, .limits = &l->npy};
+    npyg_options opt = {.profile = strict ? NPYG_PROFILE_STRICT : NPYG_PROFILE_NUMPY};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     if (!ctx) {
-        if (npyg_worst_case_alloc(&l->npy) == 0) PyErr_SetString(PyExc_ValueError, "invalid limits");
-        else PyErr_NoMemory();
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (int id = 0; id < NPYG_LIMIT_END_; id++) {
+        if (npyg_set_limit(ctx, (npyg_limit)id, l->v[id]) != 0) {
+            PyErr_SetString(PyExc_ValueError, npyg_last_error(ctx)->message);
+            npyg_ctx_free(ctx);
+            return NULL;
+        }
     }
     return ctx;
 }
@@ -689,10 +625,10 @@ static int Zip_init(ZipObject *self, PyObject *args, PyObject *kw)
     }
     int rc;
     if (self->in.fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_fd(self->ctx, self->in.fd, &lim.zip, &self->zip);
+        Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_fd(self->ctx, self->in.fd, NULL, &self->zip);
         Py_END_ALLOW_THREADS
     } else
-        rc = npyg_zip_open_buffer(self->ctx, self->in.view.buf, (size_t)self->in.view.len, &lim.zip, &self->zip);
+        rc = npyg_zip_open_buffer(self->ctx, self->in.view.buf, (size_t)self->in.view.len, NULL, &self->zip);
     if (rc) {
         raise_ctx(self->ctx, rc, NULL);
         return -1;
@@ -945,7 +881,11 @@ static PyObject *worst_case_alloc(PyObject *self, PyObject *dict)
     (void)self;
     limits l;
     if (parse_limits(dict, &l) < 0) return NULL;
-    return PyLong_FromUnsignedLongLong(npyg_worst_case_alloc(&l.npy));
+    npyg_ctx *ctx = new_ctx(0, &l);
+    if (!ctx) return NULL;
+    uint64_t bound = npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_NPY);
+    npyg_ctx_free(ctx);
+    return PyLong_FromUnsignedLongLong(bound);
 }
 
 /* (name, class) of a code, for the errors the Python layer raises itself. */
@@ -967,12 +907,11 @@ static PyObject *stream_bound(PyObject *self, PyObject *dict)
     (void)self;
     limits l;
     if (parse_limits(dict, &l) < 0) return NULL;
-    const npyg_zip_limits *zl = &l.zip;
-    uint64_t per_member = 30u + 46u + 2u * (uint64_t)zl->max_name_bytes + 3u * 65535u + 24u;
+    uint64_t per_member = 30u + 46u + 2u * l.v[NPYG_LIMIT_MAX_NAME_BYTES] + 3u * 65535u + 24u;
     uint64_t tail = 22u + 65535u + 56u + 20u;
-    uint64_t data = zl->max_total_uncompressed, bound = data + data / 256u + 64u;
+    uint64_t data = l.v[NPYG_LIMIT_MAX_TOTAL_UNCOMPRESSED], bound = data + data / 256u + 64u;
     if (bound < data) return PyLong_FromUnsignedLongLong(UINT64_MAX);
-    uint64_t meta = (uint64_t)zl->max_members * per_member + tail;
+    uint64_t meta = l.v[NPYG_LIMIT_MAX_MEMBERS] * per_member + tail;
     return PyLong_FromUnsignedLongLong(bound + meta < bound ? UINT64_MAX : bound + meta);
 }
 
@@ -981,15 +920,15 @@ static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw);
 static PyMethodDef module_methods[] = {
     {"set_error_factory", set_error_factory, METH_O, "set_error_factory(fn): how errors are raised."},
     {"worst_case_alloc", worst_case_alloc, METH_O,
-     "worst_case_alloc(limits or None) -> int: the most the parser allocates under these limits."},
-    {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest)}."},
+     "worst_case_alloc(limits or None) -> int: the most a .npy parse holds under these limits."},
+    {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest, format)}."},
     {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
     {"probe", probe, METH_O, "probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe."},
     {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
     {"stream_bound", stream_bound, METH_O,
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {"hdf5_load", (PyCFunction)(void (*)(void))hdf5_load, METH_VARARGS | METH_KEYWORDS,
-     "hdf5_load(fd, strict=False, limits=None, hdf5_limits=None, helper=None) -> list of records\n"
+     "hdf5_load(fd, strict=False, limits=None, helper=None) -> list of records\n"
      "(kind, path, name, target, form, cset, null_space, [(info, bytearray), ...]): npyg_hdf5_load_fd."},
     {NULL, NULL, 0, NULL},
 };
@@ -1094,47 +1033,6 @@ static void h5_end(void *user, int rc)
     PyGILState_Release(g);
 }
 
-/* The HDF5 limits from a dict (None: the defaults); -1 with an exception. */
-static int parse_hdf5_limits(PyObject *dict, npyg_hdf5_limits *hl)
-{
-    static const struct {
-        const char *name;
-        size_t offset, size;
-    } defs[] = {
-#define H5L(f) {#f, offsetof(npyg_hdf5_limits, f), sizeof(((npyg_hdf5_limits *)0)->f)}
-        H5L(max_objects), H5L(max_nesting), H5L(child_memory), H5L(child_cpu_seconds),
-        H5L(child_wall_seconds), H5L(max_paths), H5L(max_ref_depth),
-#undef H5L
-    };
-    npyg_hdf5_limits_default(hl);
-    if (!dict || dict == Py_None) return 0;
-    if (!PyDict_Check(dict)) {
-        PyErr_SetString(PyExc_TypeError, "hdf5 limits must be a dict");
-        return -1;
-    }
-    Py_ssize_t known = 0;
-    for (size_t k = 0; k < sizeof defs / sizeof defs[0]; k++) {
-        PyObject *v = PyDict_GetItemString(dict, defs[k].name); /* borrowed */
-        if (!v) continue;
-        known++;
-        unsigned long long x = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v) : 0;
-        uint64_t hi = defs[k].size == 4 ? UINT32_MAX : UINT64_MAX;
-        if (!PyLong_Check(v) || (x == (unsigned long long)-1 && PyErr_Occurred()) || x > hi) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "%s must be an int in 0..%llu", defs[k].name, (unsigned long long)hi);
-            return -1;
-        }
-        char *p = (char *)hl + defs[k].offset;
-        if (defs[k].size == 4) *(uint32_t *)p = (uint32_t)x;
-        else *(uint64_t *)p = x;
-    }
-    if (known != PyDict_Size(dict)) {
-        PyErr_SetString(PyExc_TypeError, "unknown HDF5 limit");
-        return -1;
-    }
-    return 0;
-}
-
 /* One context kept between loads, for its helper process (starting one
    maps libhdf5 and costs some 70 ms; a file through a running helper, a
    few ms). One load at a time uses it (busy, changed with the GIL held);
@@ -1147,15 +1045,14 @@ static struct {
     long pid;
     int strict;
     limits l;
-    npyg_hdf5_limits hl;
     char helper[4096];
 } h5_kept;
 
-static npyg_ctx *h5_context(int strict, const limits *l, const npyg_hdf5_limits *hl, const char *helper)
+static npyg_ctx *h5_context(int strict, const limits *l, const char *helper)
 {
     if (h5_kept.ctx && h5_kept.pid != (long)getpid()) h5_kept.ctx = NULL;
     if (h5_kept.ctx && h5_kept.strict == strict && !memcmp(&h5_kept.l, l, sizeof *l) &&
-        !memcmp(&h5_kept.hl, hl, sizeof *hl) && !strcmp(h5_kept.helper, helper ? helper : ""))
+        !strcmp(h5_kept.helper, helper ? helper : ""))
         return h5_kept.ctx;
     npyg_ctx_free(h5_kept.ctx);
     h5_kept.ctx = NULL;
@@ -1175,7 +1072,6 @@ static npyg_ctx *h5_context(int strict, const limits *l, const npyg_hdf5_limits 
     h5_kept.pid = (long)getpid();
     h5_kept.strict = strict;
     h5_kept.l = *l;
-    h5_kept.hl = *hl;
     snprintf(h5_kept.helper, sizeof h5_kept.helper, "%s", helper ? helper : "");
     return ctx;
 }
@@ -1183,19 +1079,15 @@ static npyg_ctx *h5_context(int strict, const limits *l, const npyg_hdf5_limits 
 static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"fd", "strict", "limits", "hdf5_limits", "helper", NULL};
+    static char *kwlist[] = {"fd", "strict", "limits", "helper", NULL};
     int fd, strict = 0;
-    PyObject *ldict = Py_None, *hdict = Py_None;
+    PyObject *ldict = Py_None;
     const char *helper = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pOOz", kwlist, &fd, &strict, &ldict, &hdict, &helper))
-        return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pOz", kwlist, &fd, &strict, &ldict, &helper)) return NULL;
     limits l;
-    npyg_hdf5_limits hl;
-    memset(&l, 0, sizeof l); /* compared whole, padding included */
-    memset(&hl, 0, sizeof hl);
-    if (parse_limits(ldict, &l) < 0 || parse_hdf5_limits(hdict, &hl) < 0) return NULL;
+    if (parse_limits(ldict, &l) < 0) return NULL;
     int own = h5_kept.busy;
-    npyg_ctx *ctx = own ? new_ctx(strict, &l) : h5_context(strict, &l, &hl, helper);
+    npyg_ctx *ctx = own ? new_ctx(strict, &l) : h5_context(strict, &l, helper);
     if (!ctx) return NULL;
     int rc = own && helper ? npyg_hdf5_set_helper(ctx, helper) : 0;
     h5load h = {PyList_New(0), NULL};
@@ -1207,7 +1099,7 @@ static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
     if (!own) h5_kept.busy = 1;
     if (!rc) {
         Py_BEGIN_ALLOW_THREADS
-        rc = npyg_hdf5_load_fd(ctx, fd, &hl, &sink);
+        rc = npyg_hdf5_load_fd(ctx, fd, NULL, &sink); /* the context's HDF5 limits */
         Py_END_ALLOW_THREADS
     }
     if (!own) h5_kept.busy = 0;

@@ -218,7 +218,7 @@ def test_child_memory_bounded_by_the_limit_not_the_dataset(tmp_path):
     path = str(tmp_path / "large.h5")
     with h5py.File(path, "w") as f:
         f["x"] = np.arange(5 << 20, dtype="<f8")
-    m = npyguard.load_hdf5_mapping(path, helper=HELPER, child_memory=16 << 20)
+    m = npyguard.load_hdf5_mapping(path, helper=HELPER, hdf5_memory_bytes=16 << 20)
     assert m["/x"].shape == (5 << 20,) and np.array_equal(m["/x"], np.arange(5 << 20, dtype="<f8"))
 
 

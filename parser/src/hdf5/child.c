@@ -16,7 +16,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <malloc.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,42 +71,112 @@ static void fail(int code, const char *what)
     _exit(1);
 }
 
-/* The input to 3, the record pipe to 4, nothing else above 2 (0, 1 and 2
-   are the helper's /dev/null). */
-static int descriptors(int in_fd, int out_fd)
+/* This child's socket to NPYG__H5_CHILD_CTL_FD and nothing else above 2
+   (0, 1 and 2 are the helper's /dev/null): the input and the record pipe
+   then land on 3 and 4, the lowest free numbers. */
+static int descriptors(int ctl)
 {
-    int a = fcntl(in_fd, F_DUPFD_CLOEXEC, 5), b = fcntl(out_fd, F_DUPFD_CLOEXEC, 5);
-    if (a < 0 || b < 0) return -1;
-    if (dup2(a, NPYG__H5_IN_FD) != NPYG__H5_IN_FD || dup2(b, NPYG__H5_OUT_FD) != NPYG__H5_OUT_FD) return -1;
-    return (int)syscall(SYS_close_range, 5u, ~0u, 0u);
+    int c = fcntl(ctl, F_DUPFD_CLOEXEC, NPYG__H5_CHILD_CTL_FD + 1);
+    if (c < 0 || dup2(c, NPYG__H5_CHILD_CTL_FD) != NPYG__H5_CHILD_CTL_FD) return -1;
+    if (syscall(SYS_close_range, 3u, (unsigned)NPYG__H5_CHILD_CTL_FD - 1, 0u) != 0) return -1;
+    return (int)syscall(SYS_close_range, NPYG__H5_CHILD_CTL_FD + 1u, ~0u, 0u);
 }
 
-void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data)
+/* The request and its two descriptors, exactly, on 3 and 4; or -1. */
+static int await_request(npyg__h5_request *req)
 {
-    if (descriptors(in_fd, out_fd) != 0) _exit(1);
-    if (npyg__h5_limit_child(req, base_vm, base_data) != 0) fail(NPYG_EHDF5_SANDBOX, "cannot set the child's limits");
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {req, sizeof *req};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+    ssize_t n;
+    do n = recvmsg(NPYG__H5_CHILD_CTL_FD, &m, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    int fds[2] = {-1, -1};
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof fds))
+        memcpy(fds, CMSG_DATA(c), sizeof fds);
+    bool one = c && !CMSG_NXTHDR(&m, c);
+    return n == (ssize_t)sizeof *req && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && one &&
+                   fds[0] == NPYG__H5_IN_FD && fds[1] == NPYG__H5_OUT_FD
+               ? 0
+               : -1;
+}
+
+/* libhdf5 on the image, through the callbacks above; a file id or -1. */
+static hid_t open_image(image *im)
+{
+    H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy, image_realloc, image_free,
+                                      udata_copy, udata_free, im};
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
+        H5Pset_file_image(fapl, im->ptr, im->size) < 0) {
+        if (fapl >= 0) H5Pclose(fapl);
+        return -2;
+    }
+    hid_t file = H5Fopen("/npyguard-input", H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    return file;
+}
+
+/* The first open of a file costs a process some 300 page faults and the
+   code it has not run yet: paid here, on the helper's own small file,
+   before the input exists, while the previous file's child still runs.
+   Large blocks stay in the heap when freed, so that the input's open
+   finds them mapped. */
+static void warm_up(const void *warm, size_t size)
+{
+    mallopt(M_MMAP_THRESHOLD, 8 << 20);
+    mallopt(M_TRIM_THRESHOLD, 32 << 20);
+    if (!warm) return;
+    image im = {(void *)warm, size};
+    hid_t file = open_image(&im);
+    if (file < 0) return;
+    hid_t set = H5Oopen(file, "x", H5P_DEFAULT);
+    if (set >= 0) {
+        unsigned char byte;
+        long long v;
+        (void)H5Dread(set, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, &byte);
+        hid_t a = H5Aopen(set, "a", H5P_DEFAULT);
+        if (a >= 0) {
+            (void)H5Aread(a, H5T_NATIVE_LLONG, &v);
+            H5Aclose(a);
+        }
+        H5Oclose(set);
+    }
+    H5Fclose(file);
+}
+
+void npyg__h5_child(int ctl, const void *warm, size_t warm_size, uint64_t base_vm, uint64_t base_data)
+{
+    if (descriptors(ctl) != 0) _exit(1);
     /* namespaces, no_new_privs, Landlock and the helper's own filter are
        the helper's, inherited; this filter narrows its list */
-    if (npyg__h5_child_filter() != 0) fail(NPYG_EHDF5_SANDBOX, "cannot install the seccomp filter");
+    int caged = npyg__h5_child_filter(), why = errno;
+    if (caged == 0) warm_up(warm, warm_size);
+    npyg__h5_request req;
+    if (await_request(&req) != 0) _exit(1);
+    if (caged != 0) {
+        errno = why;
+        fail(NPYG_EHDF5_SANDBOX, "cannot install the seccomp filter");
+    }
+    if (npyg__h5_limit_child(&req, base_vm, base_data) != 0) fail(NPYG_EHDF5_SANDBOX, "cannot set the child's limits");
 
     /* From here on the child is caged: nothing below needs more. */
-    size_t size = (size_t)req->size;
+    size_t size = (size_t)req.size;
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, NPYG__H5_IN_FD, 0);
     if (map == MAP_FAILED) fail(NPYG_EHDF5_SANDBOX, "cannot map the input");
 #if defined(NPYG_H5_ESCAPE_TESTS)
     npyg__h5_escape(map, size, NPYG__H5_OUT_FD);
 #endif
     image im = {map, size};
-    H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy, image_realloc, image_free,
-                                      udata_copy, udata_free, &im};
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
-        H5Pset_file_image(fapl, map, size) < 0) {
+    hid_t file = open_image(&im);
+    if (file == -2) {
         npyg__h5_send_end(NPYG__H5_OUT_FD, NPYG_EHDF5_SANDBOX, "libhdf5 refused the file image");
         _exit(1);
     }
-    hid_t file = H5Fopen("/npyguard-input", H5F_ACC_RDONLY, fapl);
-    H5Pclose(fapl);
     if (file < 0) {
         char e[160] = "", msg[256];
         npyg__h5_last_error(e);
@@ -111,6 +184,38 @@ void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t
         npyg__h5_send_end(NPYG__H5_OUT_FD, NPYG_EHDF5_OPEN, msg);
         _exit(0);
     }
-    npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req->params);
+    npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req.params);
     _exit(0);
+}
+
+int npyg__h5_warm_image(void **out, size_t *out_size)
+{
+    int rc = -1;
+    unsigned char byte = 1;
+    long long v = 1;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), space = H5Screate(H5S_SCALAR);
+    hid_t file = fapl < 0 || space < 0 || H5Pset_fapl_core(fapl, 4096, 0) < 0
+                     ? -1
+                     : H5Fcreate("/npyguard-warm", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t set = file < 0 ? -1 : H5Dcreate2(file, "x", H5T_NATIVE_UCHAR, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t a = set < 0 ? -1 : H5Acreate2(set, "a", H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT);
+    bool written = a >= 0 && H5Dwrite(set, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, &byte) >= 0 &&
+                   H5Awrite(a, H5T_NATIVE_LLONG, &v) >= 0;
+    if (a >= 0) H5Aclose(a);
+    if (set >= 0) H5Dclose(set);
+    if (written && H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0) {
+        ssize_t n = H5Fget_file_image(file, NULL, 0);
+        void *buf = n > 0 ? malloc((size_t)n) : NULL;
+        if (buf && H5Fget_file_image(file, buf, (size_t)n) == n) {
+            *out = buf;
+            *out_size = (size_t)n;
+            rc = 0;
+        } else {
+            free(buf);
+        }
+    }
+    if (file >= 0) H5Fclose(file);
+    if (space >= 0) H5Sclose(space);
+    if (fapl >= 0) H5Pclose(fapl);
+    return rc;
 }

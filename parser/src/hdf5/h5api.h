@@ -52,7 +52,7 @@
 /* What the load adds (emit.c): values read in runs, their types, the
    paths references name. */
 #define NPYG__H5_LOAD_FUNCTIONS(X) \
-    X(H5Sselect_hyperslab) X(H5Screate_simple) X(H5Screate) \
+    X(H5Sselect_hyperslab) X(H5Screate_simple) \
     X(H5Sget_simple_extent_type) X(H5Rget_name) X(H5Tget_order) \
     X(H5Tget_cset) X(H5Tset_cset) X(H5Tenum_create) \
     X(H5Tenum_insert) X(H5Tenum_valueof) X(H5Tget_member_offset) \
@@ -65,7 +65,14 @@
     X(H5Fget_create_plist) X(H5Pget_userblock) X(H5Pget_sizes) \
     X(H5Tcreate) X(H5Tinsert) X(H5Tget_member_class) \
     X(H5Tdetect_class) X(H5Tregister) X(H5Tunregister) \
-    X(H5Tvlen_create) X(H5Fclose)
+    X(H5Tvlen_create) X(H5Fclose) \
+    NPYG__H5_WARM_FUNCTIONS(X)
+
+/* What the helper needs to make the image its children warm up on. */
+#define NPYG__H5_WARM_FUNCTIONS(X) \
+    X(H5Fcreate) X(H5Fget_file_image) X(H5Fflush) \
+    X(H5Screate) X(H5Dcreate2) X(H5Dwrite) \
+    X(H5Acreate2) X(H5Awrite)
 
 /* hdf5.h's predefined type and property-list identifiers are variables. */
 #define NPYG__H5_VARIABLES(X) \
@@ -164,9 +171,16 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Tunregister (npyg__h5_api()->H5Tunregister)
 #define H5Tvlen_create (npyg__h5_api()->H5Tvlen_create)
 #define H5Fclose (npyg__h5_api()->H5Fclose)
+#define H5Fcreate (npyg__h5_api()->H5Fcreate)
+#define H5Fget_file_image (npyg__h5_api()->H5Fget_file_image)
+#define H5Fflush (npyg__h5_api()->H5Fflush)
+#define H5Screate (npyg__h5_api()->H5Screate)
+#define H5Dcreate2 (npyg__h5_api()->H5Dcreate2)
+#define H5Dwrite (npyg__h5_api()->H5Dwrite)
+#define H5Acreate2 (npyg__h5_api()->H5Acreate2)
+#define H5Awrite (npyg__h5_api()->H5Awrite)
 #define H5Sselect_hyperslab (npyg__h5_api()->H5Sselect_hyperslab)
 #define H5Screate_simple (npyg__h5_api()->H5Screate_simple)
-#define H5Screate (npyg__h5_api()->H5Screate)
 #define H5Sget_simple_extent_type (npyg__h5_api()->H5Sget_simple_extent_type)
 #define H5Rget_name (npyg__h5_api()->H5Rget_name)
 #define H5Tget_order (npyg__h5_api()->H5Tget_order)

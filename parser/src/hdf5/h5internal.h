@@ -88,6 +88,8 @@ bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);
 #define NPYG__H5_SOCK_FD 3
 #define NPYG__H5_IN_FD 3           /* in the child */
 #define NPYG__H5_OUT_FD 4
+#define NPYG__H5_CHILD_CTL_FD 5    /* the child's end of its own socket */
+#define NPYG__H5_HELPER_CTL_FD 6   /* the helper's end, to the next child */
 
 enum { NPYG__H5_HELLO = 1, NPYG__H5_SCAN, NPYG__H5_KILL, NPYG__H5_DONE };
 
@@ -124,13 +126,21 @@ typedef struct npyg__h5_done {
    0, or NPYG_EHDF5_UNAVAILABLE with the loader's reason in *why. */
 int npyg__h5_load(const char **why);
 
-/* child.c: one file, in a fresh child of the helper: the cage, then
-   libhdf5 on the mapped input. Never returns. */
-void npyg__h5_child(int in_fd, int out_fd, const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data)
+/* child.c. The helper forks each file's child before the file arrives,
+   while the previous file's child runs: the child cages itself, warms
+   libhdf5 on a file image of its own (warm, made once by the helper with
+   npyg__h5_warm_image), and only then waits on its end of a socket (ctl,
+   moved to NPYG__H5_CHILD_CTL_FD) for the request and its two
+   descriptors, which land on NPYG__H5_IN_FD and NPYG__H5_OUT_FD. Never
+   returns. */
+void npyg__h5_child(int ctl, const void *warm, size_t warm_size, uint64_t base_vm, uint64_t base_data)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
     ;
+/* A small HDF5 file (a group, a dataset, an attribute) as bytes, made
+   with the core driver and no backing store; malloc'd. 0 or -1. */
+int npyg__h5_warm_image(void **image, size_t *size);
 
 /* sandbox.c */
 int npyg__h5_set_limit(int resource, uint64_t soft, uint64_t hard);
@@ -141,8 +151,9 @@ int npyg__h5_own_memory(uint64_t *vm, uint64_t *data);
 int npyg__h5_cage_helper(npyg__h5_hello *h);
 /* The helper's own filter: what it needs to receive, fork and wait. */
 int npyg__h5_helper_filter(void);
-/* In the child, in this order, each 0 or -1 (errno set). */
-int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data);
+/* In the child: its filter, then (the request come) its limits; each 0
+   or -1 (errno set). */
 int npyg__h5_child_filter(void);
+int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data);
 
 #endif

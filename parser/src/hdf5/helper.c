@@ -9,14 +9,18 @@
  * than once per file), turns plugin loading off, enters new user and
  * network namespaces and Landlock where the kernel has them (every child
  * inherits them), installs its own allow list and says hello. It never
- * reads an input: for each file it forks a child (child.c) that takes the
- * input and the record pipe, cages itself and only then maps the input.
- * It ends when the parent closes the socket or dies.
+ * reads an input. Each file gets a fresh child (child.c), forked before
+ * the file arrives, while the previous file's child runs: it cages
+ * itself, warms libhdf5 on the helper's own small image, and waits. The
+ * helper hands it the input and the record pipe over a socket of its
+ * own; it maps the input only then. The helper ends when the parent
+ * closes the socket or dies, and the waiting child with it.
  */
 #define _GNU_SOURCE
 #include "h5walk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -106,6 +110,60 @@ static int wait_child(pid_t child, bool *parent_gone)
     return st;
 }
 
+typedef struct {
+    void *ptr;
+    size_t size;
+} warm_image;
+
+/* Forks the child that takes the next file, its socket's other end on
+   NPYG__H5_HELPER_CTL_FD; -1 (errno set) if it cannot. */
+static pid_t fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_t data)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    if (sv[1] == NPYG__H5_HELPER_CTL_FD) {
+        int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, NPYG__H5_HELPER_CTL_FD + 1);
+        close(sv[1]);
+        sv[1] = moved;
+    }
+    if (sv[1] < 0 || (sv[0] != NPYG__H5_HELPER_CTL_FD && dup2(sv[0], NPYG__H5_HELPER_CTL_FD) < 0)) {
+        int e = errno;
+        close(sv[0]);
+        if (sv[1] >= 0) close(sv[1]);
+        errno = e;
+        return -1;
+    }
+    if (sv[0] != NPYG__H5_HELPER_CTL_FD) close(sv[0]);
+    pid_t child = fork();
+    if (child == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) _exit(1);
+        npyg__h5_child(sv[1], image->ptr, image->size, vm, data);
+    }
+    int e = errno;
+    close(sv[1]);
+    if (child < 0) close(NPYG__H5_HELPER_CTL_FD);
+    errno = e;
+    return child;
+}
+
+/* The request and its two descriptors to the waiting child. */
+static void hand_over(const npyg__h5_request *req, const int fds[2])
+{
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec iov = {(void *)req, sizeof *req};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
+    while (sendmsg(NPYG__H5_HELPER_CTL_FD, &m, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+}
+
 int main(int argc, char **argv)
 {
     npyg__h5_hello hello;
@@ -141,24 +199,28 @@ int main(int argc, char **argv)
     (void)seccomp_api_get(); /* libseccomp asks the kernel once, here, not in each child */
     if (npyg__h5_helper_filter() != 0) say_hello(&hello, errno ? errno : ENOSYS, "cannot install the seccomp filter");
     hello.layers |= NPYG__H5_L_SECCOMP;
+    /* under the filter: libhdf5's check that no file of the image's name
+       exists gets EACCES; without the image, children start cold */
+    warm_image image = {NULL, 0};
+    (void)npyg__h5_warm_image(&image.ptr, &image.size);
     say_hello(&hello, 0, NULL);
 
     pid_t self = getpid();
+    pid_t next = fork_next(self, &image, vm, data);
     for (;;) {
         npyg__h5_request req;
         int fds[2];
         if (receive(&req, fds) != 0) _exit(0);
         npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
-        pid_t child = fork();
-        if (child == 0) {
-            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) _exit(1);
-            npyg__h5_child(fds[0], fds[1], &req, vm, data);
-        }
+        pid_t child = next;
+        if (child < 0) done.error = errno;
+        else hand_over(&req, fds);  /* a child that cannot take it ends: its status says so */
         close(fds[0]);
         close(fds[1]);
+        close(NPYG__H5_HELPER_CTL_FD);
+        next = fork_next(self, &image, vm, data);
         bool gone = false;
-        if (child < 0) done.error = errno;
-        else done.status = wait_child(child, &gone);
+        if (child >= 0) done.status = wait_child(child, &gone);
         if (gone || send(SOCK, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done) _exit(0);
     }
 }

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -195,6 +196,10 @@ int npyg__h5_child_filter(void)
     if (!f) return errno = ENOMEM, -1;
     int rc = common(f, getpid());
     rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
+    /* the request and its descriptors, once, on its own socket; then its
+       own limits, which it can lower and never raise past the helper's */
+    rc |= ALLOW(f, recvmsg, 1, EQ(0, NPYG__H5_CHILD_CTL_FD));
+    rc |= ALLOW(f, prlimit64, 1, EQ(0, 0));
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0);
     return load(f, rc ? -1 : 0);
@@ -214,6 +219,10 @@ int npyg__h5_helper_filter(void)
     static const int talk[] = {SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom), SCMP_SYS(sendto)};
     for (size_t i = 0; i < sizeof talk / sizeof talk[0]; i++)
         rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, talk[i], 1, EQ(0, NPYG__H5_SOCK_FD));
+    /* each child's own socket: made here, written here, read there */
+    rc |= ALLOW(f, socketpair, 1, EQ(0, AF_UNIX));
+    rc |= ALLOW(f, sendmsg, 1, EQ(0, NPYG__H5_HELPER_CTL_FD));
+    rc |= ALLOW(f, recvmsg, 1, EQ(0, NPYG__H5_CHILD_CTL_FD));
     /* its children: made by fork() only, killed with SIGKILL only */
     const scmp_datum_t fork_flags = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
     rc |= ALLOW(f, clone, 1, EQ(0, fork_flags));

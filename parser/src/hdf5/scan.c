@@ -579,8 +579,7 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
     if (!ctx) return NPYG_EINVAL;
     npyg__ctx_reset(ctx);
     npyg_hdf5_limits hl;
-    if (limits) hl = *limits;
-    else npyg_hdf5_limits_default(&hl);
+    hl = limits ? *limits : ctx->hdf5_limits;
     if (!limits_valid(&hl)) return npyg__fail(ctx, NPYG_EINVAL, 0, "invalid HDF5 limits");
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
