@@ -10,6 +10,13 @@
  * records than the limits allow, a code outside the ones the walk reports
  * or any other garbage is the file's verdict (NPYG_EHDF5_PROTOCOL), and
  * the child is killed.
+ *
+ * A load (npyg_hdf5_load_fd) also reads the values that follow the load
+ * records (h5internal.h): each .npy preamble and header into one more
+ * buffer (at most 64 KiB + 12 bytes), validated by npyg_parse_header under
+ * the context's limits and checked against its record; only then is the
+ * sink asked for a buffer of exactly the validated size, filled straight
+ * from the pipe. The values' memory is the sink's, never the context's.
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
