@@ -38,10 +38,12 @@ def library_version():
 
 # setuptools wants source paths relative to setup.py.
 library = sorted(os.path.relpath(p, here) for p in glob.glob(os.path.join(parser, "src", "*.c")))
-# The package loads .npy, .npz and .ra; HDF5 files are only recognised
-# here (the libhdf5 scan is npyvalidate's), so the library's no-HDF5 half
-# is linked and libhdf5 is not a dependency.
-library += [os.path.relpath(os.path.join(parser, "src", "hdf5", f), here) for f in ("limits.c", "none.c")]
+# HDF5 files are loaded through the library's sandbox: the parent side
+# (scan.c) is linked, libhdf5 is not a dependency; the helper program
+# (npyg-hdf5-helper, built with the C library) is found through
+# $NPYG_HDF5_HELPER, next to the extension, or in LIBEXECDIR/npyguard.
+library += [os.path.relpath(os.path.join(parser, "src", "hdf5", f), here) for f in ("limits.c", "scan.c")]
+libexec = os.environ.get("NPYG_HDF5_LIBEXECDIR", "/usr/local/libexec")
 
 
 class sdist_with_library(sdist):
@@ -67,7 +69,10 @@ setup(
             sources=["src/_core.c"] + library,
             include_dirs=[os.path.relpath(os.path.join(parser, "include"), here),
                           os.path.relpath(os.path.join(parser, "src"), here)],
-            define_macros=[("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L")],
+            define_macros=[("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L"),
+                           ("NPYG_HDF5_LIBEXECDIR", '"%s"' % libexec),
+                           ("NPYG_HDF5_LIBEXEC_FROM_LIB", '"../libexec"'),
+                           ("NPYG_HDF5_LIBEXEC_FROM_BIN", '"../libexec"')],
             libraries=["z", "lz4"],  # zlib for .npz, liblz4 for compressed RawArray
             extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
         )

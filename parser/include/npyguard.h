@@ -1020,6 +1020,72 @@ typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
 NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                                npyg_hdf5_object_fn fn, void *user);
 
+/* Loading: the values themselves, read by libhdf5 in the same caged
+ * child, after a walk that found no hazard. The child sends every path
+ * reached from the root by links (an object reached by two hard links is
+ * sent twice, once per path; soft links are not followed) and every
+ * attribute; each value comes as .npy bytes that this process validates
+ * with npyguard's own parser under the context's limits
+ * (max_header_bytes, max_dims, max_payload_bytes, ...) before the sink is
+ * asked for a buffer of exactly the validated size, which the library
+ * then fills straight from the pipe. Nothing is unpickled or evaluated;
+ * a value that disagrees with its record is NPYG_EHDF5_PROTOCOL naming
+ * the object path, one past the context's parser limits that limit's
+ * code (NPYG_ELIMIT_HEADER ... _PAYLOAD). limits->child_wall_seconds
+ * bounds the whole load, the sink's own time included.
+ *
+ * Values follow h5py's ds[()] (byte order as stored, fixed strings
+ * null-padded, h5py's FALSE/TRUE enum as bool, its ('r', 'i') compounds
+ * as complex, other enums as their base integer), except forms "str"
+ * (variable-length strings), "ref" (object references, as the path
+ * libhdf5 names; "" for a null reference) and "vlen" (variable-length
+ * sequences), which come as two values: 0, the lengths ('<u8', the
+ * value's shape, in elements of the data); 1, the data end to end (1-d,
+ * '|u1' for str and ref, the base type for vlen), as many elements as
+ * the lengths sum (checked here). A null dataspace (null_space) comes as
+ * one value of shape (0,) that carries the dtype only ('|u1' for the
+ * three forms above). Types npyguard does not load (arrays, region
+ * references, compounds with padding, ...) end the load with
+ * NPYG_EHDF5_OBJECT and the path. */
+typedef struct npyg_hdf5_item {
+    const char *path;      /* "/a/b": the bytes of the link names, unescaped */
+    const char *kind;      /* "group", "softlink", "dataset", "attribute" */
+    const char *name;      /* attribute: its name; else NULL */
+    const char *target;    /* softlink: the path it holds; else NULL */
+    const char *form;      /* dataset, attribute: "array", "str", "ref", "vlen"; else NULL */
+    const char *cset;      /* string types: "ascii" or "utf-8"; else NULL */
+    int null_space;        /* 1: a null dataspace (h5py.Empty) */
+    unsigned nvalues;      /* values that follow: 0, 1 or 2 */
+} npyg_hdf5_item;
+
+typedef struct npyg_hdf5_sink {
+    /* Each record in order: a group before what it holds, an object's
+       attributes right after it. Strings live until the next call.
+       Non-zero: stop (the load returns NPYG_EIO). */
+    int (*object)(void *user, const npyg_hdf5_item *item);
+    /* Value index (0 or 1) of the last item, its header validated: set
+       *buf to info->payload_bytes bytes the library fills (NULL allowed
+       only for 0 bytes). Non-zero, or no buffer: stop. */
+    int (*value)(void *user, unsigned index, const npyg_info *info, void **buf);
+    /* Once, last: rc 0 when every record and value arrived, else the
+       load's code: drop everything received (no partial result). */
+    void (*end)(void *user, int rc);
+    void *user;
+} npyg_hdf5_sink;
+
+/* Loads the HDF5 file open on fd as npyg_hdf5_scan_fd scans it (the same
+   checks, limits and verdicts; a file with a hazard loads nothing), then
+   hands every record and value to sink (limits NULL: the context's,
+   npyg_set_limit). Returns 0 or a code, as
+   sink->end is told. Besides the scan's buffer this process allocates
+   one .npy header buffer (max_header_bytes + 12, at most 64 KiB + 12)
+   and what npyg_parse_header needs, through the context's allocator;
+   the values' memory is the sink's. A child that dies or is killed
+   mid-value ends the load with NPYG_EHDF5_CRASH (or _TIMEOUT) naming
+   the object it was sending. */
+NPYG_API int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
+                               const npyg_hdf5_sink *sink);
+
 /* The scan's sandbox. Each context starts one helper process on its
    first HDF5 file (npyg-hdf5-helper, which alone loads libhdf5) and
    ends it in npyg_ctx_free; the helper forks a fresh child per file,

@@ -229,10 +229,15 @@ static int validate_ra(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
    sandboxed child (npyg_hdf5_scan_fd). */
 static int validate_hdf5(const options *o, npyg_ctx *ctx, strbuf *b, input *in, const npyg_probe_info *pi)
 {
-    hdf5_report h = {o, in->path, {0}, 0, false};
+    /* --hash: the datasets as loaded first (a file with a hazard loads
+       nothing), then the scan's report, which shows their hashes */
+    hdf5_hashes hashes = {0};
+    if (o->hash) hdf5_hash_datasets(o, ctx, in->fd, &hashes);
+    hdf5_report h = {o, in->path, &hashes, {0}, 0, false};
     int rc = npyg_hdf5_scan_fd(ctx, in->fd, NULL, report_hdf5_object, &h);
     report_hdf5(o, b, in->path, ctx, rc, pi, &h);
     free(h.objects.p);
+    hdf5_hashes_free(&hashes);
     return status_of(rc);
 }
 

@@ -34,6 +34,16 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.extract) {
+        if (args.n != 1 || o.recursive) {
+            fputs("npyvalidate: --extract takes exactly one HDF5 or MAT v7.3 file\n", stderr);
+            return 2;
+        }
+        status = extract_npz(&o, args.v[0], o.extract);
+        free(args.v[0]);
+        free(args.v);
+        return status;
+    }
     for (size_t k = 0; k < args.n; k++) {
         struct stat st;
         if (o.recursive && strcmp(args.v[k], "-") && stat(args.v[k], &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -27,6 +27,7 @@ int sha256_load(sha256_api *api, const char **why);
 
 typedef struct options {
     bool json, hash, quiet, recursive;
+    const char *extract;      /* --extract OUT.npz */
     const sha256_api *sha256; /* set when hash */
     npyg_profile profile;
     uint64_t limits[NPYG_LIMIT_END_]; /* by npyg_limit id */
@@ -84,9 +85,26 @@ void report_archive(const options *o, strbuf *b, const char *path, int status, s
 /* An HDF5 / MAT v7.3 file: one line (or JSON object) per object, as the
    scan reports them; report_hdf5_object is the scan's callback (user: an
    hdf5_report), report_hdf5 the file's report around them. */
+/* extract.c: the SHA-256 of each dataset as loaded, by the path the
+   scan's records show. */
+typedef struct hdf5_hash {
+    char *path;
+    char sha[65];
+} hdf5_hash;
+typedef struct hdf5_hashes {
+    hdf5_hash *v;
+    size_t n, cap;
+} hdf5_hashes;
+int hdf5_hash_datasets(const options *o, npyg_ctx *ctx, int fd, hdf5_hashes *out);
+const char *hdf5_hash_of(const hdf5_hashes *h, const char *shown_path);
+void hdf5_hashes_free(hdf5_hashes *h);
+/* --extract: the datasets of path as a strict .npz at out; an exit status. */
+int extract_npz(const options *o, const char *path, const char *out);
+
 typedef struct hdf5_report {
     const options *o;
     const char *path;
+    const hdf5_hashes *hashes; /* --hash: of the datasets, when they loaded */
     strbuf objects;   /* human lines, or the JSON objects array */
     size_t n;
     bool any_code;    /* some object carried an error */

@@ -37,7 +37,10 @@ void usage(FILE *to)
           "  -r, --recursive         validate every *.npy, *.npz, *.ra, *.mat, *.h5, *.hdf5 file under directories\n"
           "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
           "      --json              one JSON object per file (JSON Lines)\n"
-          "      --hash              print the SHA-256 of each payload as stored\n"
+          "      --hash              print the SHA-256 of each payload as stored (HDF5: of\n"
+          "                            each dataset as read in the sandbox)\n"
+          "      --extract OUT.npz   write one HDF5 / MAT v7.3 file's datasets, read in the\n"
+          "                            sandbox, as a strict .npz (member g/x.npy for /g/x)\n"
           "      --strict            accept only what numpy's writer produces\n"
           "  -q, --quiet             print only problems\n"
           "  -j, --jobs N            files validated in parallel (default: cores)\n",
@@ -164,6 +167,9 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
         else if (!strcmp(a, "--files-from")) {
             TAKE();
             if (read_list(args, val)) return 2;
+        } else if (!strcmp(a, "--extract")) {
+            TAKE();
+            o.extract = val;
         } else {
             int id = a[1] == '-' ? npyg_limit_by_name(a + 2) : -1;
             const npyg_limit_desc *d = npyg_limit_info((npyg_limit)id);

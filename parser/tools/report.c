@@ -281,6 +281,8 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
             sb_puts(b, ", \"shape\": ");
             sb_json_shape(b, obj->ndim, obj->shape);
         }
+        const char *sha = dataset && !obj->code ? hdf5_hash_of(h->hashes, obj->path) : NULL;
+        if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
         sb_printf(b, ", \"ok\": %s", obj->code ? "false" : "true");
         if (obj->code)
             sb_printf(b, ", \"error\": {\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"message\": ",
@@ -301,6 +303,8 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
                 sb_puts(b, " shape=");
                 sb_tuple(b, obj->ndim, obj->shape);
             }
+            const char *sha = dataset ? hdf5_hash_of(h->hashes, obj->path) : NULL;
+            if (sha) sb_printf(b, " sha256=%s", sha);
             sb_puts(b, "\n");
         }
         if (obj->warnings) {

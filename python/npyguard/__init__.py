@@ -931,3 +931,8 @@ def load_npz(file, *, strict: bool = False, **limits: int) -> NpzFile:
             w = z["weights"]
     """
     return NpzFile(file, strict=strict, **limits)
+
+
+from ._hdf5 import load_hdf5_mapping, load_tree  # noqa: E402  (HDF5 and MAT v7.3 through the sandbox)
+
+__all__ += ["load_tree", "load_hdf5_mapping"]

@@ -9,6 +9,8 @@
  *
  * The last few escapes speak the record protocol wrongly instead: the
  * parent must take each as the file's verdict (NPYG_EHDF5_PROTOCOL).
+ * The load-* ones send load records (h5internal.h) that lie, or die in
+ * the middle of a value.
  * Targets are chosen so that a call that got through would do no harm
  * (signal 0, pid 1, paths that do not exist).
  */
@@ -31,6 +33,65 @@
 #include <unistd.h>
 
 #define NO "/nonexistent-npyg-escape"
+
+/* A .npy header (version 1.0) for descr and shape, as numpy spells it. */
+static size_t npy(char *out, const char *descr, const char *shape)
+{
+    char text[128];
+    int n = snprintf(text, sizeof text, "{'descr': %s, 'fortran_order': False, 'shape': %s, }", descr, shape);
+    size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64, hl = total - 10;
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (char)(hl & 0xff);
+    out[9] = (char)(hl >> 8);
+    memcpy(out + 10, text, (size_t)n);
+    memset(out + 10 + n, ' ', total - 11 - (size_t)n);
+    out[total - 1] = '\n';
+    return total;
+}
+
+/* The load records that lie or stop short; 0 when name is none of them. */
+static int load_lie(const char *name, int out)
+{
+    char buf[4096];
+    size_t o = 0;
+    if (!strncmp(name, "load-", 5)) {
+        o = (size_t)snprintf(buf, sizeof buf, "G\t/\n");
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "D\t/x\t%s\t-\tsimple\n",
+                              !strcmp(name, "load-wrong-count") ? "str" : "array");
+    }
+    if (!strcmp(name, "load-crashes") || !strcmp(name, "load-exits")) {
+        o += npy(buf + o, "'<f8'", "(1000,)");
+        memset(buf + o, 0, 800);
+        (void)!write(out, buf, o + 800);
+        if (!strcmp(name, "load-crashes")) __builtin_trap(); /* a crash, as in libhdf5 */
+        _exit(0);
+    }
+    if (!strcmp(name, "load-wrong-count")) {
+        o += npy(buf + o, "'<u8'", "(1,)");
+        memcpy(buf + o, "\x05\0\0\0\0\0\0\0", 8);
+        o += 8;
+        o += npy(buf + o, "'|u1'", "(3,)");
+        memcpy(buf + o, "abc", 3);
+        o += 3;
+    } else if (!strcmp(name, "load-object")) {
+        o += npy(buf + o, "'|O'", "(1,)");
+        memcpy(buf + o, "\x80\x04N.", 4);
+        o += 4;
+    } else if (!strcmp(name, "load-fortran")) {
+        o += npy(buf + o, "'<f8'", "(2, 2)");
+        char *t = memmem(buf, o, "False", 5);
+        memcpy(t, "True, ", 6); /* "False, " becomes "True,  " */
+        memset(buf + o, 0, 32);
+        o += 32;
+    } else if (!strcmp(name, "load-in-scan")) {
+        o = (size_t)snprintf(buf, sizeof buf, "G\t/\n");
+    } else {
+        return 0;
+    }
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "E\t0\t\n");
+    (void)!write(out, buf, o);
+    _exit(0);
+}
 
 static long run(const char *name, int out)
 {
@@ -78,6 +139,7 @@ static long run(const char *name, int out)
             (void)!write(out, lies[i][1], strlen(lies[i][1]));
             _exit(0);
         }
+    load_lie(name, out);
     if (!strcmp(name, "long-line")) {
         char line[3 * NPYG__H5_LINE];
         memset(line, 'x', sizeof line);

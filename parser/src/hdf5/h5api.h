@@ -47,7 +47,16 @@
     X(H5Tget_size) X(H5Tget_super) X(H5Tis_variable_str) \
     X(H5Tset_size) X(H5Tset_strpad) X(H5Zfilter_avail) \
     X(H5check_version) X(H5free_memory) X(H5open) \
-    NPYG__H5_WALK_FUNCTIONS(X)
+    NPYG__H5_WALK_FUNCTIONS(X) NPYG__H5_LOAD_FUNCTIONS(X)
+
+/* What the load adds (emit.c): values read in runs, their types, the
+   paths references name. */
+#define NPYG__H5_LOAD_FUNCTIONS(X) \
+    X(H5Sselect_hyperslab) X(H5Screate_simple) \
+    X(H5Sget_simple_extent_type) X(H5Rget_name) X(H5Tget_order) \
+    X(H5Tget_cset) X(H5Tset_cset) X(H5Tenum_create) \
+    X(H5Tenum_insert) X(H5Tenum_valueof) X(H5Tget_member_offset) \
+    X(H5Dvlen_reclaim)
 
 /* What the walk adds (walk.c): storage sizes, raw references inside
    compounds and attributes, and vlen descriptors read without conversion. */
@@ -170,6 +179,18 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Dwrite (npyg__h5_api()->H5Dwrite)
 #define H5Acreate2 (npyg__h5_api()->H5Acreate2)
 #define H5Awrite (npyg__h5_api()->H5Awrite)
+#define H5Sselect_hyperslab (npyg__h5_api()->H5Sselect_hyperslab)
+#define H5Screate_simple (npyg__h5_api()->H5Screate_simple)
+#define H5Sget_simple_extent_type (npyg__h5_api()->H5Sget_simple_extent_type)
+#define H5Rget_name (npyg__h5_api()->H5Rget_name)
+#define H5Tget_order (npyg__h5_api()->H5Tget_order)
+#define H5Tget_cset (npyg__h5_api()->H5Tget_cset)
+#define H5Tset_cset (npyg__h5_api()->H5Tset_cset)
+#define H5Tenum_create (npyg__h5_api()->H5Tenum_create)
+#define H5Tenum_insert (npyg__h5_api()->H5Tenum_insert)
+#define H5Tenum_valueof (npyg__h5_api()->H5Tenum_valueof)
+#define H5Tget_member_offset (npyg__h5_api()->H5Tget_member_offset)
+#define H5Dvlen_reclaim (npyg__h5_api()->H5Dvlen_reclaim)
 #define H5P_CLS_FILE_ACCESS_ID_g (*npyg__h5_api()->H5P_CLS_FILE_ACCESS_ID_g)
 #define H5T_C_S1_g (*npyg__h5_api()->H5T_C_S1_g)
 #define H5T_NATIVE_LLONG_g (*npyg__h5_api()->H5T_NATIVE_LLONG_g)

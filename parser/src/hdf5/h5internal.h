@@ -9,6 +9,28 @@
  *   E <code> <message>                          (last line; code 0: done)
  *
  * shape is "-" for none, "" for a scalar, "2,3" otherwise.
+ *
+ * A load (npyg__h5_params.load) adds, after the O records of a walk that
+ * found no hazard and before the E record, one record per path reached
+ * from the root, parents before children, each object's attributes
+ * right after its own record (fields escaped the same way, never cut):
+ *
+ *   G <path>                                   a group
+ *   L <path> <target>                          a soft link (not followed)
+ *   D <path> <form> <cset> <space>             a dataset, then its value
+ *   A <path> <name> <form> <cset> <space>      an attribute, then its value
+ *
+ * cset is "ascii" or "utf-8" for strings, "-" otherwise; space "simple"
+ * (scalar included) or "null". The value follows the line's newline as
+ * .npy files (version 1.0, or 2.0 for a header past 64 KiB), end to end:
+ *   form "array": one .npy, the value as h5py's ds[()] gives it;
+ *   form "str" (vlen strings), "ref" (object references, sent as the
+ *   path libhdf5 names, "" for a null reference) and "vlen" (vlen
+ *   sequences): two .npy, the lengths ('<u8', the value's shape, in
+ *   elements of the data) and the data end to end (1-d; '|u1' for str
+ *   and ref, the base type for vlen), as many elements as the lengths sum;
+ *   space "null": one .npy of shape (0,) that carries the dtype only
+ *   ('|u1' for the str, ref and vlen forms).
  */
 #ifndef NPYG_H5INTERNAL_H
 #define NPYG_H5INTERNAL_H
@@ -32,6 +54,7 @@
 #define NPYG__H5_NOFILE 8u       /* descriptors the child may hold */
 #define NPYG__H5_HELPER_NOFILE 16u
 #define NPYG__H5_PARENT_BUF (2u * NPYG__H5_LINE) /* all the parent allocates */
+#define NPYG__H5_NPY_HEADER 65536u /* a load: the most a value's .npy header may be */
 
 typedef struct npyg__h5_params {
     uint32_t max_objects;
@@ -40,6 +63,7 @@ typedef struct npyg__h5_params {
     bool strict;
     uint64_t max_paths;
     uint32_t max_ref_depth;
+    bool load;                  /* send every value after a clean walk */
 } npyg__h5_params;
 
 bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);

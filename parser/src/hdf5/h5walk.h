@@ -10,6 +10,10 @@
    malloc: the child's is capped by its rlimits. */
 void npyg__h5_walk(hid_t file, const void *image, uint64_t size, int out, const npyg__h5_params *params);
 
+/* The load records (h5internal.h) of every path from the root, after a
+   walk without a hazard (emit.c); 0, or a code with "path: why" in msg. */
+int npyg__h5_emit(hid_t file, int out, char *msg, size_t size);
+
 /* The end record: code and message; the last line the child writes. */
 void npyg__h5_send_end(int out, int code, const char *msg);
 

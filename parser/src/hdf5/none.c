@@ -38,3 +38,11 @@ int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
     return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0,
                       "this build of npyguard has no libhdf5: HDF5 files cannot be checked");
 }
+
+int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink)
+{
+    if (!ctx || !sink || !sink->object || !sink->value || !sink->end) return NPYG_EINVAL;
+    int rc = npyg_hdf5_scan_fd(ctx, fd, limits, NULL, NULL);
+    sink->end(sink->user, rc);
+    return rc;
+}

@@ -10,6 +10,13 @@
  * records than the limits allow, a code outside the ones the walk reports
  * or any other garbage is the file's verdict (NPYG_EHDF5_PROTOCOL), and
  * the child is killed.
+ *
+ * A load (npyg_hdf5_load_fd) also reads the values that follow the load
+ * records (h5internal.h): each .npy preamble and header into one more
+ * buffer (at most 64 KiB + 12 bytes), validated by npyg_parse_header under
+ * the context's limits and checked against its record; only then is the
+ * sink asked for a buffer of exactly the validated size, filled straight
+ * from the pipe. The values' memory is the sink's, never the context's.
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
@@ -81,16 +88,23 @@ typedef struct {
     uint64_t records;
     uint64_t max_records;
     bool ended;
-    bool stopped;     /* the callback asked to stop */
+    bool stopped;     /* the callback (or the sink) asked to stop */
     int end_code;
     char end_msg[NPYG__H5_MSG_MAX + 8];
+    /* a load */
+    const npyg_hdf5_sink *sink;
+    char *hbuf;       /* one .npy preamble and header */
+    size_t hcap;
+    uint64_t sum;     /* of the lengths just read */
+    char where[NPYG__H5_LINE]; /* the object whose value is on its way */
+    char why[240];    /* how its record broke the protocol */
+    int limit;        /* or the parser's limit (50-55) it passed */
 } reader;
 
 /* One record; false: protocol error. */
-static bool handle_line(reader *r, char *line)
+static bool handle_line(reader *r, char *line, char **f, int n)
 {
-    char *f[8];
-    int n = split(line, f, 8);
+    (void)line;
     long long code, warn;
     if (r->ended) return false;
     if (n == 3 && !strcmp(f[0], "E")) {
@@ -347,10 +361,227 @@ int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
     return 0;
 }
 
-/* ---------------- one scan ---------------- */
+/* ---------------- the pipe ---------------- */
 
-int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
-                      npyg_hdf5_object_fn fn, void *user)
+/* The child's records through one fixed buffer; values are read past it,
+   straight into the sink's buffers. */
+typedef struct {
+    int fd;
+    char *buf;              /* BUF_SIZE bytes */
+    size_t pos, have;
+    int64_t deadline;
+    bool timeout, poll_failed;
+    int read_errno;         /* our own read failed: not the file's doing */
+} pipe_in;
+
+/* Up to size more bytes into dst; false at the end of the input, at the
+   deadline or on an error. */
+static bool pipe_fill(pipe_in *p, void *dst, size_t size, size_t *got)
+{
+    for (;;) {
+        int64_t left = p->deadline - now_ms();
+        if (left <= 0) {
+            p->timeout = true;
+            return false;
+        }
+        struct pollfd q = {p->fd, POLLIN, 0};
+        int pr = poll(&q, 1, left > 1000 ? 1000 : (int)left);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr < 0) {
+            p->poll_failed = true;
+            return false;
+        }
+        if (pr == 0) continue;
+        ssize_t n = read(p->fd, dst, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) p->read_errno = errno;
+        if (n <= 0) return false;
+        *got = (size_t)n;
+        return true;
+    }
+}
+
+/* The next line, NUL-terminated without its newline; NULL at the end of
+   the input, or with *too_long for a line past NPYG__H5_LINE bytes. */
+static char *pipe_line(pipe_in *p, bool *too_long)
+{
+    for (;;) {
+        char *start = p->buf + p->pos, *nl = memchr(start, '\n', p->have - p->pos);
+        if (nl) {
+            *nl = '\0';
+            p->pos = (size_t)(nl + 1 - p->buf);
+            if ((size_t)(nl - start) > NPYG__H5_LINE) return *too_long = true, NULL;
+            return start;
+        }
+        if (p->have - p->pos > NPYG__H5_LINE) return *too_long = true, NULL;
+        memmove(p->buf, start, p->have - p->pos);
+        p->have -= p->pos;
+        p->pos = 0;
+        size_t got;
+        if (!pipe_fill(p, p->buf + p->have, BUF_SIZE - p->have, &got)) return NULL;
+        p->have += got;
+    }
+}
+
+/* Exactly n bytes into dst: what the buffer holds, then from the pipe. */
+static bool pipe_bytes(pipe_in *p, void *dst, uint64_t n)
+{
+    if (n == 0) return true; /* dst may be NULL */
+    size_t take = p->have - p->pos < n ? p->have - p->pos : (size_t)n;
+    memcpy(dst, p->buf + p->pos, take);
+    p->pos += take;
+    char *d = (char *)dst + take;
+    n -= take;
+    while (n) {
+        size_t got;
+        if (!pipe_fill(p, d, n > (1u << 30) ? (1u << 30) : (size_t)n, &got)) return false;
+        d += got;
+        n -= got;
+    }
+    return true;
+}
+
+/* ---------------- the load records ---------------- */
+
+/* \xNN back to its byte, in place; false for anything the child's
+   escaping never writes. */
+static bool unescape(char *s)
+{
+    char *o = s;
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c >= 0x7f) return false;
+        if (c != '\\') {
+            *o++ = (char)c;
+            continue;
+        }
+        unsigned v = 0;
+        if (p[1] != 'x') return false;
+        for (int i = 2; i < 4; i++) {
+            char h = p[i];
+            if (h >= '0' && h <= '9') v = v * 16 + (unsigned)(h - '0');
+            else if (h >= 'a' && h <= 'f') v = v * 16 + (unsigned)(h - 'a' + 10);
+            else return false;
+        }
+        if (v == 0 || (v >= 0x20 && v < 0x7f && v != '\\')) return false;
+        *o++ = (char)v;
+        p += 3;
+    }
+    *o = '\0';
+    return true;
+}
+
+static bool one_of(const char *s, const char *a, const char *b, const char *c, const char *d)
+{
+    return !strcmp(s, a) || !strcmp(s, b) || (c && !strcmp(s, c)) || (d && !strcmp(s, d));
+}
+
+enum { LINE_OK, LINE_BAD, LINE_STOP, LINE_END };
+
+/* Why a load record or value broke the protocol, with its path. */
+static int bad(reader *r, const char *fmt, ...) NPYG__PRINTF(2, 3);
+static int bad(reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->why, sizeof r->why, fmt, ap);
+    va_end(ap);
+    return LINE_BAD;
+}
+
+/* One value of item: its .npy header validated by the context's parser
+   and limits, then its payload into the sink's buffer of exactly the
+   validated size. */
+static int read_value(reader *r, pipe_in *p, const npyg_hdf5_item *it, unsigned i)
+{
+    unsigned char pre[12];
+    if (!pipe_bytes(p, pre, 10)) return LINE_END;
+    if (memcmp(pre, "\x93NUMPY", 6) || (pre[6] != 1 && pre[6] != 2) || pre[7])
+        return bad(r, "a value without a .npy 1.0 or 2.0 preamble");
+    size_t plen = pre[6] == 1 ? 10 : 12;
+    if (plen == 12 && !pipe_bytes(p, pre + 10, 2)) return LINE_END;
+    uint64_t hl = pre[8] | (uint64_t)pre[9] << 8;
+    if (plen == 12) hl |= (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+    if (hl > r->hcap - plen) {
+        r->limit = NPYG_ELIMIT_HEADER;
+        return bad(r, "a .npy header of %llu bytes, over max_header_bytes (%llu)", (unsigned long long)hl,
+                   (unsigned long long)r->ctx->limits.max_header_bytes);
+    }
+    memcpy(r->hbuf, pre, plen);
+    if (!pipe_bytes(p, r->hbuf + plen, hl)) return LINE_END;
+    int prc = npyg_parse_header(r->ctx, r->hbuf, plen + (size_t)hl);
+    if (prc) {
+        if (prc >= NPYG_ELIMIT_HEADER && prc <= NPYG_ELIMIT_PAYLOAD) r->limit = prc;
+        return bad(r, "npyguard refuses its .npy header: %s", npyg_last_error(r->ctx)->message);
+    }
+    const npyg_info *in = npyg_get_info(r->ctx);
+    const npyg_dtype *dt = in->dtype;
+    bool two = it->nvalues == 2;
+    if (in->fortran_order) return bad(r, "a Fortran-order value");
+    if (it->null_space && (in->ndim != 1 || in->shape[0] != 0))
+        return bad(r, "a null dataspace sent with elements");
+    if (two && i == 0 && (dt->kind != NPYG_KIND_UINT || dt->itemsize != 8 || dt->byteorder != '<'))
+        return bad(r, "lengths that are not '<u8'");
+    if (two && i == 1 && (in->ndim != 1 || in->count != r->sum))
+        return bad(r, "%llu elements of data where the lengths sum to %llu", (unsigned long long)in->count,
+                   (unsigned long long)r->sum);
+    if (two && i == 1 && strcmp(it->form, "vlen") && (dt->kind != NPYG_KIND_UINT || dt->itemsize != 1))
+        return bad(r, "string data that is not '|u1'");
+    void *dst = NULL;
+    if (r->sink->value(r->sink->user, i, in, &dst)) return LINE_STOP;
+    if (in->payload_bytes && !dst) return LINE_STOP;
+    if (!pipe_bytes(p, dst, in->payload_bytes)) return LINE_END;
+    if (two && i == 0) {
+        r->sum = 0;
+        const unsigned char *b = dst;
+        for (uint64_t k = 0; k < in->count; k++) {
+            uint64_t v = 0;
+            for (int j = 7; j >= 0; j--) v = v << 8 | b[8 * k + (uint64_t)j];
+            if (v > UINT64_MAX - r->sum) return bad(r, "lengths whose sum overflows");
+            r->sum += v;
+        }
+    }
+    return LINE_OK;
+}
+
+/* A G, L, D or A record (h5internal.h) and its values. */
+static int load_line(reader *r, pipe_in *p, char **f, int n)
+{
+    char tag = f[0][0];
+    int want = tag == 'G' ? 2 : tag == 'L' ? 3 : tag == 'D' ? 5 : 6;
+    if (!r->sink || f[0][1] || n != want) return LINE_BAD;
+    if (++r->records > r->max_records) return LINE_BAD;
+    for (int i = 1; i < n; i++)
+        if (!unescape(f[i])) return LINE_BAD;
+    snprintf(r->where, sizeof r->where, "%s%s%s", f[1], tag == 'A' ? "@" : "", tag == 'A' ? f[2] : "");
+    if (f[1][0] != '/') return bad(r, "not an absolute path");
+    npyg_hdf5_item it = {f[1], tag == 'G' ? "group" : tag == 'L' ? "softlink" : tag == 'D' ? "dataset" : "attribute",
+                         NULL, NULL, NULL, NULL, 0, 0};
+    if (tag == 'L') it.target = f[2];
+    if (tag == 'D' || tag == 'A') {
+        char **v = f + (tag == 'A' ? 3 : 2);
+        if (tag == 'A') it.name = f[2];
+        if (!one_of(v[0], "array", "str", "ref", "vlen") || !one_of(v[1], "-", "ascii", "utf-8", NULL) ||
+            !one_of(v[2], "simple", "null", NULL, NULL))
+            return bad(r, "a value record with unknown fields");
+        it.form = v[0];
+        it.cset = strcmp(v[1], "-") ? v[1] : NULL;
+        it.null_space = !strcmp(v[2], "null");
+        it.nvalues = it.null_space || !strcmp(v[0], "array") ? 1 : 2;
+    }
+    if (r->sink->object(r->sink->user, &it)) return LINE_STOP;
+    for (unsigned i = 0; i < it.nvalues; i++) {
+        int rc = read_value(r, p, &it, i);
+        if (rc != LINE_OK) return rc;
+    }
+    r->where[0] = '\0';
+    return LINE_OK;
+}
+
+/* ---------------- one scan or load ---------------- */
+
+static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn, void *user,
+               const npyg_hdf5_sink *sink)
 {
     if (!ctx) return NPYG_EINVAL;
     npyg__ctx_reset(ctx);
@@ -375,13 +606,20 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
         if (rc) return rc;
     }
 
-    char *buf = npyg__xalloc(ctx, BUF_SIZE);
+    /* a load also holds one .npy header at a time */
+    size_t hcap = 0;
+    if (sink) hcap = (size_t)(ctx->limits.max_header_bytes < NPYG__H5_NPY_HEADER ? ctx->limits.max_header_bytes
+                                                                                  : NPYG__H5_NPY_HEADER) + 12;
+    char *buf = npyg__xalloc(ctx, BUF_SIZE + hcap);
     if (!buf) return npyg__nomem(ctx, 0);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
-        npyg__xfree(ctx, buf, BUF_SIZE);
+        npyg__xfree(ctx, buf, BUF_SIZE + hcap);
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a pipe: %s", strerror(errno));
     }
+    /* a load's values flow through it: a larger pipe means fewer hand-overs
+       between the child and this process (best effort) */
+    if (sink) (void)fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
     /* The child gets the input read-only even when the caller's
        descriptor could write: a fresh open file description, if /proc
        gives one (the child's filter forbids writing it either way). */
@@ -396,7 +634,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     }
     npyg__h5_request req = {NPYG__H5_MAGIC, NPYG__H5_SCAN, hl,
                             {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
-                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth},
+                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth, sink != NULL},
                             (uint64_t)st.st_size};
     int sent = send_scan(ctx, &req, in, pfd[1]);
     if (sent != 0) {
@@ -409,7 +647,7 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     close(pfd[1]);
     if (sent != 0) {
         close(pfd[0]);
-        npyg__xfree(ctx, buf, BUF_SIZE);
+        npyg__xfree(ctx, buf, BUF_SIZE + hcap);
         if (sent == -2) return ctx->err.code;
         int e = errno;
         end_helper(ctx);
@@ -417,60 +655,38 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     }
 
     /* every object at most: its link, its attributes' records, plus the
-       hazards found after the walk; a generous multiple keeps it bounded */
-    reader r = {ctx, fn, user, 0, (uint64_t)hl.max_objects * 4 + 64, false, false, 0, ""};
-    int64_t deadline = now_ms() + (int64_t)hl.child_wall_seconds * 1000;
-    size_t have = 0;
-    bool protocol = false, timeout = false;
-    int read_errno = 0; /* our own read of the pipe failed: not the file's doing */
-    for (;;) {
-        int64_t left = deadline - now_ms();
-        if (left <= 0) {
-            timeout = true;
-            break;
-        }
-        struct pollfd p = {pfd[0], POLLIN, 0};
-        int pr = poll(&p, 1, left > 1000 ? 1000 : (int)left);
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr < 0) {
-            protocol = true;
-            break;
-        }
-        if (pr == 0) continue;
-        ssize_t got = read(pfd[0], buf + have, BUF_SIZE - have - 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) read_errno = errno;
-        if (got <= 0) break;
-        have += (size_t)got;
-        buf[have] = '\0';
-        char *start = buf, *nl;
-        while ((nl = memchr(start, '\n', have - (size_t)(start - buf)))) {
-            *nl = '\0';
-            if ((size_t)(nl - start) > NPYG__H5_LINE || !handle_line(&r, start)) {
-                protocol = true;
-                break;
-            }
-            start = nl + 1;
-        }
-        if (protocol) break;
-        have -= (size_t)(start - buf);
-        memmove(buf, start, have);
-        if (have > NPYG__H5_LINE) {
-            protocol = true;
-            break;
-        }
+       hazards found after the walk; a generous multiple keeps it bounded.
+       A load adds one record per path and attribute along every path. */
+    uint64_t max_records = (uint64_t)hl.max_objects * 4 + 64;
+    if (sink) max_records += ((uint64_t)hl.max_objects + hl.max_paths) * 8;
+    reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0};
+    pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0};
+    bool protocol = false, too_long = false;
+    char *line;
+    while (!protocol && !(r.stopped && sink) && (line = pipe_line(&p, &too_long))) {
+        char *f[8];
+        int n = split(line, f, 8);
+        int lr = n >= 1 && f[0][0] && strchr("GLDA", f[0][0]) && !r.ended ? load_line(&r, &p, f, n)
+                 : handle_line(&r, line, f, n)                               ? LINE_OK
+                                                                             : LINE_BAD;
+        if (lr == LINE_BAD) protocol = true;
+        if (lr == LINE_STOP) r.stopped = true; /* a sink's stop ends the child */
+        if (lr == LINE_END) break;
     }
+    protocol = protocol || too_long || p.poll_failed;
+    bool timeout = p.timeout;
+    int read_errno = p.read_errno;
     close(pfd[0]);
-    npyg__xfree(ctx, buf, BUF_SIZE);
+    npyg__xfree(ctx, buf, BUF_SIZE + hcap);
 
     /* The child's end, from the helper. A child that closed its pipe and
        kept running meets the same deadline; a helper that does not answer
        is ended. */
     npyg__h5_request kill_msg = {NPYG__H5_MAGIC, NPYG__H5_KILL, hl, req.params, 0};
-    bool killed = timeout || protocol || read_errno;
+    bool killed = timeout || protocol || read_errno || (r.stopped && sink);
     if (killed) send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
     npyg__h5_done done;
-    int got = receive(ctx->h5_sock, &done, sizeof done, killed ? now_ms() + 5000 : deadline);
+    int got = receive(ctx->h5_sock, &done, sizeof done, killed ? now_ms() + 5000 : p.deadline);
     if (got != 0 && !killed && errno == ETIMEDOUT) {
         timeout = killed = true;
         send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
@@ -486,33 +702,56 @@ int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
     }
     int status = done.status;
 
+    /* a load that ended inside a value says whose */
+    char during[NPYG__H5_LINE + 32] = "";
+    if (r.where[0]) snprintf(during, sizeof during, " (while sending %s)", r.where);
     int rc;
     if (read_errno)
         rc = override(ctx, NPYG_EIO, "cannot read the HDF5 child's records (errno %d)", read_errno);
     else if (timeout)
-        rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library ran longer than %u s on this file",
-                      hl.child_wall_seconds);
+        rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library ran longer than %u s on this file%s",
+                      hl.child_wall_seconds, during);
     else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-        rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library used more than %u s of CPU on this file",
-                      hl.child_cpu_seconds);
+        rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library used more than %u s of CPU on this file%s",
+                      hl.child_cpu_seconds, during);
     else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
         rc = override(ctx, NPYG_EHDF5_CRASH,
                       "the HDF5 library tried a forbidden system call (opening another file?): signal %d (SIGSYS)",
                       SIGSYS);
-    else if (WIFSIGNALED(status) && !protocol)
-        rc = override(ctx, NPYG_EHDF5_CRASH, "the HDF5 library failed on this file: signal %d (%s)",
-                      WTERMSIG(status), signame(WTERMSIG(status)));
+    else if (WIFSIGNALED(status) && !protocol && !(r.stopped && sink))
+        rc = override(ctx, NPYG_EHDF5_CRASH, "the HDF5 library failed on this file: signal %d (%s)%s",
+                      WTERMSIG(status), signame(WTERMSIG(status)), during);
+    else if (protocol && r.limit) /* a value past the context's limits: the limit's code */
+        rc = override(ctx, r.limit, "%s: %s", r.where, r.why);
+    else if (protocol && r.why[0])
+        rc = override(ctx, NPYG_EHDF5_PROTOCOL, "%s: the HDF5 child broke the record protocol: %s", r.where, r.why);
     else if (protocol)
-        rc = override(ctx, NPYG_EHDF5_PROTOCOL, "the HDF5 child broke the record protocol");
+        rc = override(ctx, NPYG_EHDF5_PROTOCOL, "the HDF5 child broke the record protocol%s", during);
+    else if (r.stopped && sink)
+        rc = override(ctx, NPYG_EIO, "stopped by the caller%s", during);
     else if (!r.ended)
         rc = override(ctx, NPYG_EHDF5_CRASH,
-                      "the HDF5 library failed on this file: the child exited with status %d before the end",
-                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                      "the HDF5 library failed on this file: the child exited with status %d before the end%s",
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1, during);
     else if (r.end_code)
         rc = override(ctx, r.end_code, "%s", r.end_msg);
     else
         rc = ctx->err.code;
     if (!rc && r.stopped) rc = npyg__fail(ctx, NPYG_EIO, 0, "stopped by the caller");
+    if (sink) sink->end(sink->user, rc);
+    return rc;
+}
+
+int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
+                      npyg_hdf5_object_fn fn, void *user)
+{
+    return run(ctx, fd, limits, fn, user, NULL);
+}
+
+int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink)
+{
+    if (!ctx || !sink || !sink->object || !sink->value || !sink->end) return NPYG_EINVAL;
+    int rc = run(ctx, fd, limits, NULL, NULL, sink);
     return rc;
 }
 

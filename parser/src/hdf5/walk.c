@@ -35,7 +35,8 @@
 
 typedef struct {
     int out;
-    bool dead; /* the pipe broke: stop writing */
+    bool dead;    /* the pipe broke: stop writing */
+    bool refused; /* a record with a code went out: nothing is loaded */
 } chan;
 
 static void put_escaped(char *dst, size_t *o, size_t cap, const char *s, size_t max)
@@ -74,6 +75,7 @@ static void rec_object(chan *c, int code, unsigned warnings, const char *kind, c
                        int ndim, const hsize_t *dims, const char *path, const char *msg)
 {
     char line[NPYG__H5_LINE];
+    if (code) c->refused = true;
     size_t o = (size_t)snprintf(line, sizeof line, "O\t%d\t%u\t%s\t%s\t", code, warnings, kind, type);
     if (ndim < 0) {
         line[o++] = '-';
@@ -1586,12 +1588,15 @@ void npyg__h5_walk(hid_t file, const void *image, uint64_t size, int out, const 
     vlen_setup(&w, image, size);
     run_walk(&w);
     vlen_teardown(&w);
-    rec_end(&w.ch, 0, "");
+    /* the load (emit.c) only of a file whose walk found nothing */
+    char msg[NPYG__H5_MSG_MAX] = "";
+    int code = params->load && !w.ch.refused && !w.over ? npyg__h5_emit(file, out, msg, sizeof msg) : 0;
+    rec_end(&w.ch, code, msg);
     free_walk(&w);
 }
 
 void npyg__h5_send_end(int out, int code, const char *msg)
 {
-    chan c = {out, false};
+    chan c = {out, false, false};
     rec_end(&c, code, msg);
 }

@@ -1,0 +1,262 @@
+"""HDF5 and MAT v7.3 files loaded through npyguard's sandbox, held to h5py.
+
+The expected tree of every file is the one h5py itself reads
+(h5tree_h5py.tree_from_h5py); the refusals are the hazards
+gen/gen_hdf5.py recorded in corpus/hdf5/manifest.json.
+"""
+import glob
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import npyguard
+from npyguard._h5tree import Empty, Ref, tree_differences
+
+from corpus_files import CORPUS, ROOT, manifest
+
+h5py = pytest.importorskip("h5py")
+from h5tree_h5py import tree_from_h5py  # noqa: E402  (needs h5py)
+
+
+def _helper():
+    found = os.environ.get("NPYG_HDF5_HELPER")
+    if found:
+        return found
+    for preset in ("release", "asan"):
+        p = os.path.join(ROOT, "build", preset, "parser", "npyg-hdf5-helper")
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+HELPER = _helper()
+pytestmark = pytest.mark.skipif(HELPER is None, reason="no npyg-hdf5-helper built (set NPYG_HDF5_HELPER)")
+
+HDF5 = os.path.join(CORPUS, "hdf5")
+
+
+def load(path, **kw):
+    return npyguard.load_tree(path, helper=HELPER, **kw)
+
+
+def _files(*parts):
+    return sorted(p for p in glob.glob(os.path.join(HDF5, *parts, "**", "*"), recursive=True) if os.path.isfile(p))
+
+
+def test_every_valid_file_equals_h5py():
+    files = sorted(_files("valid") + _files("matlab", "valid"))
+    listed = [k for k in manifest("hdf5") if k.startswith("valid/")]
+    listed += ["matlab/" + k for k in manifest("hdf5", "matlab") if k.startswith("valid/")]
+    assert sorted(os.path.join(HDF5, k) for k in listed) == files
+    equal = []
+    for f in files:
+        d = tree_differences(load(f), tree_from_h5py(f))
+        assert d == [], (f, d[:5])
+        equal.append(f)
+    assert len(equal) == len(files) == 124
+
+
+def test_mapping_equals_h5py_datasets():
+    for f in _files("valid", "h5"):
+        m = npyguard.load_hdf5_mapping(f, helper=HELPER)
+        with h5py.File(f, "r") as h:
+            names = []
+            h.visititems(lambda n, o: names.append("/" + n) if isinstance(o, h5py.Dataset) else None)
+            assert sorted(m) == sorted(names), f
+            for n in names:
+                want = h[n][()]
+                got = m[n]
+                if h5py.check_ref_dtype(h[n].dtype):
+                    assert [str(r) for r in got.ravel()] == [h[x].name if x else "" for x in np.ravel(want)]
+                    continue
+                want = np.asarray(want, dtype=h[n].dtype)
+                assert got.dtype == want.dtype and got.shape == want.shape, (f, n)
+                if not got.dtype.hasobject:
+                    assert got.tobytes() == want.tobytes(), (f, n)
+        with pytest.raises(TypeError):
+            m["/x"] = 1
+
+
+HAZARDS = {k: v for k, v in manifest("hdf5").items() if k.split("/")[0] in ("hazard", "invalid")}
+
+
+@pytest.mark.parametrize("name", sorted(HAZARDS))
+def test_hazards_and_invalid_files_refused(name):
+    entry = HAZARDS[name]
+    path = os.path.join(HDF5, name)
+    codes = {c for c, _ in entry["hazards"]} or {entry["error"]}
+    # storage-format contradictions refuse under the strict profile only
+    strict = codes == {128}
+    if strict:
+        tree = load(path, **entry.get("limits", {}))
+        assert tree["/"].kind == "group"
+    with pytest.raises(npyguard.Error) as e:
+        load(path, strict=strict, **entry.get("limits", {}))
+    assert e.value.code in codes, (name, e.value.code, str(e.value))
+    paths = [p for _, p in entry["hazards"]]
+    if paths:
+        assert any(str(e.value).startswith(p + ":") or (p + ":") in str(e.value) for p in paths), str(e.value)
+
+
+# ---------------------------------------------------------------- files h5py writes here
+
+def _write(path):
+    """Types and layouts the corpus lacks: pieces, soft links, null
+    dataspaces, byte orders, vlen datasets, enums, opaque data."""
+    with h5py.File(path, "w") as f:
+        # 3-d, one row of 2 MiB: sent in runs inside a row
+        f["big"] = np.arange(3 * 2 * 131072, dtype="<f8").reshape(3, 2, 131072)
+        # 2-d, small rows, 5 MiB: runs of whole rows; chunked and deflated
+        f.create_dataset("rows", data=np.arange(5 * 2 ** 20 // 4, dtype=">i4").reshape(-1, 64), chunks=(512, 64),
+                         compression="gzip")
+        f["be_float"] = np.linspace(0, 1, 7).astype(">f4")
+        f["u2"] = np.array([1, 2, 65535], dtype="<u2")
+        f["zero"] = np.zeros((0, 4), dtype="<i8")
+        f["scalar"] = np.float64(2.5)
+        f["fixed"] = np.array([b"ab", b"c", b""], dtype="S3")
+        f["fixed_scalar"] = np.bytes_(b"xyz")
+        f["vstr"] = np.array([b"one", b"", "\u00e9t\u00e9".encode()] * 50000, dtype=h5py.string_dtype("utf-8"))
+        f["vstr_ascii"] = np.array([b"a", b"bc"], dtype=h5py.string_dtype("ascii"))
+        seq = np.empty(4, dtype=object)
+        for i in range(4):
+            seq[i] = np.arange(i, dtype="<i4")
+        f.create_dataset("vint", data=seq, dtype=h5py.vlen_dtype(np.dtype("<i4")))
+        f["bool"] = np.array([True, False, True])
+        f.create_dataset("enum", data=np.array([0, 2, 1], dtype="u1"),
+                         dtype=h5py.enum_dtype({"RED": 0, "GREEN": 1, "BLUE": 2}, basetype="u1"))
+        f["opaque"] = np.array([b"\x01\x02\x03"], dtype="V3")
+        f["complex"] = np.array([1 + 2j, 3 - 4j], dtype="<c16")
+        f["nested"] = np.zeros(2, dtype=[("a", "<i2"), ("b", [("x", "<f4"), ("y", "S2")])])
+        f.create_dataset("null", data=h5py.Empty("<f8"))
+        g = f.create_group("g \u00fc/sub")
+        g["d"] = np.arange(3, dtype="i1")
+        g.attrs["null"] = h5py.Empty("<i4")
+        g.attrs["vs"] = "caf\u00e9"
+        g.attrs["arr"] = np.array([[1, 2], [3, 4]], dtype=">i8")
+        f["soft"] = h5py.SoftLink("/g \u00fc/sub/d")
+        f["hard"] = f["g \u00fc/sub/d"]
+        refs = f.create_dataset("refs", (3,), dtype=h5py.ref_dtype)
+        refs[0] = f["big"].ref
+        refs[1] = f["g \u00fc/sub"].ref
+        refs[2] = f["hard"].ref
+        f.attrs["ref"] = f["scalar"].ref
+
+
+def test_written_types_equal_h5py(tmp_path):
+    path = str(tmp_path / "types.h5")
+    _write(path)
+    tree = load(path)
+    assert tree_differences(tree, tree_from_h5py(path)) == []
+    assert tree["/soft"].kind == "softlink" and tree["/soft"].value == "/g \u00fc/sub/d"
+    assert isinstance(tree["/null"].value, Empty) and tree["/null"].value.dtype == np.dtype("<f8")
+    assert tree["/refs"].value.tolist() == [Ref("/big"), Ref("/g \u00fc/sub"), Ref("/g \u00fc/sub/d")]
+    assert tree["/vstr"].value[2] == "\u00e9t\u00e9".encode() and tree["/vstr"].cset == "utf-8"
+    assert tree["/big"].value.shape == (3, 2, 131072)
+
+
+def test_payload_limit_names_the_path(tmp_path):
+    path = str(tmp_path / "limit.h5")
+    with h5py.File(path, "w") as f:
+        f["small"] = np.arange(4)
+        f["large"] = np.arange(4096, dtype="<f8")
+    with pytest.raises(npyguard.LimitError, match="/large"):
+        load(path, max_payload_bytes=1000)
+
+
+def test_unloaded_type_names_the_path(tmp_path):
+    path = str(tmp_path / "subarray.h5")
+    with h5py.File(path, "w") as f:
+        f["ok"] = np.arange(3)
+        f["sub"] = np.zeros(2, dtype=[("a", "<i4", (2,))])
+    with pytest.raises(npyguard.Hdf5Error, match=": /sub: "):
+        load(path)
+
+
+def test_descriptor_and_file_object(tmp_path):
+    src = os.path.join(HDF5, "valid", "mat", "dict.mat")
+    with open(src, "rb") as fh:
+        a = npyguard.load_tree(fh, helper=HELPER)
+    fd = os.open(src, os.O_RDONLY)
+    try:
+        b = npyguard.load_tree(fd, helper=HELPER)
+    finally:
+        os.close(fd)
+    assert tree_differences(a, b) == [] and tree_differences(a, tree_from_h5py(src)) == []
+
+
+def test_swapped_file_is_not_reopened(tmp_path):
+    """The file is read once, through the descriptor given: replacing the
+    path afterwards changes nothing."""
+    src = os.path.join(HDF5, "valid", "mat", "dict.mat")
+    path = str(tmp_path / "x.mat")
+    shutil.copy(src, path)
+    with open(path, "rb") as fh:
+        os.unlink(path)
+        shutil.copy(os.path.join(HDF5, "valid", "mat", "complex.mat"), path)
+        tree = npyguard.load_tree(fh, helper=HELPER)
+    assert tree_differences(tree, tree_from_h5py(src)) == []
+
+
+def test_parser_limits_apply_to_each_value():
+    """Each value's .npy header goes through the context's own limits."""
+    src = os.path.join(HDF5, "valid", "mat", "dict.mat")
+    with pytest.raises(npyguard.LimitError) as e:
+        load(src, max_dims=1)  # /v/a is the first value with 2 dimensions
+    assert e.value.code == 51 and "/v/a:" in str(e.value)
+    with pytest.raises(npyguard.LimitError) as e:
+        load(src, max_header_bytes=100)  # every header here is 118 bytes
+    assert e.value.code == 50 and ": /v@" in str(e.value)
+    assert tree_differences(load(src, max_dims=2, max_header_bytes=118), tree_from_h5py(src)) == []
+
+
+def test_child_memory_bounded_by_the_limit_not_the_dataset(tmp_path):
+    """A 40 MiB dataset loads through a child allowed 16 MiB of data
+    memory (RLIMIT_DATA over its start; hdf5_cli_child_memory shows the
+    limit bites): the child reads and sends it in runs."""
+    path = str(tmp_path / "large.h5")
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(5 << 20, dtype="<f8")
+    m = npyguard.load_hdf5_mapping(path, helper=HELPER, hdf5_memory_bytes=16 << 20)
+    assert m["/x"].shape == (5 << 20,) and np.array_equal(m["/x"], np.arange(5 << 20, dtype="<f8"))
+
+
+def test_loads_from_threads():
+    """The load waits for the child without the GIL; loads from several
+    threads at once each get their own file's tree."""
+    import threading
+    files = _files("valid", "mat")[:20]
+    want = {f: tree_from_h5py(f) for f in files}
+    wrong = []
+
+    def work(order):
+        for f in order:
+            if tree_differences(load(f), want[f]):
+                wrong.append(f)
+
+    threads = [threading.Thread(target=work, args=(files[k:] + files[:k],)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == [] and len(files) == 20
+
+
+def test_read_failure_mid_value_names_the_path(tmp_path):
+    """A deflated chunk whose bytes are garbage passes the walk (it reads
+    no raw data) and fails libhdf5's read in the load: the child finishes
+    the value it promised with zeros and reports the failure, which the
+    parent raises with the path; nothing of the file is returned."""
+    path = str(tmp_path / "bad-chunk.h5")
+    with h5py.File(path, "w") as f:
+        f["a"] = np.arange(3)
+        d = f.create_dataset("z", data=np.arange(1 << 16, dtype="<f8").reshape(256, 256), chunks=(64, 256),
+                             compression="gzip")
+        info = d.id.get_chunk_info(2)
+    with open(path, "r+b") as fh:
+        fh.seek(info.byte_offset + 8)
+        fh.write(b"\xff" * 64)
+    with pytest.raises(npyguard.Hdf5Error) as e:
+        load(path)
+    assert e.value.code == 119 and ": /z: libhdf5 cannot read the dataset" in str(e.value)
