@@ -83,7 +83,10 @@ def main():
     for line in joined:
         m = made.match(line)
         if m and "CLONE_THREAD" not in line:
+            # a new process: its number may have been another's before
+            # (numbers wrap around at pid_max in a long run)
             parent_of[int(m.group(2))] = int(m.group(1))
+            helpers.discard(int(m.group(2)))
         if "SIGSYS" in line:
             failures.append("a process was killed by the seccomp filter: " + line)
         c = call.match(line)

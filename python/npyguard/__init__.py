@@ -34,7 +34,7 @@ from . import _core
 __all__ = [
     "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
     "Error", "UsageError", "InputError", "MagicError", "HeaderError", "DescrError", "ShapeError",
-    "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError", "RawArrayError", "Hdf5Error",
+    "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError", "RawArrayError", "PickleError", "Hdf5Error",
     "MatError", "UnsupportedError", "NotLoadableError", "load_ra",
 ]
 
@@ -126,6 +126,11 @@ class RawArrayError(Error):
     """The RawArray (.ra) file is malformed (class "ra")."""
 
 
+class PickleError(Error):
+    """An object array's pickle is malformed (class "pickle"): what its
+    scan reports. Pickles are never loaded."""
+
+
 class Hdf5Error(Error):
     """The HDF5 file is malformed or hazardous (class "hdf5")."""
 
@@ -151,7 +156,7 @@ _CLASSES = {
     "usage": UsageError, "io": InputError, "magic": MagicError, "header": HeaderError,
     "descr": DescrError, "shape": ShapeError, "payload": TruncatedError, "unsafe": UnsafeError,
     "limit": LimitError, "strict": StrictError, "zip": ZipError, "ra": RawArrayError,
-    "hdf5": Hdf5Error, "mat": MatError, "unsupported": UnsupportedError,
+    "hdf5": Hdf5Error, "mat": MatError, "unsupported": UnsupportedError, "pickle": PickleError,
 }
 
 

@@ -90,3 +90,24 @@ def test_descr_is_the_clis():
     assert len(lines) == len(VALID)
     for line, name in zip(lines, VALID):
         assert npyguard.validate(os.path.join(CORPUS, name)).descr == line["descr"], name
+
+
+def _codes_of_header():
+    """Every NPYG_E* code npyguard.h defines, read from the header itself."""
+    import re
+    text = open(os.path.join(ROOT, "parser", "include", "npyguard.h")).read()
+    return {int(v): n for n, v in re.findall(r"^\s*(NPYG_E[A-Z0-9_]+)\s*=\s*(\d+),", text, re.M)}
+
+
+def test_every_error_code_raises_its_class():
+    """The exception map covers every class errors.c gives, and each code
+    of npyguard.h comes out as the class the library names for it."""
+    codes = _codes_of_header()
+    assert len(codes) > 60
+    for code, name in sorted(codes.items()):
+        lib_name, klass = npyguard._core.error_info(code)
+        assert lib_name == name, (code, lib_name, name)
+        assert klass in npyguard._CLASSES, (name, klass)
+        e = npyguard._error(code, 0, "x")
+        assert type(e) is npyguard._CLASSES[klass] and e.code == code and e.klass == klass
+        assert isinstance(e, npyguard.Error)
