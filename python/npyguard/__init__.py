@@ -146,10 +146,12 @@ class UnsupportedError(Error):
 
 class NotLoadableError(Error):
     """A file npyguard accepts but the package cannot return as an array:
-    HDF5 and MAT v7.3 (loading them is not available in the package yet;
-    code NPYG_EHDF5_UNAVAILABLE), and RawArray element types numpy has no
-    dtype for, such as 128-bit integers or complex halves (code
-    NPYG_ERA_ELBYTE, at the elbyte field). ``klass`` is the code's class."""
+    RawArray element types numpy has no dtype for, such as 128-bit
+    integers or complex halves (code NPYG_ERA_ELBYTE, at the elbyte
+    field); HDF5 types the sandboxed load does not carry and values
+    hdf5storage itself cannot read; HDF5 and MAT v7.3 files where this
+    build has no HDF5 helper (NPYG_EHDF5_UNAVAILABLE). ``klass`` is the
+    code's class."""
 
 
 _CLASSES = {
@@ -520,9 +522,10 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
     Returns an ndarray equal to ``numpy.load(file, allow_pickle=False)``:
     same dtype, shape, order, flags and bytes; or, for a zip archive, an
     NpzFile (see load_npz); for a RawArray file, the array load_ra returns.
-    The format is told by content, as numpy.load tells .npy from .npz; an
-    HDF5 or MAT v7.3 file raises NotLoadableError (not loaded by the
-    package yet). The header is validated, the payload size
+    The format is told by content, as numpy.load tells .npy from .npz; a
+    MAT v7.3 file gives what loadmat returns, an HDF5 file what load_hdf5
+    returns (libhdf5 runs only in npyguard's sandboxed child). For .npy,
+    the header is validated, the payload size
     checked against the limits and the file, and only then is the array
     allocated and filled from the same open input.
 
@@ -545,8 +548,11 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             try:
                 npy = _core.Npy(fd, strict, lim)
             except MagicError as e:
-                if _not_npy(e, os.pread(fd, 8, 0), fd) == _FORMAT_NPZ:
+                kind = _not_npy(e, os.pread(fd, 8, 0), fd)
+                if kind == _FORMAT_NPZ:
                     return NpzFile(file, strict=strict, **(lim or {}))
+                if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
+                    return _load_hdf5_kind(kind, fd, strict, limits, max_header_size)
                 return _read_ra(_core.Ra(fd, strict, lim))
             try:
                 return _fill(npy, npy.info())
@@ -566,8 +572,14 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             npy = _core.Npy(src.arg, strict, lim)
         except MagicError as e:
             # Not .npy: an archive is opened as numpy.load opens it.
-            if _not_npy(e, src.head(), src.probe_arg()) == _FORMAT_NPZ:
+            kind = _not_npy(e, src.head(), src.probe_arg())
+            if kind == _FORMAT_NPZ:
                 return NpzFile(file, strict=strict, **(lim or {}))
+            if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
+                if src.fd is None:
+                    raise _not_loadable(114, 0, "an HDF5 or MAT v7.3 file is loaded from a path, a "
+                                                "descriptor or a regular file's file object") from None
+                return _load_hdf5_kind(kind, src.fd, strict, limits, max_header_size)
             return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
         d = npy.info()
         dtype = _dtype(d["descr"])
@@ -617,8 +629,8 @@ _FORMAT_NPY, _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5, _FORMAT_MAT73 = 1, 2, 3, 4, 
 
 def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
     """What a file that is not .npy is, as the library recognises it by
-    content: _FORMAT_NPZ or _FORMAT_RA, to be loaded. HDF5 and MAT files
-    raise why they are not loaded; anything else raises e."""
+    content: _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5 or _FORMAT_MAT73, to be
+    loaded; anything else raises e."""
     if e.code != 10:
         raise e
     kind = _core.sniff(head)
@@ -629,10 +641,18 @@ def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
         if code:
             raise _error(code, offset, message) from None
         if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
-            what = "an HDF5" if kind == _FORMAT_HDF5 else "a MAT v7.3"
-            raise _not_loadable(114, 0, f"{what} file: HDF5/MAT loading is not available in the npyguard "
-                                        f"package yet (npyvalidate checks it)") from None
+            return kind
     raise e
+
+
+def _load_hdf5_kind(kind: int, fd: int, strict: bool, limits: Dict[str, Any], max_header_size: Any):
+    """load() of an HDF5 or MAT v7.3 file, from the descriptor already open."""
+    from ._matlab import load_hdf5, loadmat
+    if max_header_size is not None:
+        limits = dict(limits, max_header_bytes=max_header_size)
+    if kind == _FORMAT_MAT73:
+        return loadmat(fd, strict=strict, **limits)
+    return load_hdf5(fd, strict=strict, **limits)
 
 
 _RA_KINDS = {0: "V", 1: "i", 2: "u", 3: "f", 4: "c", 5: "b"}
@@ -939,5 +959,6 @@ def load_npz(file, *, strict: bool = False, **limits: int) -> NpzFile:
 
 
 from ._hdf5 import load_hdf5_mapping, load_tree  # noqa: E402  (HDF5 and MAT v7.3 through the sandbox)
+from ._matlab import load_hdf5, loadmat  # noqa: E402
 
-__all__ += ["load_tree", "load_hdf5_mapping"]
+__all__ += ["load_tree", "load_hdf5_mapping", "loadmat", "load_hdf5"]

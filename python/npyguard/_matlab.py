@@ -782,8 +782,8 @@ def loadmat(file, **limits) -> dict:
 
     Keyword arguments are those of the sandboxed load (``strict``,
     ``helper``, the ``.npy`` parser's limits and the HDF5 ones:
-    max_objects, max_nesting, max_paths, max_ref_depth, child_memory,
-    child_cpu_seconds, child_wall_seconds); max_payload_bytes,
+    max_objects, max_nesting, max_paths, max_ref_depth, hdf5_memory_bytes,
+    hdf5_cpu_seconds, hdf5_wall_seconds); max_payload_bytes,
     inflate_budget_bytes, max_paths, max_nesting and max_ref_depth also bound the
     decoding (see read_tree). A file npyguard refuses, and every hazard,
     raises a subclass of ``npyguard.Error`` naming the object path.
@@ -805,8 +805,9 @@ def load_hdf5(file, path: str = "/", **limits):
     ``hdf5storage.read(path, filename=file)`` returns it: dicts, lists,
     tuples, sets, strings and numpy values with hdf5storage's types,
     dtypes and shapes. Any other HDF5 file comes back as a read-only
-    mapping of dataset paths to arrays equal to h5py's ``ds[()]`` (the
-    whole file's, whatever ``path``). libhdf5 runs only in npyguard's
+    mapping of dataset paths to arrays equal to h5py's ``ds[()]``: the
+    datasets below ``path`` (every one for "/"), or the array itself when
+    ``path`` names a dataset. libhdf5 runs only in npyguard's
     sandboxed child; every value is validated as a ``.npy`` array before
     it is allocated here. Arguments and errors as for ``loadmat``.
 
@@ -816,7 +817,14 @@ def load_hdf5(file, path: str = "/", **limits):
     from . import _hdf5
     tree = _hdf5.load_tree(file, **limits)
     if not _written_by_hdf5storage(tree):
-        return _hdf5.HDF5Mapping(tree)
+        root = "/" + path.strip("/")
+        node = tree.get(root)
+        if node is None:
+            raise _error(_E_FORMAT, root, "no object at this path", _hdf5_error())
+        if node.kind == "dataset":
+            return node.value
+        below = root.rstrip("/") + "/"
+        return _hdf5.HDF5Mapping({p: n for p, n in tree.items() if p.startswith(below)})
     return read_tree(tree, path, owned=True, **_decoder_limits(limits))
 
 

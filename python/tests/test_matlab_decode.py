@@ -384,3 +384,26 @@ def test_each_read_is_a_new_array():
         assert c[0, 0].tolist() == c[0, 1].tolist() == [[1.0], [1.0]]
         shared = [np.shares_memory(x, tree["/#refs#/b"].value) for x in c.flat]
         assert shared == ([True, False] if owned else [False, False])
+
+
+@pytest.mark.parametrize("rel,entry", [(r, e) for r, e in RECORDED if r.startswith("valid/")],
+                         ids=[r for r, _ in RECORDED if r.startswith("valid/")])
+def test_load_decides_by_content(rel, entry, tmp_path):
+    """npyguard.load of a MAT v7.3 or HDF5 file, under a name that says
+    .npy, gives what hdf5storage.loadmat (MAT) or hdf5storage.read('/')
+    (HDF5) returned for it, as the generators recorded."""
+    if _helper() is None or "NPYG_HDF5_HELPER" not in os.environ:
+        pytest.skip("the HDF5 helper is not built here")
+    disguised = tmp_path / "x.npy"
+    disguised.write_bytes(open(os.path.join(HDF5, rel), "rb").read())
+    want = entry["hdf5storage_loadmat"] if rel.endswith(".mat") else entry["hdf5storage_read_root"]
+    assert _described(lambda: npyguard.load(str(disguised))) == want
+    with open(disguised, "rb") as f:
+        assert _described(lambda: npyguard.load(f)) == want
+
+
+def test_load_of_hdf5_bytes_is_a_clear_refusal():
+    data = open(os.path.join(HDF5, "valid", "mat", "float.mat"), "rb").read()
+    with pytest.raises(npyguard.NotLoadableError) as ei:
+        npyguard.load(data)
+    assert "path, a descriptor or a regular file" in str(ei.value)

@@ -175,13 +175,3 @@ def test_not_ra_nor_npy():
     with pytest.raises(npyguard.RawArrayError) as ei:
         npyguard.load_ra(b"\x93NUMPY\x01\x00")
     assert ei.value.name == "NPYG_ERA_MAGIC"
-
-
-def test_hdf5_and_mat_are_not_loaded_yet():
-    base = os.path.join(ROOT, "corpus", "hdf5", "valid")
-    for root, _dirs, files in os.walk(base):
-        for f in files:
-            if f.endswith((".h5", ".mat")):
-                with pytest.raises(npyguard.NotLoadableError) as ei:
-                    npyguard.load(os.path.join(root, f))
-                assert ei.value.name == "NPYG_EHDF5_UNAVAILABLE" and "not available" in str(ei.value)
