@@ -1006,8 +1006,10 @@ typedef struct npyg_hdf5_object {
 /* Return non-zero to stop the scan (it then returns NPYG_EIO). */
 typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
 
-/* Scans the HDF5 file open on fd (a regular file; never written, moved or
-   closed) in a sandboxed child and reports every object to fn (may be
+/* Scans the HDF5 file the input set last holds (npyg_set_input_fd: a
+   regular file's descriptor, at its first byte, which the sandboxed child
+   maps; never written, moved or closed; any other input is refused with
+   NPYG_ENOTREG) in a sandboxed child and reports every object to fn (may be
    NULL). The whole file is walked even after a hazard. Returns 0 when it
    holds no hazard, else the first hazard's code, also in
    npyg_last_error() with its object path in the message ("/x: external
@@ -1017,6 +1019,9 @@ typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
    In this process the scan allocates npyg_hdf5_worst_case_alloc() bytes
    at most, through the context's allocator; the child's memory is bounded
    by limits->child_memory instead. */
+NPYG_API int npyg_hdf5_scan(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn,
+                            void *user);
+/* The form of 0.1.0: set the input to fd, then npyg_hdf5_scan. */
 NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                                npyg_hdf5_object_fn fn, void *user);
 
@@ -1083,6 +1088,8 @@ typedef struct npyg_hdf5_sink {
    the values' memory is the sink's. A child that dies or is killed
    mid-value ends the load with NPYG_EHDF5_CRASH (or _TIMEOUT) naming
    the object it was sending. */
+NPYG_API int npyg_hdf5_load(npyg_ctx *ctx, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink);
+/* The same with the input set to fd first. */
 NPYG_API int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                                const npyg_hdf5_sink *sink);
 

@@ -37,6 +37,10 @@
 
 #include "../internal.h"
 
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
 /* AddressSanitizer builds (tests only): the child's memory is not capped,
    its runtime gets a few more calls, and the helper keeps its options. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -121,6 +125,28 @@ typedef struct npyg__h5_done {
     int32_t status;                 /* waitpid's */
     int32_t error;                  /* errno when no child ran */
 } npyg__h5_done;
+
+/* A message and two descriptors over a SOCK_SEQPACKET socket (the parent
+   to the helper, the helper to a file's child): 0, or -1 with errno. */
+static inline int npyg__h5_send_fds(int sock, const void *msg, size_t len, const int fds[2])
+{
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec iov = {(void *)msg, len};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
+    ssize_t n;
+    do n = sendmsg(sock, &m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)len ? 0 : -1;
+}
 
 /* h5api.c: map libhdf5 and fill its table, once, in the helper.
    0, or NPYG_EHDF5_UNAVAILABLE with the loader's reason in *why. */

@@ -146,24 +146,6 @@ static pid_t fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_
     return child;
 }
 
-/* The request and its two descriptors to the waiting child. */
-static void hand_over(const npyg__h5_request *req, const int fds[2])
-{
-    union {
-        char buf[CMSG_SPACE(2 * sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    memset(&u, 0, sizeof u);
-    struct iovec iov = {(void *)req, sizeof *req};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
-    while (sendmsg(NPYG__H5_HELPER_CTL_FD, &m, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
-}
-
 int main(int argc, char **argv)
 {
     npyg__h5_hello hello;
@@ -214,7 +196,8 @@ int main(int argc, char **argv)
         npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
         pid_t child = next;
         if (child < 0) done.error = errno;
-        else hand_over(&req, fds);  /* a child that cannot take it ends: its status says so */
+        else (void)npyg__h5_send_fds(NPYG__H5_HELPER_CTL_FD, &req, sizeof req, fds); /* a child that cannot
+                                                     take it ends: its status says so */
         close(fds[0]);
         close(fds[1]);
         close(NPYG__H5_HELPER_CTL_FD);

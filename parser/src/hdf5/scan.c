@@ -327,23 +327,8 @@ static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
 /* Hands the helper the input (read-only) and the pipe's write end. */
 static int send_scan(npyg_ctx *ctx, const npyg__h5_request *req, int in, int out)
 {
-    union {
-        char buf[CMSG_SPACE(2 * sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    memset(&u, 0, sizeof u);
-    struct iovec iov = {(void *)req, sizeof *req};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
     int fds[2] = {in, out};
-    memcpy(CMSG_DATA(c), fds, sizeof fds);
-    ssize_t n;
-    do n = sendmsg(ctx->h5_sock, &m, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof *req ? 0 : -1;
+    return npyg__h5_send_fds(ctx->h5_sock, req, sizeof *req, fds);
 }
 
 int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
@@ -580,7 +565,7 @@ static int load_line(reader *r, pipe_in *p, char **f, int n)
 
 /* ---------------- one scan or load ---------------- */
 
-static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn, void *user,
+static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn, void *user,
                const npyg_hdf5_sink *sink)
 {
     if (!ctx) return NPYG_EINVAL;
@@ -588,23 +573,25 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
     npyg_hdf5_limits hl;
     hl = limits ? *limits : ctx->hdf5_limits;
     if (!limits_valid(&hl)) return npyg__fail(ctx, NPYG_EINVAL, 0, "invalid HDF5 limits");
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) return npyg__fail(ctx, NPYG_EIO, 0, "cannot stat the file descriptor");
-    if (!S_ISREG(st.st_mode))
-        return npyg__fail(ctx, NPYG_ENOTREG, 0, "an HDF5 file needs a regular file (random access)");
+    /* libhdf5 reads the file through a mapping of it, in the child: a
+       regular file's descriptor, and nothing else, can be handed over */
+    npyg__input src;
+    int rc = npyg__input_begin(ctx, &src, NPYG__IN_RANDOM, NPYG_OFFSET_FILE,
+                               "an HDF5 file needs a regular file (random access)");
+    if (rc) return rc;
+    if (src.kind != NPYG__IN_FILE)
+        return npyg__fail(ctx, NPYG_ENOTREG, 0, "an HDF5 file is read from a regular file's descriptor");
+    int fd = src.fd;
     /* The MAT header is npyguard's own to check, before libhdf5 sees it. */
-    npyg_probe_info pi;
-    int prc = npyg_probe_fd(ctx, fd, &pi);
-    if (prc) return prc;
-    if (pi.format != NPYG_FORMAT_HDF5 && pi.format != NPYG_FORMAT_MAT73)
+    rc = npyg_probe_input(ctx);
+    if (rc) return rc;
+    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
+    if (pi->format != NPYG_FORMAT_HDF5 && pi->format != NPYG_FORMAT_MAT73)
         return npyg__fail(ctx, NPYG_EHDF5_NOTHDF5, 0,
                           "no HDF5 superblock signature at offset 0, 512, 1024, ...");
-    if (lseek(fd, 0, SEEK_CUR) != 0)
+    if (src.base != 0)
         return npyg__fail(ctx, NPYG_EINVAL, 0, "an HDF5 file is scanned from its first byte");
-    if (ctx->h5_pid <= 0) {
-        int rc = start_helper(ctx, &hl);
-        if (rc) return rc;
-    }
+    if (ctx->h5_pid <= 0 && (rc = start_helper(ctx, &hl)) != 0) return rc;
 
     /* a load also holds one .npy header at a time */
     size_t hcap = 0;
@@ -628,14 +615,16 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
         char name[64];
         snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
         int ro = open(name, O_RDONLY | O_CLOEXEC);
-        struct stat rst;
-        if (ro >= 0 && fstat(ro, &rst) == 0 && rst.st_ino == st.st_ino && rst.st_dev == st.st_dev) in = ro;
+        struct stat st, rst;
+        if (ro >= 0 && fstat(fd, &st) == 0 && fstat(ro, &rst) == 0 && rst.st_ino == st.st_ino &&
+            rst.st_dev == st.st_dev)
+            in = ro;
         else if (ro >= 0) close(ro);
     }
     npyg__h5_request req = {NPYG__H5_MAGIC, NPYG__H5_SCAN, hl,
                             {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
                              ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth, sink != NULL},
-                            (uint64_t)st.st_size};
+                            src.size};
     int sent = send_scan(ctx, &req, in, pfd[1]);
     if (sent != 0) {
         /* a helper that died since the last file (its parent thread
@@ -705,7 +694,6 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
     /* a load that ended inside a value says whose */
     char during[NPYG__H5_LINE + 32] = "";
     if (r.where[0]) snprintf(during, sizeof during, " (while sending %s)", r.where);
-    int rc;
     if (read_errno)
         rc = override(ctx, NPYG_EIO, "cannot read the HDF5 child's records (errno %d)", read_errno);
     else if (timeout)
@@ -742,17 +730,30 @@ static int run(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_
     return rc;
 }
 
+int npyg_hdf5_scan(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn, void *user)
+{
+    return run(ctx, limits, fn, user, NULL);
+}
+
+int npyg_hdf5_load(npyg_ctx *ctx, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink)
+{
+    if (!ctx || !sink || !sink->object || !sink->value || !sink->end) return NPYG_EINVAL;
+    return run(ctx, limits, NULL, NULL, sink);
+}
+
 int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
                       npyg_hdf5_object_fn fn, void *user)
 {
-    return run(ctx, fd, limits, fn, user, NULL);
+    if (!ctx) return NPYG_EINVAL;
+    npyg_set_input_fd(ctx, fd);
+    return npyg_hdf5_scan(ctx, limits, fn, user);
 }
 
 int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink)
 {
-    if (!ctx || !sink || !sink->object || !sink->value || !sink->end) return NPYG_EINVAL;
-    int rc = run(ctx, fd, limits, NULL, NULL, sink);
-    return rc;
+    if (!ctx) return NPYG_EINVAL;
+    npyg_set_input_fd(ctx, fd);
+    return npyg_hdf5_load(ctx, limits, sink);
 }
 
 int npyg_hdf5_available(void)
