@@ -10,7 +10,8 @@ int main(int argc, char **argv)
     int fd = open(argv[1], O_RDONLY);
     if (fd < 0) { perror(argv[1]); return 2; }
     npyg_ctx *ctx = npyg_ctx_new(NULL);   /* numpy profile, safe limits */
-    int rc = npyg_validate_fd(ctx, fd);
+    npyg_set_input_fd(ctx, fd);           /* or a buffer, a callback */
+    int rc = npyg_validate(ctx);
     if (rc != NPYG_OK) {
         const npyg_error *e = npyg_last_error(ctx);
         printf("%s:%" PRIu64 ": %s: %s\n", argv[1], e->offset, npyg_error_class(rc), e->message);

@@ -69,17 +69,9 @@ static bool put(emit *e, const void *buf, size_t len)
    does not fit in cap. */
 static bool escape(char *dst, size_t *o, size_t cap, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*o + 5 > cap) return false;
-        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
-            dst[(*o)++] = '\\';
-            dst[(*o)++] = 'x';
-            dst[(*o)++] = hex[*p >> 4];
-            dst[(*o)++] = hex[*p & 15];
-        } else {
-            dst[(*o)++] = (char)*p;
-        }
+        *o += npyg__h5_escape_byte(dst + *o, *p);
     }
     return true;
 }

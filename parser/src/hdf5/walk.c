@@ -39,9 +39,22 @@ typedef struct {
     bool refused; /* a record with a code went out: nothing is loaded */
 } chan;
 
-static void put_escaped(char *dst, size_t *o, size_t cap, const char *s, size_t max)
+size_t npyg__h5_escape_byte(char *dst, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+        dst[0] = (char)c;
+        return 1;
+    }
+    dst[0] = '\\';
+    dst[1] = 'x';
+    dst[2] = hex[c >> 4];
+    dst[3] = hex[c & 15];
+    return 4;
+}
+
+static void put_escaped(char *dst, size_t *o, size_t cap, const char *s, size_t max)
+{
     size_t start = *o;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*o - start + 4 > max || *o + 5 > cap) {
@@ -49,14 +62,7 @@ static void put_escaped(char *dst, size_t *o, size_t cap, const char *s, size_t 
             if (*o + 3 < cap) { dst[(*o)++] = '.'; dst[(*o)++] = '.'; dst[(*o)++] = '.'; }
             break;
         }
-        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
-            dst[(*o)++] = '\\';
-            dst[(*o)++] = 'x';
-            dst[(*o)++] = hex[*p >> 4];
-            dst[(*o)++] = hex[*p & 15];
-        } else {
-            dst[(*o)++] = (char)*p;
-        }
+        *o += npyg__h5_escape_byte(dst + *o, *p);
     }
 }
 
