@@ -87,7 +87,7 @@ static void walk_once(const uint8_t *data, size_t size, int out)
     if (fapl >= 0) H5Pclose(fapl);
     if (file < 0) return;
     /* the last byte picks the profile; limits small enough to reach */
-    npyg__h5_params p = {64, 8, 1u << 20, data[size - 1] & 1, 200, 4, false};
+    npyg__h5_params p = {64, 8, 1u << 20, data[size - 1] & 1, 200, 4, false, false};
     npyg__h5_walk(file, data, size, out, &p);
     H5Fclose(file);
     check_records(out);

@@ -184,6 +184,7 @@ void npyg__h5_child(int ctl, const void *warm, size_t warm_size, uint64_t base_v
         npyg__h5_send_end(NPYG__H5_OUT_FD, NPYG_EHDF5_OPEN, msg);
         _exit(0);
     }
+    req.params.exits = true;
     npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req.params);
     _exit(0);
 }

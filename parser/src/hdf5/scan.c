@@ -623,7 +623,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     }
     npyg__h5_request req = {NPYG__H5_MAGIC, NPYG__H5_SCAN, hl,
                             {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
-                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth, sink != NULL},
+                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth, sink != NULL, false},
                             src.size};
     int sent = send_scan(ctx, &req, in, pfd[1]);
     if (sent != 0) {

@@ -677,7 +677,9 @@ static void vlen_setup(walk *w, const void *image, uint64_t size)
 
 static void vlen_teardown(walk *w)
 {
-    if (w->raw_type >= 0) {
+    /* libhdf5's unregister walks its whole table of conversion paths: a
+       few percent of a small file's cost, for a process about to end */
+    if (w->raw_type >= 0 && !w->p->exits) {
         H5Tunregister(H5T_PERS_SOFT, RAW_CONV_NAME, -1, -1, raw_conv);
         H5Tclose(w->raw_type);
     }
