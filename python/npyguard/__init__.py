@@ -247,8 +247,23 @@ _NUMPY_MAX_DIMS = _numpy_max_dims()
 
 # ---------------------------------------------------------------- dtype
 
+_DTYPES: Dict[Any, np.dtype] = {}
+
+
 def _dtype(node) -> np.dtype:
-    """A numpy dtype from npyguard's validated dtype tree."""
+    """A numpy dtype from npyguard's validated dtype tree (the plain ones
+    kept: most files share a few)."""
+    if node[0] == "leaf":
+        dt = _DTYPES.get(node[1])
+        if dt is None:
+            dt = np.dtype(node[1])
+            if len(_DTYPES) < 256:
+                _DTYPES[node[1]] = dt
+        return dt
+    return _dtype_of(node)
+
+
+def _dtype_of(node) -> np.dtype:
     kind = node[0]
     if kind == "leaf":
         return np.dtype(node[1])
@@ -457,11 +472,16 @@ def _fresh(d: Dict[str, Any], dtype: np.dtype, count: Optional[int] = None) -> n
         raise _error(2, d["data_offset"], f"cannot allocate {n * dtype.itemsize} bytes for the payload") from e
 
 
-def _fill(npy, d: Dict[str, Any], dtype: Optional[np.dtype] = None) -> np.ndarray:
-    """The array of an opened input, read into memory allocated for it."""
+def _fill(npy, d: Dict[str, Any], dtype: Optional[np.dtype] = None, fd: bool = False) -> np.ndarray:
+    """The array of an opened input, read into memory allocated for it
+    (fd: the input is a descriptor, which takes the array's own buffer;
+    a file object is handed bytes)."""
     dtype = _dtype(d["descr"]) if dtype is None else dtype
     flat = _fresh(d, dtype)
-    npy.read(_bytes_of(flat) if d["payload_bytes"] else None)
+    if d["payload_bytes"]:
+        npy.read(flat if fd else _bytes_of(flat))
+    else:
+        npy.read(None)
     return _array_from(flat, d, dtype)
 
 
@@ -555,7 +575,7 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                     return _load_hdf5_kind(kind, fd, strict, limits, max_header_size)
                 return _read_ra(_core.Ra(fd, strict, lim))
             try:
-                return _fill(npy, npy.info())
+                return _fill(npy, npy.layout(), fd=True)
             finally:
                 npy.close()
         finally:

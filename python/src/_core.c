@@ -147,6 +147,35 @@ static npyg_ctx *new_ctx(int strict, const limits *l)
     return ctx;
 }
 
+/* Contexts with the default limits, kept between loads: a small .npy
+   costs a few microseconds, and making a context with every limit set
+   is a good part of that. The library's tests hold that a verdict never
+   depends on the parses a context made before (dirty_context_verdicts).
+   Taken and given back with the GIL held; one per object while it lives. */
+#define POOL 8
+static npyg_ctx *pool[2][POOL];
+static int pooled[2];
+
+static npyg_ctx *pool_take(int strict, const limits *l)
+{
+    strict = strict != 0;
+    if (pooled[strict]) return pool[strict][--pooled[strict]];
+    return new_ctx(strict, l);
+}
+
+/* Back to the pool when it was made with the defaults, else freed. */
+static void pool_give(npyg_ctx *ctx, int strict)
+{
+    if (!ctx) return;
+    strict = strict != 0;
+    if (strict < 0 || pooled[strict] == POOL) {
+        npyg_ctx_free(ctx);
+        return;
+    }
+    npyg_set_payload_sink(ctx, NULL, NULL);
+    pool[strict][pooled[strict]++] = ctx;
+}
+
 /* ---------------- the result as Python values ---------------- */
 
 static PyObject *shape_tuple(uint32_t nd, const uint64_t *dims)
@@ -246,6 +275,22 @@ static PyObject *info_dict(const npyg_info *in)
     Py_XDECREF(warnings);
     Py_XDECREF(tree);
     Py_XDECREF(json);
+    Py_XDECREF(shape);
+    return r;
+}
+
+/* What loading needs of the header, without the strings info() adds. */
+static PyObject *layout_dict(const npyg_info *in)
+{
+    PyObject *tree = dtype_tree(in->dtype);
+    PyObject *shape = tree ? shape_tuple(in->ndim, in->shape) : NULL;
+    PyObject *r = NULL;
+    if (shape)
+        r = Py_BuildValue("{s:I,s:K,s:O,s:O,s:O,s:K,s:K}", "header_len", (unsigned)in->header_len, "data_offset",
+                          (unsigned long long)in->data_offset, "descr", tree, "shape", shape, "fortran_order",
+                          in->fortran_order ? Py_True : Py_False, "count", (unsigned long long)in->count,
+                          "payload_bytes", (unsigned long long)in->payload_bytes);
+    Py_XDECREF(tree);
     Py_XDECREF(shape);
     return r;
 }
@@ -408,7 +453,7 @@ static PyObject *raise_in(npyg_ctx *ctx, input *in, int rc)
 
 /* Npy and Zip take the same (source, strict, limits) arguments and may be
    initialised once only, so both start here. */
-static int object_init(npyg_ctx **ctx, input *in, limits *lim, PyObject *args, PyObject *kw)
+static int object_init(npyg_ctx **ctx, int *pool_as, input *in, limits *lim, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"source", "strict", "limits", NULL};
     PyObject *src, *dict = Py_None;
@@ -418,9 +463,12 @@ static int object_init(npyg_ctx **ctx, input *in, limits *lim, PyObject *args, P
         PyErr_SetString(PyExc_RuntimeError, "already initialised");
         return -1;
     }
-    if (parse_limits(dict, lim) < 0) return -1;
-    *ctx = new_ctx(strict, lim);
+    if (dict == Py_None && pooled[strict != 0]) /* the defaults: a context from the pool as it is */
+        *ctx = pool[strict != 0][--pooled[strict != 0]];
+    else if (parse_limits(dict, lim) < 0) return -1;
+    else *ctx = dict == Py_None ? pool_take(strict, lim) : new_ctx(strict, lim);
     if (!*ctx) return -1;
+    *pool_as = dict == Py_None ? strict != 0 : -1;
     return input_init(in, src) < 0 ? -1 : 0;
 }
 
@@ -429,8 +477,9 @@ static int object_init(npyg_ctx **ctx, input *in, limits *lim, PyObject *args, P
 typedef struct {
     PyObject_HEAD
     npyg_ctx *ctx;
+    int pool_as;    /* the pool its context goes back to (strict or not), or -1 */
     input in;
-    PyObject *info; /* dict after the header */
+    PyObject *info; /* dict after the header, made when asked */
 } NpyObject;
 
 /* One of the library's three inputs opened: a descriptor (without the
@@ -450,7 +499,8 @@ static int open_input(npyg_ctx *ctx, input *in, int (*by_fd)(npyg_ctx *, int),
 
 static void Npy_close_impl(NpyObject *self)
 {
-    npyg_ctx_free(self->ctx);
+    if (self->pool_as >= 0) pool_give(self->ctx, self->pool_as);
+    else npyg_ctx_free(self->ctx);
     self->ctx = NULL;
     input_release(&self->in);
 }
@@ -465,7 +515,8 @@ static void Npy_dealloc(NpyObject *self)
 static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
     limits lim;
-    if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
+    self->pool_as = -1;
+    if (object_init(&self->ctx, &self->pool_as, &self->in, &lim, args, kw) < 0) return -1;
     input *in = &self->in;
     int rc = open_input(self->ctx, in, npyg_open_fd, npyg_open_buffer, npyg_open_read);
     if (rc) {
@@ -477,8 +528,18 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
        numpy reads it: what follows is the caller's (another array, or a
        stream that stays open). */
     if (in->file) in->end = info->data_offset + info->payload_bytes;
-    self->info = info_dict(info);
-    return self->info ? 0 : -1;
+    return 0;
+}
+
+static PyObject *Npy_layout(NpyObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    const npyg_info *info = self->ctx ? npyg_get_info(self->ctx) : NULL;
+    if (!info) {
+        PyErr_SetString(PyExc_RuntimeError, "not opened");
+        return NULL;
+    }
+    return layout_dict(info);
 }
 
 static PyObject *Npy_info(NpyObject *self, PyObject *noargs)
@@ -558,6 +619,9 @@ static PyObject *Npy_close(NpyObject *self, PyObject *noargs)
 
 static PyMethodDef Npy_methods[] = {
     {"info", (PyCFunction)Npy_info, METH_NOARGS, "info() -> dict: the validated header."},
+    {"layout", (PyCFunction)Npy_layout, METH_NOARGS,
+     "layout() -> dict: what loading needs of the header (descr, shape, fortran_order, count, payload_bytes,\n"
+     "data_offset, header_len)."},
     {"read", (PyCFunction)(void (*)(void))Npy_read, METH_VARARGS | METH_KEYWORDS, Npy_read_doc},
     {"close", (PyCFunction)Npy_close, METH_NOARGS, "close(): releases the input (a buffer, a file object)."},
     {NULL, NULL, 0, NULL},
@@ -618,7 +682,8 @@ static int Zip_init(ZipObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         return -1;
     }
-    if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
+    int unpooled; /* an archive's context is its own until the archive closes */
+    if (object_init(&self->ctx, &unpooled, &self->in, &lim, args, kw) < 0) return -1;
     if (self->in.file) {
         PyErr_SetString(PyExc_TypeError, "an archive needs a descriptor or a buffer");
         return -1;
@@ -775,7 +840,8 @@ static PyObject *ra_info_dict(const npyg_ra_info *ra)
 static int Ra_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
     limits lim;
-    if (object_init(&self->ctx, &self->in, &lim, args, kw) < 0) return -1;
+    self->pool_as = -1;
+    if (object_init(&self->ctx, &self->pool_as, &self->in, &lim, args, kw) < 0) return -1;
     input *in = &self->in;
     int rc = open_input(self->ctx, in, npyg_ra_open_fd, npyg_ra_open_buffer, npyg_ra_open_read);
     if (rc) {

@@ -282,6 +282,9 @@ def test_replacing_the_file_cannot_change_the_result(tmp_path, monkeypatch):
         def info(self):
             return self.npy.info()
 
+        def layout(self):
+            return self.npy.layout()
+
         def read(self, *a, **k):
             os.replace(tmp_path / "b.npy", path)
             return self.npy.read(*a, **k)
