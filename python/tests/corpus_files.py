@@ -15,3 +15,16 @@ def manifest(*parts):
 
 MANIFEST = manifest()
 NPZ = manifest("npz")
+
+
+def hdf5_helper():
+    """The HDF5 sandbox's helper program the tests run: $NPYG_HDF5_HELPER,
+    else a build's in the checkout, else None."""
+    found = os.environ.get("NPYG_HDF5_HELPER")
+    if found:
+        return found
+    for preset in ("release", "asan"):
+        p = os.path.join(ROOT, "build", preset, "parser", "npyg-hdf5-helper")
+        if os.access(p, os.X_OK):
+            return p
+    return None

@@ -14,24 +14,15 @@ import pytest
 import npyguard
 from npyguard._h5tree import Empty, Ref, tree_differences
 
-from corpus_files import CORPUS, ROOT, manifest
+from corpus_files import CORPUS, ROOT, manifest, hdf5_helper
 
 h5py = pytest.importorskip("h5py")
 from h5tree_h5py import tree_from_h5py  # noqa: E402  (needs h5py)
 
 
-def _helper():
-    found = os.environ.get("NPYG_HDF5_HELPER")
-    if found:
-        return found
-    for preset in ("release", "asan"):
-        p = os.path.join(ROOT, "build", preset, "parser", "npyg-hdf5-helper")
-        if os.access(p, os.X_OK):
-            return p
-    return None
 
 
-HELPER = _helper()
+HELPER = hdf5_helper()
 pytestmark = pytest.mark.skipif(HELPER is None, reason="no npyg-hdf5-helper built (set NPYG_HDF5_HELPER)")
 
 HDF5 = os.path.join(CORPUS, "hdf5")

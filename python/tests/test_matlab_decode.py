@@ -15,7 +15,7 @@ import npyguard
 from npyguard._h5tree import Empty, Node, Ref
 from npyguard._matlab import loadmat_tree, read_tree
 
-from corpus_files import CORPUS, ROOT
+from corpus_files import CORPUS, ROOT, hdf5_helper
 
 sys.path.insert(0, os.path.join(ROOT, "gen"))
 from h5describe import describe  # noqa: E402  (the generators' describer, one definition)
@@ -23,16 +23,6 @@ from h5describe import describe  # noqa: E402  (the generators' describer, one d
 HDF5 = os.path.join(CORPUS, "hdf5")
 
 
-def _helper():
-    """The sandbox's helper program, as the package's HDF5 tests find it."""
-    found = os.environ.get("NPYG_HDF5_HELPER")
-    if found:
-        return found
-    for preset in ("release", "asan"):
-        p = os.path.join(ROOT, "build", preset, "parser", "npyg-hdf5-helper")
-        if os.access(p, os.X_OK):
-            return p
-    return None
 
 
 def tree_of(path):
@@ -43,7 +33,7 @@ def tree_of(path):
         from npyguard._hdf5 import load_tree
     except ImportError:
         load_tree = None
-    helper = _helper()
+    helper = hdf5_helper()
     if load_tree is not None and helper is not None:
         return load_tree(path, helper=helper)
     pytest.importorskip("h5py")
@@ -326,7 +316,7 @@ def test_public_functions_through_the_transfer():
     """loadmat and load_hdf5 over npyguard's own transfer, once the
     package has it."""
     _hdf5 = pytest.importorskip("npyguard._hdf5")
-    helper = _helper()
+    helper = hdf5_helper()
     if not hasattr(_hdf5, "load_tree") or helper is None:
         pytest.skip("no npyguard._hdf5.load_tree, or no npyg-hdf5-helper built")
     from npyguard._matlab import load_hdf5, loadmat
@@ -392,7 +382,7 @@ def test_load_decides_by_content(rel, entry, tmp_path):
     """npyguard.load of a MAT v7.3 or HDF5 file, under a name that says
     .npy, gives what hdf5storage.loadmat (MAT) or hdf5storage.read('/')
     (HDF5) returned for it, as the generators recorded."""
-    if _helper() is None or "NPYG_HDF5_HELPER" not in os.environ:
+    if hdf5_helper() is None or "NPYG_HDF5_HELPER" not in os.environ:
         pytest.skip("the HDF5 helper is not built here")
     disguised = tmp_path / "x.npy"
     disguised.write_bytes(open(os.path.join(HDF5, rel), "rb").read())
