@@ -251,16 +251,17 @@ _DTYPES: Dict[Any, np.dtype] = {}
 
 
 def _dtype(node) -> np.dtype:
-    """A numpy dtype from npyguard's validated dtype tree (the plain ones
-    kept: most files share a few)."""
-    if node[0] == "leaf":
-        dt = _DTYPES.get(node[1])
-        if dt is None:
-            dt = np.dtype(node[1])
-            if len(_DTYPES) < 256:
-                _DTYPES[node[1]] = dt
-        return dt
-    return _dtype_of(node)
+    """A numpy dtype from npyguard's validated dtype tree (kept, keyed by
+    the tree: most files share a few)."""
+    try:
+        dt = _DTYPES.get(node)
+    except TypeError:  # a struct's fields come as a list: made each time
+        return _dtype_of(node)
+    if dt is None:
+        dt = _dtype_of(node)
+        if len(_DTYPES) < 256:
+            _DTYPES[node] = dt
+    return dt
 
 
 def _dtype_of(node) -> np.dtype:
@@ -268,11 +269,11 @@ def _dtype_of(node) -> np.dtype:
     if kind == "leaf":
         return np.dtype(node[1])
     if kind == "sub":
-        return np.dtype((_dtype(node[1]), node[2]))
+        return np.dtype((_dtype_of(node[1]), node[2]))
     fields, itemsize = node[1], node[2]
     spec = {
         "names": [f[0] for f in fields],
-        "formats": [_dtype(f[3]) for f in fields],
+        "formats": [_dtype_of(f[3]) for f in fields],
         "offsets": [f[2] for f in fields],
         "itemsize": itemsize,
     }
@@ -575,7 +576,24 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                     return _load_hdf5_kind(kind, fd, strict, limits, max_header_size)
                 return _read_ra(_core.Ra(fd, strict, lim))
             try:
-                return _fill(npy, npy.layout(), fd=True)
+                d = npy.layout()
+                try:
+                    dtype = _DTYPES.get(d["descr"])
+                except TypeError:  # a struct: see _dtype
+                    dtype = None
+                if dtype is None or not d["payload_bytes"] or len(d["shape"]) > _NUMPY_MAX_DIMS:
+                    return _fill(npy, d, fd=True)
+                # what _fill does, written out without its calls
+                try:
+                    arr = np.ndarray(d["count"], dtype=dtype)
+                except MemoryError:
+                    return _fill(npy, d, fd=True)  # which raises it as the package's error
+                npy.read(arr)
+                if d["fortran_order"]:
+                    arr.shape = d["shape"][::-1]
+                    return arr.transpose()
+                arr.shape = d["shape"]
+                return arr
             finally:
                 npy.close()
         finally:
