@@ -189,13 +189,9 @@ static void put64(unsigned char *b, uint64_t v) { put32(b, (uint32_t)v), put32(b
 
 static void zwrite(zwriter *z, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (!z->failed && len) {
-        ssize_t w = write(z->fd, p, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) z->failed = true;
-        else p += w, len -= (size_t)w, z->at += (uint64_t)w;
-    }
+    if (z->failed) return;
+    if (write_all(z->fd, buf, len)) z->at += len;
+    else z->failed = true;
 }
 
 static bool utf8_plain(const char *s)

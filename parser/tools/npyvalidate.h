@@ -151,6 +151,8 @@ void validate_one(const options *o, npyg_ctx *ctx, scratch *s, job *j);
 int run_all(const options *o, job *jobs, size_t n);
 
 /* ---------------- spool.c: an archive on standard input ---------------- */
+/* All n bytes to fd, retried after EINTR; false on a write error. */
+bool write_all(int fd, const void *buf, size_t n);
 /* The largest archive the zip limits admit, in bytes. */
 uint64_t spool_bound(const options *o);
 /* Copies head and then the rest of the stream in into an anonymous

@@ -56,8 +56,9 @@ static int temp_file(void)
     return t;
 }
 
-static bool write_all(int fd, const unsigned char *p, size_t n)
+bool write_all(int fd, const void *buf, size_t n)
 {
+    const unsigned char *p = buf;
     while (n) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;

@@ -55,13 +55,7 @@ static bool failed(emit *e, int code, const char *path, const char *fmt, ...)
 
 static bool put(emit *e, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (!e->dead && len) {
-        ssize_t w = write(e->out, p, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) e->dead = true;
-        else p += w, len -= (size_t)w;
-    }
+    if (!e->dead && !npyg__h5_write_all(e->out, buf, len)) e->dead = true;
     return !e->dead;
 }
 

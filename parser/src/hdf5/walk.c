@@ -66,15 +66,22 @@ static void put_escaped(char *dst, size_t *o, size_t cap, const char *s, size_t 
     }
 }
 
+bool npyg__h5_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
 static void send_line(chan *c, const char *buf, size_t len)
 {
-    size_t done = 0;
-    while (!c->dead && done < len) {
-        ssize_t w = write(c->out, buf + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) c->dead = true;
-        else done += (size_t)w;
-    }
+    if (!c->dead && !npyg__h5_write_all(c->out, buf, len)) c->dead = true;
 }
 
 static void rec_object(chan *c, int code, unsigned warnings, const char *kind, const char *type,
