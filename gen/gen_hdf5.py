@@ -43,6 +43,7 @@ import io
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import struct
@@ -387,6 +388,19 @@ def patch_vlen(path, old_len, new_len, count=None, base=0):
         f.write(data)
 
 
+def patch_vlen_base(path, size):
+    """Gives the element type of the file's one vlen string type (a
+    datatype message of version 1, class 9, string, 16 bytes a descriptor,
+    over a 1-byte integer) another size."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    at = [m.start() for m in re.finditer(rb"\x19\x01[\x00\x01]\x00\x10\x00\x00\x00\x10\x00\x00\x00\x01\x00\x00\x00", data)]
+    assert len(at) == 1, "vlen string types in %s: %d" % (path, len(at))
+    struct.pack_into("<I", data, at[0] + 12, size)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 def heap_objects(data):
     """(collection offset, index, size) of every object of every global heap
     collection in the file ("GCOL", version, reserved, size, then objects:
@@ -501,6 +515,13 @@ def write_verdict_hazards(add):
     with h5file(p) as f:
         f.create_dataset("x", data=np.array(["D" * 65536] + ["e"] * 1100, dtype=object), dtype=h5py.string_dtype())
     assert point_vlen(p, 1, 65536) == 1100
+
+    p = add("vlen-str-base.h5", "vlen string attribute of 7 characters whose type gives each character 1 GiB: "
+            "7 GiB in a reader's conversion", [("VLEN", "/x@s")])
+    with h5file(p) as f:
+        d = f.create_dataset("x", data=np.arange(2.0))
+        d.attrs.create("s", "ndarray", dtype=h5py.string_dtype())
+    patch_vlen_base(p, 1 << 30)
 
     p = add("empty-huge.h5", "values marked empty (Python.Empty) whose Python.Shape says 2**40 elements: "
             "float64, bytes and str", [("LIMIT_PAYLOAD", "/b"), ("LIMIT_PAYLOAD", "/f"), ("LIMIT_PAYLOAD", "/s")])
@@ -851,7 +872,9 @@ Notes, measured:
   objects (`vlen-short.h5`, `vlen-long-attr.h5`, and hdf5storage's own
   `MATLAB_fields` and `Python.Fields` in `vlen-matlab-fields.mat`), or
   1100 descriptors that share one 64 KiB object (`vlen-fanout.h5`: 70 MiB in
-  a reader from 115 KiB). With libhdf5 1.10.8 these particular lies did
+  a reader from 115 KiB), or a vlen string type whose characters are 1 GiB
+  each (`vlen-str-base.h5`: a reader's conversion allocates length times
+  that size; h5py, given no limit, grew to 15 GB on such a file). With libhdf5 1.10.8 these particular lies did
   not crash hdf5storage or h5py in our runs, so the readers' column shows
   values; npyguard refuses every disagreement before any conversion,
   since the length decides the buffer libhdf5 copies the heap object into.

@@ -12,7 +12,8 @@ a reader behind an ok
 
   hangs       runs past the timeout
   crashes     dies on a signal (a double free, a segfault)
-  memory      raises MemoryError or dies at the address-space limit
+  memory      raises MemoryError, dies at the address-space limit, or
+              raises libhdf5's failed allocation as an OSError
   recursion   raises RecursionError (a reference or link it never leaves)
   opens       opens a file other than its input in the work directory,
               or looks for an HDF5 plugin
@@ -23,7 +24,8 @@ Families (each a grammar):
   references  cells referencing cells: chains, fan-out DAGs, cycles,
               references in attributes and in compound members
   vlen        vlen strings and sequences whose descriptors are patched to
-              other lengths, other heap objects, or one large object
+              other lengths, other heap objects, or one large object, or
+              whose element type is given another size
   attributes  hdf5storage's attributes: Python.Empty / MATLAB_empty with
               shapes of any size, for every type, bytes and str included
   filters     deflate and shuffle over zeros at any ratio
@@ -66,6 +68,12 @@ READER = r"""
 import sys
 mode, path = sys.argv[1], sys.argv[2]
 import numpy as np, h5py
+def alloc_failed(e):
+    # libhdf5 reports a failed allocation as an error of the call, which
+    # h5py raises as OSError: under the address-space limit that is the
+    # reader wanting more memory than the limits give
+    msg = str(e).lower()
+    return "allocation failed" in msg or "can't allocate" in msg
 def h5walk(path):
     with h5py.File(path, "r") as f:
         def walk(g):
@@ -92,15 +100,16 @@ try:
                     hdf5storage.read(path="/" + k, filename=path)
                 except (MemoryError, RecursionError):
                     raise
-                except Exception:
-                    pass
+                except Exception as e:
+                    if alloc_failed(e):
+                        raise
     print("done")
 except MemoryError:
     print("memory")
 except RecursionError:
     print("recursion")
 except Exception as e:
-    print("error " + type(e).__name__)
+    print("memory" if alloc_failed(e) else "error " + type(e).__name__)
 """
 
 ref_dtype = None
@@ -230,7 +239,16 @@ def g_vlen(path, rnd):
             f.create_dataset("q", data=d, dtype=h5py.vlen_dtype(np.int32))
     data = bytearray(open(path, "rb").read())
     objs = heap_objects(data)
-    how = rnd.choice(["length", "index", "fanout", "none"])
+    how = rnd.choice(["length", "index", "fanout", "base", "none"])
+    if how == "base":
+        # The element type inside the vlen type's message (version 1 to 3,
+        # class 9, 16 bytes a descriptor): a reader's conversion allocates
+        # the stored length times the size given here.
+        bases = [m.start() for m in re.finditer(rb"[\x19\x29\x39]...\x10\x00\x00\x00[\x10-\x3f]", data, re.S)]
+        for at in rnd.sample(bases, rnd.randint(1, len(bases))) if bases else []:
+            struct.pack_into("<I", data, at + 12, rnd.choice([0, 2, 7, 1 << 20, 1 << 28, 0x42414C54, 0xFFFFFFFF]))
+        open(path, "wb").write(data)
+        return where + "-" + how
     descs = []
     for at, idx, sz in objs:
         for m in re.finditer(re.escape(struct.pack("<QI", at, idx)), data):

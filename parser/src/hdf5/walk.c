@@ -819,9 +819,10 @@ static bool check_descriptors(walk *w, const unsigned char *buf, hssize_t n, uin
         }
         if (have != want) {
             hazard(w, NPYG_EHDF5_VLEN, kind, path,
-                   "element %lld says %llu elements of %llu bytes, its heap object holds %llu bytes: "
-                   "converting it writes past libhdf5's buffer",
-                   (long long)i, (unsigned long long)len, (unsigned long long)base, (unsigned long long)have);
+                   "element %lld says %llu elements of %llu bytes, its heap object holds %llu bytes: %s",
+                   (long long)i, (unsigned long long)len, (unsigned long long)base, (unsigned long long)have,
+                   want < have ? "converting it writes past libhdf5's buffer"
+                               : "a reader's conversion allocates the larger size");
             return false;
         }
         if (!npyg__add_u64(made, want, &made)) made = UINT64_MAX;
@@ -871,19 +872,18 @@ static bool holds_vlen(hid_t t, int depth)
 static bool check_vlen_part(walk *w, hid_t obj, bool attr, const char *member, hid_t vt, hssize_t np,
                             const char *kind, const char *path)
 {
-    uint64_t base;
-    if (H5Tget_class(vt) == H5T_STRING) {
-        base = 1;
-    } else {
-        hid_t sup = H5Tget_super(vt);
-        bool nested = sup < 0 || holds_vlen(sup, 0);
-        base = sup >= 0 ? H5Tget_size(sup) : 0;
-        if (sup >= 0) H5Tclose(sup);
-        if (nested) {
-            hazard(w, NPYG_EHDF5_VLEN, kind, path,
-                   "variable-length data inside variable-length data: npyguard cannot check it before a reader converts it");
-            return false;
-        }
+    /* A variable-length string has a base type too, a character of one
+       byte in every file a writer makes; a reader's conversion allocates
+       the stored length times the size the file gives it, whatever it is. */
+    hid_t sup = H5Tget_super(vt);
+    bool nested = sup < 0 || holds_vlen(sup, 0);
+    uint64_t base = sup >= 0 ? H5Tget_size(sup) : 0;
+    if (sup >= 0) H5Tclose(sup);
+    if (nested) {
+        hazard(w, NPYG_EHDF5_VLEN, kind, path,
+               sup < 0 ? "variable-length data whose element type libhdf5 cannot give: not checked"
+                       : "variable-length data inside variable-length data: npyguard cannot check it before a reader converts it");
+        return false;
     }
     size_t dsz = 8 + w->sizeof_addr;
     hid_t mt = w->raw_type;
