@@ -7,6 +7,7 @@ gen/gen_hdf5.py recorded in corpus/hdf5/manifest.json.
 import glob
 import os
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -232,6 +233,62 @@ def test_loads_from_threads():
     for t in threads:
         t.join()
     assert wrong == [] and len(files) == 20
+
+
+def test_helper_spawned_by_an_ended_thread_still_serves():
+    """The helper of the kept context is spawned by whichever thread loads
+    first; when that thread ends, the next load from another thread finds
+    it serving (a parent-death signal would follow the thread, and the
+    next load failed with 'Connection reset by peer' or 'Protocol
+    error')."""
+    import threading
+    files = _files("valid", "mat")[:2]
+    want = tree_from_h5py(files[1])
+    for k in range(5):
+        # limits of their own: a context, so a helper, made in the thread
+        lim = {"hdf5_memory_bytes": (256 << 20) + (k << 20)}
+        t = threading.Thread(target=load, args=(files[0],), kwargs=lim)
+        t.start()
+        t.join()
+        assert tree_differences(load(files[1], **lim), want) == []
+
+
+HELPER_OUTLIVES = r"""
+import os, sys, time
+sys.path[:0] = sys.argv[2:]
+import npyguard
+npyguard.load_tree(sys.argv[1], helper=os.environ["NPYG_HDF5_HELPER"])
+helpers = [p for p in os.listdir("/proc") if p.isdigit() and
+           open("/proc/%s/stat" % p).read().split(")")[1].split()[1] == str(os.getpid())]
+if os.fork() == 0:  # holds the helper's socket after its parent is gone
+    time.sleep(3)
+    os._exit(0)
+print(" ".join(helpers), flush=True)
+os._exit(0)
+"""
+
+
+def test_helper_ends_with_its_parent_process(tmp_path):
+    """The helper ends when its parent process does, even while a forked
+    child of the parent keeps the helper's socket open."""
+    import subprocess
+    import time
+    f = _files("valid", "mat")[0]
+    env = dict(os.environ, NPYG_HDF5_HELPER=HELPER)
+    out = subprocess.run([sys.executable, "-c", HELPER_OUTLIVES, f] + sys.path, env=env, capture_output=True,
+                         text=True, timeout=60)
+    pids = out.stdout.split()
+    assert pids, out.stderr
+
+    def alive(pid):
+        try:
+            return open("/proc/%s/stat" % pid).read().split(")")[1].split()[0] != "Z"
+        except OSError:
+            return False
+    deadline = time.monotonic() + 2
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not any(alive(p) for p in pids)
 
 
 def test_read_failure_mid_value_names_the_path(tmp_path):

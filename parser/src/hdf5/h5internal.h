@@ -97,6 +97,7 @@ bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);
 #define NPYG__H5_OUT_FD 4
 #define NPYG__H5_CHILD_CTL_FD 5    /* the child's end of its own socket */
 #define NPYG__H5_HELPER_CTL_FD 6   /* the helper's end, to the next child */
+#define NPYG__H5_PARENT_FD 7       /* the helper's pidfd of the parent process */
 
 enum { NPYG__H5_HELLO = 1, NPYG__H5_SCAN, NPYG__H5_KILL, NPYG__H5_DONE };
 

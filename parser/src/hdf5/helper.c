@@ -14,7 +14,11 @@
  * itself, warms libhdf5 on the helper's own small image, and waits. The
  * helper hands it the input and the record pipe over a socket of its
  * own; it maps the input only then. The helper ends when the parent
- * closes the socket or dies, and the waiting child with it.
+ * closes the socket or its process ends, and the waiting child with it.
+ * It watches the parent through a pidfd of the process, not with
+ * PR_SET_PDEATHSIG: that signal follows the thread that spawned the
+ * helper, and a helper spawned from a worker thread would die with the
+ * thread while the process goes on using it.
  */
 #define _GNU_SOURCE
 #include "h5walk.h"
@@ -57,6 +61,13 @@ static int receive(npyg__h5_request *req, int fds[2])
     struct msghdr m;
     ssize_t n;
     do {
+        struct pollfd p[2] = {{SOCK, POLLIN, 0}, {NPYG__H5_PARENT_FD, POLLIN, 0}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno != EINTR) return -1;
+            n = -1;
+            continue;
+        }
+        if (p[1].revents) return -1; /* the parent process ended */
         m = (struct msghdr){.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
         n = recvmsg(SOCK, &m, MSG_CMSG_CLOEXEC);
         /* a kill that crossed the child's end on its way here is moot */
@@ -88,12 +99,17 @@ static int wait_child(pid_t child, bool *parent_gone)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
     while (pidfd >= 0) {
-        struct pollfd p[2] = {{SOCK, POLLIN, 0}, {pidfd, POLLIN, 0}};
-        if (poll(p, 2, -1) < 0) {
+        struct pollfd p[3] = {{SOCK, POLLIN, 0}, {pidfd, POLLIN, 0}, {NPYG__H5_PARENT_FD, POLLIN, 0}};
+        if (poll(p, 3, -1) < 0) {
             if (errno == EINTR) continue;
             break;
         }
         if (p[1].revents) break;
+        if (p[2].revents) {
+            *parent_gone = true;
+            kill(child, SIGKILL);
+            break;
+        }
         if (p[0].revents) {
             npyg__h5_request k;
             ssize_t n = recv(SOCK, &k, sizeof k, 0);
@@ -160,9 +176,13 @@ int main(int argc, char **argv)
     }
     if (syscall(SYS_close_range, SOCK + 1u, ~0u, 0u) != 0)
         say_hello(&hello, errno, "cannot close the descriptors it inherited");
-    /* The parent may be a thread that ends: the socket's end is what
-       counts, the death signal covers the rest. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent) _exit(1);
+    /* The parent process, watched from here on: a pidfd of it, taken
+       while it is still this process's parent. */
+    int pfd = (int)syscall(SYS_pidfd_open, (pid_t)parent, 0);
+    if (pfd < 0 || (pfd != NPYG__H5_PARENT_FD && dup2(pfd, NPYG__H5_PARENT_FD) != NPYG__H5_PARENT_FD) ||
+        getppid() != (pid_t)parent)
+        _exit(1);
+    if (pfd != NPYG__H5_PARENT_FD) close(pfd);
     signal(SIGPIPE, SIG_DFL);
     if (npyg__h5_set_limit(RLIMIT_CORE, 0, 0) || npyg__h5_set_limit(RLIMIT_FSIZE, 0, 0) ||
         npyg__h5_set_limit(RLIMIT_NOFILE, NPYG__H5_HELPER_NOFILE, NPYG__H5_HELPER_NOFILE))
@@ -176,8 +196,6 @@ int main(int argc, char **argv)
     uint64_t vm = 0, data = 0;
     if (npyg__h5_own_memory(&vm, &data) != 0) say_hello(&hello, errno ? errno : EIO, "cannot read /proc/self/status");
     if (npyg__h5_cage_helper(&hello) != 0) say_hello(&hello, errno, "cannot set no_new_privs");
-    /* a new user namespace cleared the death signal (new credentials) */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != (pid_t)parent) _exit(1);
     (void)seccomp_api_get(); /* libseccomp asks the kernel once, here, not in each child */
     if (npyg__h5_helper_filter() != 0) say_hello(&hello, errno ? errno : ENOSYS, "cannot install the seccomp filter");
     hello.layers |= NPYG__H5_L_SECCOMP;

@@ -203,7 +203,7 @@ static void end_helper(npyg_ctx *ctx)
 {
     if (ctx->h5_pid <= 0) return;
     close(ctx->h5_sock);
-    kill(ctx->h5_pid, SIGKILL); /* its children die with it (PDEATHSIG) */
+    kill(ctx->h5_pid, SIGKILL); /* its children die with it (their PDEATHSIG) */
     while (waitpid(ctx->h5_pid, NULL, 0) < 0 && errno == EINTR) {}
     ctx->h5_pid = 0;
     ctx->h5_sock = -1;
