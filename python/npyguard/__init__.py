@@ -248,6 +248,7 @@ _NUMPY_MAX_DIMS = _numpy_max_dims()
 # ---------------------------------------------------------------- dtype
 
 _DTYPES: Dict[Any, np.dtype] = {}
+_empty = np.empty  # what load_path makes a validated array with
 
 
 def _dtype(node) -> np.dtype:
@@ -564,6 +565,10 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
         raise ValueError(f"mmap_mode must be None, 'r' or 'c', not {mmap_mode!r}")
     lim = _limits(limits, max_header_size) if limits or max_header_size is not None else None
     if mmap_mode is None and isinstance(file, (str, os.PathLike)):  # the common case, kept short
+        if lim is None:  # one call: opened, validated, read into its array, closed
+            arr = _core.load_path(file, strict, _DTYPES, _dtype, _empty, _NUMPY_MAX_DIMS)
+            if arr is not None:
+                return arr
         fd = os.open(file, _O_RDONLY)
         try:
             try:

@@ -10,9 +10,14 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "npyguard.h"
 
@@ -160,7 +165,9 @@ static npyg_ctx *pool_take(int strict, const limits *l)
 {
     strict = strict != 0;
     if (pooled[strict]) return pool[strict][--pooled[strict]];
-    return new_ctx(strict, l);
+    limits defaults;
+    if (!l) parse_limits(NULL, &defaults); /* cannot fail */
+    return new_ctx(strict, l ? l : &defaults);
 }
 
 /* Back to the pool when it was made with the defaults, else freed. */
@@ -981,10 +988,150 @@ static PyObject *stream_bound(PyObject *self, PyObject *dict)
     return PyLong_FromUnsignedLongLong(bound + meta < bound ? UINT64_MAX : bound + meta);
 }
 
+/* ---------------- a path's .npy array in one call ---------------- */
+
+/* The dtype of a validated tree: the package's kept one, else made by
+   its maker (which keeps it). */
+static PyObject *dtype_for(PyObject *tree, PyObject *kept, PyObject *make)
+{
+    PyObject *dt = PyDict_GetItemWithError(kept, tree);
+    if (dt) return Py_NewRef(dt);
+    if (PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+        PyErr_Clear(); /* a struct's fields come as a list: not kept */
+    }
+    return PyObject_CallOneArg(make, tree);
+}
+
+/* The array of an opened .npy, read into an array of its own made by
+   empty(shape, dtype): what numpy.load returns for a regular file, a
+   Fortran-order payload as the transpose numpy makes. NULL and no
+   exception when the general path is to load it (no payload, more
+   dimensions than numpy holds, an array this process cannot allocate). */
+static PyObject *fill_array(npyg_ctx *ctx, PyObject *const *a)
+{
+    const npyg_info *in = npyg_get_info(ctx);
+    long numpy_dims = PyLong_AsLong(a[5]);
+    uint64_t rev[64];
+    if (!in->payload_bytes || numpy_dims < 0 || numpy_dims > 64 || in->ndim > (uint32_t)numpy_dims) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *tree = dtype_tree(in->dtype);
+    PyObject *dt = tree ? dtype_for(tree, a[2], a[3]) : NULL;
+    Py_XDECREF(tree);
+    if (!dt) return NULL;
+    for (uint32_t k = 0; in->fortran_order && k < in->ndim; k++) rev[k] = in->shape[in->ndim - 1 - k];
+    PyObject *shape = shape_tuple(in->ndim, in->fortran_order ? rev : in->shape);
+    PyObject *arr = shape ? PyObject_CallFunctionObjArgs(a[4], shape, dt, NULL) : NULL;
+    Py_XDECREF(shape);
+    Py_DECREF(dt);
+    if (!arr) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError)) PyErr_Clear(); /* raised as the package's error */
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(arr, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS rc = npyg_read_payload(ctx, view.buf, (size_t)view.len);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (rc) {
+        Py_DECREF(arr);
+        return raise_ctx(ctx, rc, NULL);
+    }
+    if (in->fortran_order) Py_SETREF(arr, PyObject_CallMethod(arr, "transpose", NULL));
+    return arr;
+}
+
+/* A regular file of at most SMALL_FILE bytes, read whole in one call:
+   the library then parses it as a buffer, and a small .npy costs four
+   system calls (open, fstat, pread, close) rather than six (the file
+   input's lseek for its position, and a second pread for a payload past
+   the 2 KiB it reads first). Larger files, other kinds of file and
+   failed reads are left to the library's file input, which says what is
+   wrong with them. */
+#define SMALL_FILE 65536
+typedef struct {
+    char *buf;
+    size_t len;
+} small_file;
+
+static bool read_small(int fd, small_file *f)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > SMALL_FILE) return false;
+    /* One byte more than fstat said is asked for: getting it means the
+       file grew since, and the file input takes it as it is. Getting
+       fewer than the size means it shrank: read on to its end. */
+    size_t size = (size_t)st.st_size, got = 0;
+    if (!(f->buf = PyMem_RawMalloc(size + 1))) return false;
+    for (;;) {
+        ssize_t r = pread(fd, f->buf + got, size + 1 - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 || got + (size_t)r > size) {
+            PyMem_RawFree(f->buf);
+            f->buf = NULL;
+            return false;
+        }
+        got += (size_t)r;
+        if (r == 0 || got == size) break;
+    }
+    f->len = got;
+    return true;
+}
+
+PyDoc_STRVAR(load_path_doc,
+             "load_path(path, strict, kept, make, empty, numpy_dims) -> ndarray or None\n\n"
+             "The .npy array at path with the default limits, in one call: opened, validated,\n"
+             "read into empty(shape, dtype) (dtype: kept[tree], else make(tree)) and closed.\n"
+             "None when it is not a .npy file, or an array the general path loads.");
+
+static PyObject *load_path(PyObject *self, PyObject *const *a, Py_ssize_t n)
+{
+    (void)self;
+    PyObject *path = NULL;
+    if (n != 6) {
+        PyErr_SetString(PyExc_TypeError, "load_path takes 6 arguments");
+        return NULL;
+    }
+    int strict = PyObject_IsTrue(a[1]);
+    if (strict < 0 || !PyUnicode_FSConverter(a[0], &path)) return NULL;
+    int fd;
+    Py_BEGIN_ALLOW_THREADS fd = open(PyBytes_AS_STRING(path), O_RDONLY | O_CLOEXEC);
+    Py_END_ALLOW_THREADS
+    if (fd < 0) {
+        Py_DECREF(path);
+        return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, a[0]);
+    }
+    Py_DECREF(path);
+    npyg_ctx *ctx = pool_take(strict, NULL);
+    PyObject *arr = NULL;
+    if (ctx) {
+        small_file small = {NULL, 0};
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = read_small(fd, &small) ? npyg_set_input_buffer(ctx, small.buf, small.len) : npyg_set_input_fd(ctx, fd);
+        if (!rc) rc = npyg_open(ctx);
+        Py_END_ALLOW_THREADS
+        if (!rc) arr = fill_array(ctx, a);
+        else if (rc != NPYG_EMAGIC) raise_ctx(ctx, rc, NULL);
+        pool_give(ctx, strict);
+        PyMem_RawFree(small.buf);
+    }
+    close(fd);
+    if (arr || PyErr_Occurred()) return arr;
+    Py_RETURN_NONE;
+}
+
 static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw);
 
 static PyMethodDef module_methods[] = {
     {"set_error_factory", set_error_factory, METH_O, "set_error_factory(fn): how errors are raised."},
+    {"load_path", (PyCFunction)(void (*)(void))load_path, METH_FASTCALL, load_path_doc},
     {"worst_case_alloc", worst_case_alloc, METH_O,
      "worst_case_alloc(limits or None) -> int: the most a .npy parse holds under these limits."},
     {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest, format)}."},

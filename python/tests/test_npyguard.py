@@ -5,6 +5,7 @@ manifests numpy's writer and reader produced (corpus/manifest.json,
 corpus/npz/manifest.json); the class of each error code from README.md's
 error table.
 """
+import collections
 import io
 import os
 import re
@@ -125,6 +126,32 @@ def test_valid_equals_numpy(name):
     assert (info.data_offset, info.header_len, info.payload_bytes, info.fortran_order) == (
         entry["data_offset"], entry["header_len"], int(entry["payload_bytes"]), entry["fortran_order"])
     assert info.version == "%d.%d" % tuple(entry["version"])
+
+
+def _outcome(load):
+    try:
+        a = load()
+        return ("array", a.dtype.str, a.shape, a.strides, a.tobytes(order="A"))
+    except npyguard.Error as e:
+        return (e.name, e.offset, e.message)
+
+
+def test_one_call_and_general_routes_agree():
+    """A path with the default limits is loaded in one C call (a small file
+    read whole and parsed as a buffer); any limit given takes the general
+    route (the library's file input). Over every .npy of the corpus both
+    give the same array, or the same error at the same offset with the
+    same message; the arrays themselves are held to numpy above."""
+    default = npyguard._core.limits()["max_payload_bytes"][0]
+    files = names("valid") + names("invalid") + names("unsafe")
+    seen = collections.Counter()
+    for name in files:
+        path = os.path.join(CORPUS, name)
+        one = _outcome(lambda: npyguard.load(path))
+        general = _outcome(lambda: npyguard.load(path, max_payload_bytes=default))
+        assert one == general, name
+        seen[one[0] == "array"] += 1
+    assert seen[True] > 100 and seen[False] > 100, seen
 
 
 @pytest.mark.parametrize("name", names("invalid") + names("unsafe"))
@@ -265,7 +292,12 @@ def test_declared_size_over_limit():
 
 # ---------------------------------------------------------------- one open
 
-def test_replacing_the_file_cannot_change_the_result(tmp_path, monkeypatch):
+@pytest.mark.parametrize("route", ["one call", "with limits"])
+def test_replacing_the_file_cannot_change_the_result(tmp_path, monkeypatch, route):
+    """The file is replaced on disk between the header and the payload:
+    in the one-call path when its array is made, in the general path (any
+    limit given) when the payload is read. The payload still comes from
+    the file the header was read from."""
     path = tmp_path / "a.npy"
     first = np.arange(1000, dtype="<f8")
     second = np.arange(1000, dtype="<f8")[::-1].copy()
@@ -274,8 +306,6 @@ def test_replacing_the_file_cannot_change_the_result(tmp_path, monkeypatch):
     real = npyguard._core.Npy
 
     class Swapping:
-        """Replaces the file on disk between the header and the payload."""
-
         def __init__(self, *a, **k):
             self.npy = real(*a, **k)
 
@@ -292,8 +322,16 @@ def test_replacing_the_file_cannot_change_the_result(tmp_path, monkeypatch):
         def close(self):
             self.npy.close()
 
-    monkeypatch.setattr(npyguard._core, "Npy", Swapping)
-    got = npyguard.load(path)
+    def swapping_empty(*a, **k):
+        os.replace(tmp_path / "b.npy", path)
+        return np.empty(*a, **k)
+
+    if route == "one call":
+        monkeypatch.setattr(npyguard, "_empty", swapping_empty)
+        got = npyguard.load(path)
+    else:
+        monkeypatch.setattr(npyguard._core, "Npy", Swapping)
+        got = npyguard.load(path, max_payload_bytes=1 << 20)
     monkeypatch.undo()
     assert np.array_equal(np.load(path), second)  # the file was replaced
     assert np.array_equal(got, first)  # what load returns was not
