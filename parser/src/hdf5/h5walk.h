@@ -14,8 +14,11 @@ void npyg__h5_walk(hid_t file, const void *image, uint64_t size, int out, const 
    walk without a hazard (emit.c); 0, or a code with "path: why" in msg. */
 int npyg__h5_emit(hid_t file, int out, char *msg, size_t size);
 
-/* All len bytes to fd, retried after EINTR; false when the pipe broke. */
+/* All len bytes to fd, gathered in the child's output buffer and written
+   (retried after EINTR) when it fills, when another fd is written, or at
+   npyg__h5_flush (the end record flushes); false when the pipe broke. */
 bool npyg__h5_write_all(int fd, const void *buf, size_t len);
+bool npyg__h5_flush(void);
 
 /* One byte of a record field: itself, or \xNN for a control byte, a
    byte above 0x7e and the backslash; writes 1 or 4 bytes to dst. */
