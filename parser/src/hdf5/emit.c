@@ -549,6 +549,22 @@ static const char *cset_name(hid_t t)
     return H5Tget_cset(t) == H5T_CSET_UTF8 ? "utf-8" : "ascii";
 }
 
+/* Where a dataset's value lies in the file as it is sent: contiguous
+   storage of exactly its size, the stored type equal to the value's (no
+   conversion). HADDR_UNDEF when it is to be read and sent. The address
+   libhdf5 gives counts from the file's start, user block included. */
+static haddr_t stored_as_sent(hid_t d, hid_t t, const vtype *v, const source *src)
+{
+    if (v->form != F_ARRAY || H5Tequal(t, v->mem) <= 0) return HADDR_UNDEF;
+    hid_t dcpl = H5Dget_create_plist(d);
+    bool plain = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    uint64_t bytes;
+    if (!plain || !npyg__mul_u64(src->n, v->size, &bytes) || bytes == 0 || H5Dget_storage_size(d) != bytes)
+        return HADDR_UNDEF;
+    return H5Dget_offset(d);
+}
+
 /* The record and value of a dataset (name NULL) or an attribute. */
 static bool send_object(emit *e, hid_t obj, bool attr, const char *path, const char *name)
 {
@@ -573,11 +589,19 @@ static bool send_object(emit *e, hid_t obj, bool attr, const char *path, const c
     ok = ok && classify(e, where, t, &v);
     if (ok) {
         const char *form = form_names[v.form], *space = sc == H5S_NULL ? "null" : "simple";
+        haddr_t stored = !attr && sc == H5S_SIMPLE ? stored_as_sent(obj, t, &v, &src) : HADDR_UNDEF;
+        char at_space[32];
+        if (stored != HADDR_UNDEF) {
+            snprintf(at_space, sizeof at_space, "at:%llu", (unsigned long long)stored);
+            space = at_space;
+        }
         ok = attr ? line(e, where, 'A', 5, path, name, form, cset_name(t), space)
                   : line(e, where, 'D', 4, path, form, cset_name(t), space);
         if (ok && sc == H5S_NULL) {
             hsize_t zero = 0;
             ok = npy_header(e, where, v.form == F_ARRAY ? v.descr : "|u1", 1, &zero);
+        } else if (ok && stored != HADDR_UNDEF) {
+            ok = npy_header(e, where, v.descr, src.nd, src.dims);
         } else if (ok) {
             ok = send_value(e, where, &src, &v);
         }

@@ -58,14 +58,14 @@
     X(H5Tenum_insert) X(H5Tenum_valueof) X(H5Tget_member_offset) \
     X(H5Dvlen_reclaim)
 
-/* What the walk adds (walk.c): storage sizes, raw references inside
+/* What the walk adds (walk.c): storage sizes and offsets, raw references inside
    compounds and attributes, and vlen descriptors read without conversion. */
 #define NPYG__H5_WALK_FUNCTIONS(X) \
     X(H5Aget_storage_size) X(H5Dget_storage_size) X(H5Fget_filesize) \
     X(H5Fget_create_plist) X(H5Pget_userblock) X(H5Pget_sizes) \
     X(H5Tcreate) X(H5Tinsert) X(H5Tget_member_class) \
     X(H5Tdetect_class) X(H5Tregister) X(H5Tunregister) \
-    X(H5Tvlen_create) X(H5Fclose) \
+    X(H5Tvlen_create) X(H5Fclose) X(H5Dget_offset) \
     NPYG__H5_WARM_FUNCTIONS(X)
 
 /* What the helper needs to make the image its children warm up on. */
@@ -159,6 +159,7 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5open (npyg__h5_api()->H5open)
 #define H5Aget_storage_size (npyg__h5_api()->H5Aget_storage_size)
 #define H5Dget_storage_size (npyg__h5_api()->H5Dget_storage_size)
+#define H5Dget_offset (npyg__h5_api()->H5Dget_offset)
 #define H5Fget_filesize (npyg__h5_api()->H5Fget_filesize)
 #define H5Fget_create_plist (npyg__h5_api()->H5Fget_create_plist)
 #define H5Pget_userblock (npyg__h5_api()->H5Pget_userblock)

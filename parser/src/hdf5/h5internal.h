@@ -31,6 +31,12 @@
  *   and ref, the base type for vlen), as many elements as the lengths sum;
  *   space "null": one .npy of shape (0,) that carries the dtype only
  *   ('|u1' for the str, ref and vlen forms).
+ * A dataset of form "array" whose bytes lie in the file as the value has
+ * them (contiguous, one extent, stored type equal to the value's) may
+ * have space "at:<offset>" instead of "simple": its .npy header is sent,
+ * its payload is not; the parent reads it from the input at that offset,
+ * a range it checks against the file's size. A lying child can point at
+ * other bytes of the same file, never at anything else.
  */
 #ifndef NPYG_H5INTERNAL_H
 #define NPYG_H5INTERNAL_H

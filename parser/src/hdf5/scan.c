@@ -99,6 +99,9 @@ typedef struct {
     char where[NPYG__H5_LINE]; /* the object whose value is on its way */
     char why[240];    /* how its record broke the protocol */
     int limit;        /* or the parser's limit (50-55) it passed */
+    npyg__input *src; /* the input, for values read from it ("at:") */
+    bool at_file;     /* the value on its way is read from src at at */
+    uint64_t at;
 } reader;
 
 /* One record; false: protocol error. */
@@ -512,10 +515,21 @@ static int read_value(reader *r, pipe_in *p, const npyg_hdf5_item *it, unsigned 
                    (unsigned long long)r->sum);
     if (two && i == 1 && strcmp(it->form, "vlen") && (dt->kind != NPYG_KIND_UINT || dt->itemsize != 1))
         return bad(r, "string data that is not '|u1'");
+    uint64_t end = 0;
+    if (r->at_file && (!npyg__add_u64(r->at, in->payload_bytes, &end) || end > r->src->size))
+        return bad(r, "a value at bytes %llu..%llu of a file of %llu", (unsigned long long)r->at,
+                   (unsigned long long)r->at + in->payload_bytes, (unsigned long long)r->src->size);
     void *dst = NULL;
     if (r->sink->value(r->sink->user, i, in, &dst)) return LINE_STOP;
     if (in->payload_bytes && !dst) return LINE_STOP;
-    if (!pipe_bytes(p, dst, in->payload_bytes)) return LINE_END;
+    if (r->at_file) {
+        long long got = npyg__in_read_at(r->src, r->at, dst, (size_t)in->payload_bytes);
+        if (got < 0 || (uint64_t)got != in->payload_bytes)
+            return bad(r, "a value the file no longer holds at bytes %llu..%llu", (unsigned long long)r->at,
+                       (unsigned long long)end);
+    } else if (!pipe_bytes(p, dst, in->payload_bytes)) {
+        return LINE_END;
+    }
     if (two && i == 0) {
         r->sum = 0;
         const unsigned char *b = dst;
@@ -546,8 +560,13 @@ static int load_line(reader *r, pipe_in *p, char **f, int n)
     if (tag == 'D' || tag == 'A') {
         char **v = f + (tag == 'A' ? 3 : 2);
         if (tag == 'A') it.name = f[2];
+        r->at_file = tag == 'D' && !strcmp(v[0], "array") && !strncmp(v[2], "at:", 3);
+        long long at = 0;
+        if (r->at_file && !parse_int(v[2] + 3, 0, INT64_MAX, &at))
+            return bad(r, "a value record with an offset that is not one");
+        r->at = (uint64_t)at;
         if (!one_of(v[0], "array", "str", "ref", "vlen") || !one_of(v[1], "-", "ascii", "utf-8", NULL) ||
-            !one_of(v[2], "simple", "null", NULL, NULL))
+            (!r->at_file && !one_of(v[2], "simple", "null", NULL, NULL)))
             return bad(r, "a value record with unknown fields");
         it.form = v[0];
         it.cset = strcmp(v[1], "-") ? v[1] : NULL;
@@ -648,7 +667,8 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
        A load adds one record per path and attribute along every path. */
     uint64_t max_records = (uint64_t)hl.max_objects * 4 + 64;
     if (sink) max_records += ((uint64_t)hl.max_objects + hl.max_paths) * 8;
-    reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0};
+    reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0,
+                &src, false, 0};
     pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0};
     bool protocol = false, too_long = false;
     char *line;
