@@ -217,6 +217,7 @@ static void check_lies(const char *corpus, const char *helper)
         {"load-wrong-count", NPYG_EHDF5_PROTOCOL, "sum to 5"},
         {"load-object", NPYG_EHDF5_PROTOCOL, "refuses its .npy header"},
         {"load-fortran", NPYG_EHDF5_PROTOCOL, "Fortran"},
+        {"load-at-past-end", NPYG_EHDF5_PROTOCOL, "of a file of"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[4096], msg[256];
@@ -233,6 +234,30 @@ static void check_lies(const char *corpus, const char *helper)
                  cases[i].name, cases[i].says, msg);
         TU_CHECK(s.ends == 1 && s.end_rc == rc, "%s: end called %u times with %d", cases[i].name, s.ends, s.end_rc);
         TU_CHECK(s.objects == 2, "%s: %u records before the lie, not 2", cases[i].name, s.objects);
+        release(&s);
+        unlink(path);
+    }
+
+    /* A value "in the file" at an offset the child chose: the parent reads
+       those bytes of the same file, here its first 16, and nothing else. */
+    {
+        char path[4096], msg[256];
+        escape_file("load-at-start", h5, path);
+        tu_current = "load-at-start";
+        sink_state s;
+        memset(&s, 0, sizeof s);
+        s.budget = UINT64_MAX;
+        tu_alloc ta;
+        tu_alloc_init(&ta, UINT64_MAX);
+        int rc = load(path, helper, NULL, &s, &ta, msg, sizeof msg);
+        unsigned char head[16] = {0};
+        FILE *f = fopen(path, "rb");
+        TU_CHECK(f && fread(head, 1, sizeof head, f) == sizeof head, "cannot read %s back", path);
+        if (f) fclose(f);
+        TU_CHECK(rc == 0, "load-at-start: %d: %s", rc, msg);
+        TU_CHECK(s.nbufs == 1 && s.sizes[0] == 16 && !memcmp(s.bufs[0], head, 16),
+                 "load-at-start: %u values, the first of %llu bytes, not the file's first 16", s.nbufs,
+                 (unsigned long long)(s.nbufs ? s.sizes[0] : 0));
         release(&s);
         unlink(path);
     }

@@ -55,9 +55,13 @@ static int load_lie(const char *name, int out)
     char buf[4096];
     size_t o = 0;
     if (!strncmp(name, "load-", 5)) {
+        /* a dataset "read from the file": past its end, or at its start */
+        const char *space = !strcmp(name, "load-at-past-end") ? "at:1000000000000"
+                            : !strcmp(name, "load-at-start") ? "at:0"
+                                                             : "simple";
         o = (size_t)snprintf(buf, sizeof buf, "G\t/\n");
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "D\t/x\t%s\t-\tsimple\n",
-                              !strcmp(name, "load-wrong-count") ? "str" : "array");
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "D\t/x\t%s\t-\t%s\n",
+                              !strcmp(name, "load-wrong-count") ? "str" : "array", space);
     }
     if (!strcmp(name, "load-crashes") || !strcmp(name, "load-exits")) {
         o += npy(buf + o, "'<f8'", "(1000,)");
@@ -83,6 +87,8 @@ static int load_lie(const char *name, int out)
         memcpy(t, "True, ", 6); /* "False, " becomes "True,  " */
         memset(buf + o, 0, 32);
         o += 32;
+    } else if (!strcmp(name, "load-at-past-end") || !strcmp(name, "load-at-start")) {
+        o += npy(buf + o, "'|u1'", "(16,)"); /* the header only: the bytes are the file's */
     } else if (!strcmp(name, "load-in-scan")) {
         o = (size_t)snprintf(buf, sizeof buf, "G\t/\n");
     } else {
