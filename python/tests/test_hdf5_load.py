@@ -214,6 +214,26 @@ def test_child_memory_bounded_by_the_limit_not_the_dataset(tmp_path):
     assert m["/x"].shape == (5 << 20,) and np.array_equal(m["/x"], np.arange(5 << 20, dtype="<f8"))
 
 
+def test_datasets_read_in_runs_equal_h5py(tmp_path):
+    """Datasets of several MiB and ranks, chunked and compressed or not,
+    read by the child in runs of whole rows (or of one row's elements):
+    each equals h5py's ds[()]."""
+    path = str(tmp_path / "runs.h5")
+    rng = np.random.default_rng(5)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("a", data=rng.standard_normal((300, 700, 3)), chunks=(7, 100, 3), compression="gzip")
+        f.create_dataset("b", data=rng.integers(0, 1 << 30, (3, 400000), dtype="<i4"), chunks=(1, 65536))
+        f.create_dataset("c", data=rng.standard_normal((1 << 19, 1)), chunks=(8192, 1), compression="gzip",
+                         fletcher32=True)
+        f.create_dataset("d", data=rng.integers(0, 255, (5, 3, 300000), dtype="u1"))
+    m = npyguard.load_hdf5_mapping(path, helper=HELPER, hdf5_memory_bytes=16 << 20)
+    with h5py.File(path, "r") as f:
+        for k in "abcd":
+            want = f[k][()]
+            assert m["/" + k].dtype == want.dtype and m["/" + k].shape == want.shape, k
+            assert np.array_equal(m["/" + k], want), k
+
+
 def test_loads_from_threads():
     """The load waits for the child without the GIL; loads from several
     threads at once each get their own file's tree."""

@@ -404,9 +404,10 @@ static bool read_run(emit *e, const char *path, const source *src, const slab *s
     }
     *elems = src->nd ? slab_elems(s) : 1;
     hid_t fs = H5Dget_space(src->obj), ms = -1;
-    hsize_t n = *elems;
     bool ok = fs >= 0 && (src->nd == 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, s->start, NULL, s->count, NULL) >= 0);
-    if (ok) ms = src->nd ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR);
+    /* the run's own shape in memory: a flat memory space against a file
+       selection of another rank makes libhdf5 map element by element */
+    if (ok) ms = src->nd ? H5Screate_simple(src->nd, s->count, NULL) : H5Screate(H5S_SCALAR);
     ok = ok && ms >= 0 && H5Dread(src->obj, mem, ms, fs, H5P_DEFAULT, buf) >= 0;
     if (ms >= 0) H5Sclose(ms);
     if (fs >= 0) H5Sclose(fs);
