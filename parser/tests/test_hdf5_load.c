@@ -197,6 +197,20 @@ static void escape_file(const char *name, const char *h5, char *out)
     free(img);
 }
 
+/* The escape-test child named name, over h5, loaded into s (path: the
+   file it made). */
+static int load_escape(const char *name, const char *h5, const char *helper, sink_state *s, char *path, char *msg,
+                       size_t msize)
+{
+    escape_file(name, h5, path);
+    tu_current = name;
+    memset(s, 0, sizeof *s);
+    s->budget = UINT64_MAX;
+    tu_alloc ta;
+    tu_alloc_init(&ta, UINT64_MAX);
+    return load(path, helper, NULL, s, &ta, msg, msize);
+}
+
 static void check_lies(const char *corpus, const char *helper)
 {
     char h5[4096];
@@ -221,14 +235,8 @@ static void check_lies(const char *corpus, const char *helper)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[4096], msg[256];
-        escape_file(cases[i].name, h5, path);
-        tu_current = cases[i].name;
         sink_state s;
-        memset(&s, 0, sizeof s);
-        s.budget = UINT64_MAX;
-        tu_alloc ta;
-        tu_alloc_init(&ta, UINT64_MAX);
-        int rc = load(path, helper, NULL, &s, &ta, msg, sizeof msg);
+        int rc = load_escape(cases[i].name, h5, helper, &s, path, msg, sizeof msg);
         TU_CHECK(rc == cases[i].code, "%s: code %d, not %d: %s", cases[i].name, rc, cases[i].code, msg);
         TU_CHECK(strstr(msg, "/x") && strstr(msg, cases[i].says), "%s: the message does not name /x and say '%s': %s",
                  cases[i].name, cases[i].says, msg);
@@ -242,14 +250,8 @@ static void check_lies(const char *corpus, const char *helper)
        those bytes of the same file, here its first 16, and nothing else. */
     {
         char path[4096], msg[256];
-        escape_file("load-at-start", h5, path);
-        tu_current = "load-at-start";
         sink_state s;
-        memset(&s, 0, sizeof s);
-        s.budget = UINT64_MAX;
-        tu_alloc ta;
-        tu_alloc_init(&ta, UINT64_MAX);
-        int rc = load(path, helper, NULL, &s, &ta, msg, sizeof msg);
+        int rc = load_escape("load-at-start", h5, helper, &s, path, msg, sizeof msg);
         unsigned char head[16] = {0};
         FILE *f = fopen(path, "rb");
         TU_CHECK(f && fread(head, 1, sizeof head, f) == sizeof head, "cannot read %s back", path);
