@@ -10,7 +10,7 @@
  * network namespaces and Landlock where the kernel has them (every child
  * inherits them), installs its own allow list and says hello. It never
  * reads an input. Each file gets a fresh child (child.c), forked before
- * the file arrives, while the previous file's child runs: it cages
+ * the file arrives, two kept ahead while a file's child runs: it cages
  * itself, warms libhdf5 on the helper's own small image, and waits. The
  * helper hands it the input and the record pipe over a socket of its
  * own; it maps the input only then. The helper ends when the parent
@@ -131,25 +131,38 @@ typedef struct {
     size_t size;
 } warm_image;
 
-/* Forks the child that takes the next file, its socket's other end on
-   NPYG__H5_HELPER_CTL_FD; -1 (errno set) if it cannot. */
-static pid_t fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_t data)
+/* Children forked ahead, each waiting on its socket: two, so that one
+   warms up (its first libhdf5 open costs some 300 page faults) while the
+   other takes a file and a third is forked. Their sockets' helper ends
+   are on SPARE_FD + slot until used; a file's child is moved to
+   NPYG__H5_HELPER_CTL_FD, the one descriptor the helper's filter lets it
+   send on. */
+#define SPARES 2
+#define SPARE_FD (NPYG__H5_PARENT_FD + 1)
+
+typedef struct {
+    pid_t pid;  /* -1: the fork failed, with err */
+    int err;
+} spare;
+
+/* Forks a child that takes a later file, its socket's other end on fd;
+   pid -1 with err if it cannot. */
+static spare fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_t data, int fd)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return -1;
-    if (sv[1] == NPYG__H5_HELPER_CTL_FD) {
-        int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, NPYG__H5_HELPER_CTL_FD + 1);
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return (spare){-1, errno};
+    if (sv[1] == fd) {
+        int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, fd + 1);
         close(sv[1]);
         sv[1] = moved;
     }
-    if (sv[1] < 0 || (sv[0] != NPYG__H5_HELPER_CTL_FD && dup2(sv[0], NPYG__H5_HELPER_CTL_FD) < 0)) {
+    if (sv[1] < 0 || (sv[0] != fd && dup2(sv[0], fd) < 0)) {
         int e = errno;
         close(sv[0]);
         if (sv[1] >= 0) close(sv[1]);
-        errno = e;
-        return -1;
+        return (spare){-1, e};
     }
-    if (sv[0] != NPYG__H5_HELPER_CTL_FD) close(sv[0]);
+    if (sv[0] != fd) close(sv[0]);
     pid_t child = fork();
     if (child == 0) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) _exit(1);
@@ -157,9 +170,8 @@ static pid_t fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_
     }
     int e = errno;
     close(sv[1]);
-    if (child < 0) close(NPYG__H5_HELPER_CTL_FD);
-    errno = e;
-    return child;
+    if (child < 0) close(fd);
+    return (spare){child, e};
 }
 
 int main(int argc, char **argv)
@@ -206,20 +218,23 @@ int main(int argc, char **argv)
     say_hello(&hello, 0, NULL);
 
     pid_t self = getpid();
-    pid_t next = fork_next(self, &image, vm, data);
-    for (;;) {
+    spare spares[SPARES];
+    for (int k = 0; k < SPARES; k++) spares[k] = fork_next(self, &image, vm, data, SPARE_FD + k);
+    for (int k = 0;; k = (k + 1) % SPARES) {
         npyg__h5_request req;
         int fds[2];
         if (receive(&req, fds) != 0) _exit(0);
         npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
-        pid_t child = next;
-        if (child < 0) done.error = errno;
-        else (void)npyg__h5_send_fds(NPYG__H5_HELPER_CTL_FD, &req, sizeof req, fds); /* a child that cannot
+        pid_t child = spares[k].pid;
+        if (child < 0) done.error = spares[k].err;
+        else if (dup2(SPARE_FD + k, NPYG__H5_HELPER_CTL_FD) == NPYG__H5_HELPER_CTL_FD)
+            (void)npyg__h5_send_fds(NPYG__H5_HELPER_CTL_FD, &req, sizeof req, fds); /* a child that cannot
                                                      take it ends: its status says so */
         close(fds[0]);
         close(fds[1]);
         close(NPYG__H5_HELPER_CTL_FD);
-        next = fork_next(self, &image, vm, data);
+        if (child >= 0) close(SPARE_FD + k);
+        spares[k] = fork_next(self, &image, vm, data, SPARE_FD + k);
         bool gone = false;
         if (child >= 0) done.status = wait_child(child, &gone);
         if (gone || send(SOCK, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done) _exit(0);
