@@ -1142,7 +1142,8 @@ static PyMethodDef module_methods[] = {
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {"hdf5_load", (PyCFunction)(void (*)(void))hdf5_load, METH_VARARGS | METH_KEYWORDS,
      "hdf5_load(fd, strict=False, limits=None, helper=None) -> list of records\n"
-     "(kind, path, name, target, form, cset, null_space, [(info, bytearray), ...]): npyg_hdf5_load_fd."},
+     "(kind, path, name, target, form, cset, null_space, [(layout, bytearray), ...]): npyg_hdf5_load_fd;\n"
+     "layout as Npy.layout() gives it."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1216,7 +1217,7 @@ static int h5_value_locked(h5load *h, const npyg_info *in, void **buf)
         Py_CLEAR(h->records);
         return 1;
     }
-    PyObject *info = info_dict(in);
+    PyObject *info = layout_dict(in); /* descr, shape, count: what the package reads */
     PyObject *b = info ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)in->payload_bytes) : NULL;
     PyObject *pair = b ? PyTuple_Pack(2, info, b) : NULL;
     int bad = !pair || PyList_Append(h->values, pair) < 0;

@@ -278,9 +278,15 @@ import os, sys, time
 sys.path[:0] = sys.argv[2:]
 import npyguard
 npyguard.load_tree(sys.argv[1], helper=os.environ["NPYG_HDF5_HELPER"])
-helpers = [p for p in os.listdir("/proc") if p.isdigit() and
-           open("/proc/%s/stat" % p).read().split(")")[1].split()[1] == str(os.getpid())]
+def parent(pid):
+    try:
+        return open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[1]
+    except OSError:  # ended since the listing
+        return None
+helpers = [p for p in os.listdir("/proc") if p.isdigit() and parent(p) == str(os.getpid())]
 if os.fork() == 0:  # holds the helper's socket after its parent is gone
+    os.close(1)
+    os.close(2)
     time.sleep(3)
     os._exit(0)
 print(" ".join(helpers), flush=True)
@@ -302,7 +308,7 @@ def test_helper_ends_with_its_parent_process(tmp_path):
 
     def alive(pid):
         try:
-            return open("/proc/%s/stat" % pid).read().split(")")[1].split()[0] != "Z"
+            return open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"
         except OSError:
             return False
     deadline = time.monotonic() + 2
