@@ -12,8 +12,10 @@
  * when the file is closed, which is why the scan runs it in a sandboxed
  * child. So each input first runs in a forked child: a crash there whose
  * innermost frame (past the sanitizer's own) is in libhdf5 is libhdf5's,
- * and the input is skipped; any other failure (a frame of ours, an
- * invariant, a hang) is a finding, reported with the child's report. An
+ * and so is a child still running after 20 s whose innermost frame is in
+ * libhdf5 (the cage ends such a child at its CPU limit, a refusal); the
+ * input is skipped. Any other failure (a frame of ours, an invariant) is
+ * a finding, reported with the child's report. An
  * input the child survived runs again in process, where the engine sees
  * the walk's coverage.
  * Invariants: every record is one line of at most NPYG__H5_LINE bytes,
@@ -28,12 +30,29 @@
 
 #include "h5walk.h"
 
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* libhdf5 asks for what a malformed file says, gigabytes at times (an
+   attribute's "on disk image buffer", a conversion buffer). In the cage
+   such a request fails against the child's memory limit and libhdf5
+   reports an error; here too: an allocation past 1 GiB returns NULL,
+   rather than reaching libFuzzer's malloc limit (which sees only the
+   allocations that succeed) and ending the run as out-of-memory. The
+   walk's own allocations are held to the same: a NULL is its "out of
+   memory in the child", which the verdict carries. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "max_allocation_size_mb=1024:allocator_may_return_null=1";
+}
 
 static int code_ok(long c)
 {
@@ -107,6 +126,7 @@ static bool libhdf5_fault(const char *report)
            functions they replace (in the harness binary: an allocation
            libhdf5 asks for is libhdf5's) */
         if (strstr(line, "asan") || strstr(line, "sanitizer") || strstr(line, "interceptor") ||
+
             strstr(line, "libc.so") || strstr(line, "sysdeps/") || strstr(line, "fuzzer::") ||
             strstr(line, " in malloc ") ||
             strstr(line, " in calloc ") || strstr(line, " in realloc ") || strstr(line, " in free "))
@@ -119,6 +139,33 @@ static bool libhdf5_fault(const char *report)
 /* The sanitizers' hook that libFuzzer sets to write a crash-* artifact;
    weak, so that builds without a sanitizer link too. */
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* The child's alarm: where it was after 20 s, one line a frame in the
+   sanitizers' form ("    #N in MODULE"), for the parent to judge as it
+   judges a crash. glibc's backtrace, not the sanitizer's report, which
+   would symbolize for longer than libFuzzer's timeout leaves; and a
+   handler of our own, since libFuzzer's (inherited) lets the child run. */
+static void child_hang(int sig)
+{
+    (void)sig;
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    char line[600];
+    int k = snprintf(line, sizeof line, "the walk ran 20 s in the child; where it was:\n");
+    (void)!write(2, line, (size_t)k);
+    /* from the signal's return trampoline (libc's) on: the frames above it
+       are this handler and the sanitizer's wrapper of it */
+    bool below = false;
+    for (int i = 0; i < n; i++) {
+        Dl_info di;
+        const char *mod = dladdr(frames[i], &di) && di.dli_fname ? di.dli_fname : "?";
+        below = below || strstr(mod, "libc.so");
+        if (!below) continue;
+        k = snprintf(line, sizeof line, "    #%d %p in %s\n", i, frames[i], mod);
+        (void)!write(2, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
+    }
+    _exit(3);
+}
 
 /* Runs the input in a child first: true when the walk may run in process. */
 static bool survives(const uint8_t *data, size_t size)
@@ -133,6 +180,9 @@ static bool survives(const uint8_t *data, size_t size)
            an artifact of its own for a fault that proves to be libhdf5's. */
         if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
         dup2(err, 2);
+        signal(SIGALRM, child_hang);
+        void *warm[1];
+        (void)backtrace(warm, 1); /* its first call loads libgcc: not in the handler */
         alarm(20);
         int out = memfd_create("records", MFD_CLOEXEC);
         walk_once(data, size, out);
