@@ -87,6 +87,9 @@ for e in $engines; do
             cpu=$(tree_cpu "$lead")
             all=$(tree "$lead")
             kill -TERM $all 2>/dev/null
+            # a worker inside a long library call does not reach its handler
+            sleep 5
+            kill -KILL $all 2>/dev/null
             wait "$lead" 2>/dev/null
             printf '%s\t%s\t%s\t%s\t%s\n' "$e" "$t" "$jobs" "$secs" "$cpu" >>"$dir/cpu.tsv"
             # Merge what was found into the corpus, keeping only inputs that add coverage.
