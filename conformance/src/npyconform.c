@@ -1750,7 +1750,9 @@ int main(int argc, char **argv)
     const char **runs = calloc((size_t)argc, sizeof *runs);
     if (!runs) die("out of memory");
     c.runs = runs;
-    char **skip_files = calloc((size_t)argc, sizeof *skip_files);
+    /* static too: --help and the other early exits leave it allocated */
+    static char **skip_files;
+    skip_files = calloc((size_t)argc, sizeof *skip_files);
     size_t nskip_files = 0;
     if (!skip_files) die("out of memory");
 
@@ -1829,6 +1831,7 @@ int main(int argc, char **argv)
         die("--format: unknown format '%s' (text, json, junit, tap)", c.format);
     for (size_t k = 0; k < nskip_files; k++) load_skips(&c, skip_files[k]);
     free(skip_files);
+    skip_files = NULL;
     cfg = &c;
 
     char sv[64], nv[64];
