@@ -126,7 +126,6 @@ static bool libhdf5_fault(const char *report)
            functions they replace (in the harness binary: an allocation
            libhdf5 asks for is libhdf5's) */
         if (strstr(line, "asan") || strstr(line, "sanitizer") || strstr(line, "interceptor") ||
-
             strstr(line, "libc.so") || strstr(line, "sysdeps/") || strstr(line, "fuzzer::") ||
             strstr(line, " in malloc ") ||
             strstr(line, " in calloc ") || strstr(line, " in realloc ") || strstr(line, " in free "))
