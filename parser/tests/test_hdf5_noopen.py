@@ -7,7 +7,9 @@ system calls and the process tree they draw:
   - the helper (the process that execs npyg-hdf5-helper) opens, before it
     has seen any input, /dev/null for its standard descriptors, the
     dynamic loader's cache and shared objects (libhdf5 and its
-    dependencies) and its own /proc/self/status, and runs no other program;
+    dependencies, two of them stand-ins from the helper's directory: no
+    libcurl and no libcrypto) and its own /proc/self/status, and runs no
+    other program;
   - each file's child (a process the helper forks) opens nothing: its
     attempts, libhdf5's check that no file of the image's name exists, are
     "/npyguard-input" and fail with EACCES, answered by the filter; the
@@ -36,6 +38,8 @@ import tempfile
 
 HELPER = "npyg-hdf5-helper"
 LIBRARY = re.compile(r"(^/etc/ld\.so\.cache$|\.so(\.[0-9.]+)?$)")
+NETWORK = re.compile(r"/lib(curl|crypto|ssl|gnutls|nghttp2|ssh2?|ldap|gssapi_krb5)[^/]*\.so")
+STAND_IN = re.compile(r"/npyg-h5-no(curl|crypto)\.so$")
 CALLS = "clone,clone3,fork,vfork,execve,open,openat,openat2,creat"
 
 
@@ -67,6 +71,7 @@ def main():
     helpers, children = set(), set()
     failures = []
     opens = {"helper": 0, "child": 0}
+    stand_ins = set()
     call = re.compile(r'^(\d+)\s+(open|openat|openat2|creat|execve)\((?:AT_FDCWD, )?"([^"]*)"(.*)$')
     made = re.compile(r"^(\d+)\s+(?:<\.\.\. )?(?:clone3?|fork|vfork)\b.*= (\d+)$")
     # a call another process interrupted is split in two lines: join them
@@ -115,6 +120,10 @@ def main():
                 continue
             if what == "execve" or not (path in helper_may or LIBRARY.search(path)):
                 failures.append("the helper %d, before any input: %s" % (pid, line))
+            elif NETWORK.search(path):
+                failures.append("the helper %d loaded a network library its stand-ins replace: %s" % (pid, line))
+            elif STAND_IN.search(path):
+                stand_ins.add(os.path.basename(path))
         elif parent_of.get(pid) is not None and what != "execve" and path != "/dev/null":
             # between posix_spawn's clone and its exec: /dev/null only
             failures.append("process %d before it became the helper: %s" % (pid, line))
@@ -122,6 +131,9 @@ def main():
         print("FAIL: " + f)
     print("%d trace lines, %d helper(s) (%d opens, all before any input), %d files' children "
           "(%d opens, each refused)" % (len(lines), len(helpers), opens["helper"], len(children), opens["child"]))
+    if stand_ins != {"npyg-h5-nocurl.so", "npyg-h5-nocrypto.so"}:
+        print("FAIL: the helpers loaded stand-ins %s, not both" % sorted(stand_ins))
+        return 1
     if not helpers or len(children) < 50:
         print("FAIL: too few helpers or children seen: was the scan traced at all?")
         return 1

@@ -22,12 +22,15 @@ Expected, with npyvalidate --json:
   getpid (allowed: the control) "was not stopped": ok, so a call that gets
                                 through is seen, and this test can fail
 All files go through one npyvalidate -j1 run, so one helper outlives every
-killed child. Also `--sandbox-info` names the layers in force.
+killed child. Also `--sandbox-info` names the layers in force (the
+stand-ins for libcurl and libcrypto among them), and a helper whose
+stand-in libhdf5 cannot load with starts again without it.
 
 Usage: test_hdf5_sandbox.py NPYVALIDATE ESCAPE_HELPER CORPUS_HDF5_DIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +51,27 @@ def expected(name):
     if name in LIES:
         return 129, "NPYG_EHDF5_PROTOCOL", "the HDF5 child broke the record protocol"
     return None
+
+
+def stand_ins_refused(npyvalidate, helper, h5):
+    """A helper whose libcurl stand-in lacks libcurl's functions (libhdf5
+    cannot load with it) starts again without stand-ins: it still scans,
+    and --sandbox-info says libcurl and libcrypto are loaded."""
+    here = os.path.dirname(os.path.abspath(helper))
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy2(helper, os.path.join(tmp, "npyg-hdf5-helper"))
+        shutil.copy2(os.path.join(here, "npyg-h5-nocrypto.so"), tmp)
+        shutil.copy2(os.path.join(here, "npyg-h5-nocurl-broken.so"), os.path.join(tmp, "npyg-h5-nocurl.so"))
+        env = dict(os.environ, NPYG_HDF5_HELPER=os.path.join(tmp, "npyg-hdf5-helper"))
+        info = subprocess.run([npyvalidate, "--sandbox-info"], env=env, capture_output=True, text=True, timeout=60)
+        scan = subprocess.run([npyvalidate, "--json", h5], env=env, capture_output=True, text=True, timeout=60)
+    print("broken stand-in: --sandbox-info: %s; scan: %s" % (info.stdout.strip(), scan.stdout.strip()[:80]))
+    if info.returncode != 0 or not info.stdout.rstrip().endswith(", libcurl and libcrypto loaded"):
+        failures.append("broken stand-in: --sandbox-info: exit %d, %r %r" % (info.returncode, info.stdout, info.stderr))
+    if scan.returncode != 0 or json.loads(scan.stdout or "{}").get("ok") is not True:
+        failures.append("broken stand-in: the scan of %s: exit %d, %r" % (h5, scan.returncode, scan.stdout))
+    return failures
 
 
 def main():
@@ -97,8 +121,10 @@ def main():
 
     p = subprocess.run([npyvalidate, "--sandbox-info"], env=env, capture_output=True, text=True, timeout=60)
     print("--sandbox-info: " + p.stdout.strip())
-    if p.returncode != 0 or not p.stdout.startswith("sandbox: seccomp allow-list, "):
+    if p.returncode != 0 or not p.stdout.startswith("sandbox: seccomp allow-list, ") or \
+            not p.stdout.rstrip().endswith(", no libcurl or libcrypto"):
         failures.append("--sandbox-info: exit %d, %r %r" % (p.returncode, p.stdout, p.stderr))
+    failures += stand_ins_refused(npyvalidate, helper, os.path.join(corpus, "valid", "h5", "bool.h5"))
     for f in failures:
         print("FAIL: " + f)
     print("%d escapes tried, %d failure(s)" % (len(KILLED + REFUSED + LIES), len(failures)))

@@ -112,6 +112,7 @@ enum {
     NPYG__H5_L_SECCOMP = 1u << 0,   /* allow list, default kill: always */
     NPYG__H5_L_LANDLOCK = 1u << 1,  /* no file access at all */
     NPYG__H5_L_USERNS = 1u << 2,    /* new user and network namespaces */
+    NPYG__H5_L_NONET = 1u << 3,     /* stand-ins for libcurl and libcrypto */
 };
 
 typedef struct npyg__h5_hello {

@@ -5,16 +5,17 @@
  *
  *   npyg-hdf5-helper zygote PARENT_PID
  *
- * It loads libhdf5 (some forty shared objects: loaded once here rather
- * than once per file), turns plugin loading off, enters new user and
- * network namespaces and Landlock where the kernel has them (every child
- * inherits them), installs its own allow list and says hello. It never
- * reads an input. Each file gets a fresh child (child.c), forked before
- * the file arrives, two kept ahead while a file's child runs: it cages
- * itself, warms libhdf5 on the helper's own small image, and waits. The
- * helper hands it the input and the record pipe over a socket of its
- * own; it maps the input only then. The helper ends when the parent
- * closes the socket or its process ends, and the waiting child with it.
+ * It loads libhdf5 (once here rather than once per file; stand-ins take
+ * the place of its network libraries), turns plugin loading off, enters
+ * new user and network namespaces and Landlock where the kernel has them
+ * (every child inherits them), installs its own allow list and says
+ * hello. It never reads an input. Each file gets a fresh child (child.c),
+ * forked before the file arrives, two kept ahead while a file's child
+ * runs: it cages itself, warms libhdf5 on the helper's own small image,
+ * and waits. The helper hands it the input and the record pipe over a
+ * socket of its own; it maps the input only then. The helper ends when
+ * the parent closes the socket or its process ends, and the waiting child
+ * with it.
  * It watches the parent through a pidfd of the process, not with
  * PR_SET_PDEATHSIG: that signal follows the thread that spawned the
  * helper, and a helper spawned from a worker thread would die with the
@@ -23,7 +24,9 @@
 #define _GNU_SOURCE
 #include "h5walk.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -40,6 +43,9 @@
 #include <seccomp.h>
 
 #define SOCK NPYG__H5_SOCK_FD
+
+static const char *const STAND_INS[] = {"npyg-h5-nocurl.so", "npyg-h5-nocrypto.so"};
+#define PLAIN "without-stand-ins" /* argv[3]: libhdf5 did not load with them */
 
 static void say_hello(npyg__h5_hello *h, int error, const char *why)
 {
@@ -174,14 +180,40 @@ static spare fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_
     return (spare){child, e};
 }
 
+/* libhdf5's S3 driver links libcurl and libcrypto, and behind them some
+   thirty shared objects (TLS, HTTP/2, Kerberos, LDAP, SSH) that no file's
+   child needs: npyguard never selects that driver. The helper loads two
+   stand-ins first, from its own directory, under those libraries' sonames,
+   each function failing (standin/). Then the dynamic loader takes them for
+   libhdf5's dependencies: the cage holds no network code, and every
+   child's fork and exit copy and tear down some 60 mappings, not 200.
+   True if both are loaded; the path of this program in self. */
+static bool load_stand_ins(char *self, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", self, size - 1);
+    if (n <= 0) return false;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash) return false;
+    bool all = true;
+    for (size_t i = 0; i < sizeof STAND_INS / sizeof STAND_INS[0]; i++) {
+        char path[PATH_MAX];
+        all = all && snprintf(path, sizeof path, "%.*s/%s", (int)(slash - self), self, STAND_INS[i]) <
+                         (int)sizeof path &&
+              dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+    return all;
+}
+
 int main(int argc, char **argv)
 {
     npyg__h5_hello hello;
     memset(&hello, 0, sizeof hello);
     struct stat st;
     char *end;
-    long parent = argc == 3 ? strtol(argv[2], &end, 10) : 0;
-    if (argc != 3 || strcmp(argv[1], "zygote") || *end || parent <= 1 || fstat(SOCK, &st) != 0 ||
+    long parent = argc >= 3 ? strtol(argv[2], &end, 10) : 0;
+    bool plain = argc == 4 && !strcmp(argv[3], PLAIN);
+    if ((argc != 3 && !plain) || strcmp(argv[1], "zygote") || *end || parent <= 1 || fstat(SOCK, &st) != 0 ||
         !S_ISSOCK(st.st_mode)) {
         fprintf(stderr, "%s: started by npyguard only\n", argv[0]);
         return 2;
@@ -200,8 +232,17 @@ int main(int argc, char **argv)
         npyg__h5_set_limit(RLIMIT_NOFILE, NPYG__H5_HELPER_NOFILE, NPYG__H5_HELPER_NOFILE))
         say_hello(&hello, errno, "cannot set the helper's limits");
 
+    char exe[PATH_MAX];
+    bool stand_ins = !plain && load_stand_ins(exe, sizeof exe);
     const char *why;
-    if (npyg__h5_load(&why) != 0) say_hello(&hello, ENOENT, why);
+    if (npyg__h5_load(&why) != 0) {
+        if (stand_ins) { /* libhdf5 wants more of them: start again without */
+            char *again[] = {exe, argv[1], argv[2], (char *)PLAIN, NULL};
+            execv(exe, again);
+        }
+        say_hello(&hello, ENOENT, why);
+    }
+    if (stand_ins) hello.layers |= NPYG__H5_L_NONET;
     H5open();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (H5PLset_loading_state(0) < 0) say_hello(&hello, EPERM, "libhdf5 refused to turn plugin loading off");

@@ -344,8 +344,9 @@ int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
     if (rc) return rc;
     char landlock[32] = "no landlock";
     if (ctx->h5_layers & NPYG__H5_L_LANDLOCK) snprintf(landlock, sizeof landlock, "landlock abi %u", ctx->h5_landlock_abi);
-    snprintf(out, size, "seccomp allow-list, %s, %s", landlock,
-             ctx->h5_layers & NPYG__H5_L_USERNS ? "user+net namespaces" : "no namespaces");
+    snprintf(out, size, "seccomp allow-list, %s, %s, %s", landlock,
+             ctx->h5_layers & NPYG__H5_L_USERNS ? "user+net namespaces" : "no namespaces",
+             ctx->h5_layers & NPYG__H5_L_NONET ? "no libcurl or libcrypto" : "libcurl and libcrypto loaded");
     return 0;
 }
 
