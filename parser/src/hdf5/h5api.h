@@ -59,13 +59,15 @@
     X(H5Dvlen_reclaim)
 
 /* What the walk adds (walk.c): storage sizes and offsets, raw references inside
-   compounds and attributes, and vlen descriptors read without conversion. */
+   compounds and attributes, vlen descriptors read without conversion, and
+   conversion buffers sized to the read. */
 #define NPYG__H5_WALK_FUNCTIONS(X) \
     X(H5Aget_storage_size) X(H5Dget_storage_size) X(H5Fget_filesize) \
     X(H5Fget_create_plist) X(H5Pget_userblock) X(H5Pget_sizes) \
     X(H5Tcreate) X(H5Tinsert) X(H5Tget_member_class) \
     X(H5Tdetect_class) X(H5Tregister) X(H5Tunregister) \
     X(H5Tvlen_create) X(H5Fclose) X(H5Dget_offset) \
+    X(H5Pset_buffer) \
     NPYG__H5_WARM_FUNCTIONS(X)
 
 /* What the helper needs to make the image its children warm up on. */
@@ -78,7 +80,7 @@
 #define NPYG__H5_VARIABLES(X) \
     X(H5P_CLS_FILE_ACCESS_ID_g) X(H5T_C_S1_g) X(H5T_NATIVE_LLONG_g) \
     X(H5T_NATIVE_UINT64_g) X(H5T_STD_REF_DSETREG_g) X(H5T_STD_REF_OBJ_g) \
-    X(H5T_NATIVE_UCHAR_g)
+    X(H5T_NATIVE_UCHAR_g) X(H5P_CLS_DATASET_XFER_ID_g)
 
 #define NPYG__H5_MEMBER(name) __typeof__(name) *name;
 typedef struct npyg__h5api {
@@ -192,6 +194,8 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Tenum_valueof (npyg__h5_api()->H5Tenum_valueof)
 #define H5Tget_member_offset (npyg__h5_api()->H5Tget_member_offset)
 #define H5Dvlen_reclaim (npyg__h5_api()->H5Dvlen_reclaim)
+#define H5Pset_buffer (npyg__h5_api()->H5Pset_buffer)
+#define H5P_CLS_DATASET_XFER_ID_g (*npyg__h5_api()->H5P_CLS_DATASET_XFER_ID_g)
 #define H5P_CLS_FILE_ACCESS_ID_g (*npyg__h5_api()->H5P_CLS_FILE_ACCESS_ID_g)
 #define H5T_C_S1_g (*npyg__h5_api()->H5T_C_S1_g)
 #define H5T_NATIVE_LLONG_g (*npyg__h5_api()->H5T_NATIVE_LLONG_g)
