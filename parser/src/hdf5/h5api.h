@@ -56,7 +56,7 @@
     X(H5Sget_simple_extent_type) X(H5Rget_name) X(H5Tget_order) \
     X(H5Tget_cset) X(H5Tset_cset) X(H5Tenum_create) \
     X(H5Tenum_insert) X(H5Tenum_valueof) X(H5Tget_member_offset) \
-    X(H5Dvlen_reclaim)
+    X(H5Dvlen_reclaim) X(H5Screate)
 
 /* What the walk adds (walk.c): storage sizes and offsets, raw references inside
    compounds and attributes, vlen descriptors read without conversion, and
@@ -67,14 +67,7 @@
     X(H5Tcreate) X(H5Tinsert) X(H5Tget_member_class) \
     X(H5Tdetect_class) X(H5Tregister) X(H5Tunregister) \
     X(H5Tvlen_create) X(H5Fclose) X(H5Dget_offset) \
-    X(H5Pset_buffer) \
-    NPYG__H5_WARM_FUNCTIONS(X)
-
-/* What the helper needs to make the image its children warm up on. */
-#define NPYG__H5_WARM_FUNCTIONS(X) \
-    X(H5Fcreate) X(H5Fget_file_image) X(H5Fflush) \
-    X(H5Screate) X(H5Dcreate2) X(H5Dwrite) \
-    X(H5Acreate2) X(H5Awrite)
+    X(H5Pset_buffer)
 
 /* hdf5.h's predefined type and property-list identifiers are variables. */
 #define NPYG__H5_VARIABLES(X) \
@@ -174,14 +167,7 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Tunregister (npyg__h5_api()->H5Tunregister)
 #define H5Tvlen_create (npyg__h5_api()->H5Tvlen_create)
 #define H5Fclose (npyg__h5_api()->H5Fclose)
-#define H5Fcreate (npyg__h5_api()->H5Fcreate)
-#define H5Fget_file_image (npyg__h5_api()->H5Fget_file_image)
-#define H5Fflush (npyg__h5_api()->H5Fflush)
 #define H5Screate (npyg__h5_api()->H5Screate)
-#define H5Dcreate2 (npyg__h5_api()->H5Dcreate2)
-#define H5Dwrite (npyg__h5_api()->H5Dwrite)
-#define H5Acreate2 (npyg__h5_api()->H5Acreate2)
-#define H5Awrite (npyg__h5_api()->H5Awrite)
 #define H5Sselect_hyperslab (npyg__h5_api()->H5Sselect_hyperslab)
 #define H5Screate_simple (npyg__h5_api()->H5Screate_simple)
 #define H5Sget_simple_extent_type (npyg__h5_api()->H5Sget_simple_extent_type)

@@ -163,21 +163,16 @@ static inline int npyg__h5_send_fds(int sock, const void *msg, size_t len, const
    0, or NPYG_EHDF5_UNAVAILABLE with the loader's reason in *why. */
 int npyg__h5_load(const char **why);
 
-/* child.c. The helper forks each file's child before the file arrives,
-   while the previous file's child runs: the child cages itself, warms
-   libhdf5 on a file image of its own (warm, made once by the helper with
-   npyg__h5_warm_image), and only then waits on its end of a socket (ctl,
-   moved to NPYG__H5_CHILD_CTL_FD) for the request and its two
-   descriptors, which land on NPYG__H5_IN_FD and NPYG__H5_OUT_FD. Never
-   returns. */
-void npyg__h5_child(int ctl, const void *warm, size_t warm_size, uint64_t base_vm, uint64_t base_data)
+/* child.c. The helper forks each file's child before the file arrives:
+   the child cages itself, makes the memory libhdf5's open will want
+   (prefault), and only then waits on its end of a socket (ctl, moved to
+   NPYG__H5_CHILD_CTL_FD) for the request and its two descriptors, which
+   land on NPYG__H5_IN_FD and NPYG__H5_OUT_FD. Never returns. */
+void npyg__h5_child(int ctl, uint64_t base_vm, uint64_t base_data)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
     ;
-/* A small HDF5 file (a group, a dataset, an attribute) as bytes, made
-   with the core driver and no backing store; malloc'd. 0 or -1. */
-int npyg__h5_warm_image(void **image, size_t *size);
 
 /* sandbox.c */
 int npyg__h5_set_limit(int resource, uint64_t soft, uint64_t hard);

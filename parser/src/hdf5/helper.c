@@ -11,8 +11,7 @@
  * (every child inherits them), installs its own allow list and says
  * hello. It never reads an input. Each file gets a fresh child (child.c),
  * forked before the file arrives, two kept ahead while a file's child
- * runs: it cages itself, warms libhdf5 on the helper's own small image,
- * and waits. The helper hands it the input and the record pipe over a
+ * runs: it cages itself, makes the memory libhdf5 will want, and waits. The helper hands it the input and the record pipe over a
  * socket of its own; it maps the input only then. The helper ends when
  * the parent closes the socket or its process ends, and the waiting child
  * with it.
@@ -132,14 +131,9 @@ static int wait_child(pid_t child, bool *parent_gone)
     return st;
 }
 
-typedef struct {
-    void *ptr;
-    size_t size;
-} warm_image;
-
-/* Children forked ahead, each waiting on its socket: two, so that one
-   warms up (its first libhdf5 open costs some 300 page faults) while the
-   other takes a file and a third is forked. Their sockets' helper ends
+/* Children forked ahead, each waiting on its socket: two, so that one is
+   ready while the other is still making its memory and a third is
+   forked. Their sockets' helper ends
    are on SPARE_FD + slot until used; a file's child is moved to
    NPYG__H5_HELPER_CTL_FD, the one descriptor the helper's filter lets it
    send on. */
@@ -153,7 +147,7 @@ typedef struct {
 
 /* Forks a child that takes a later file, its socket's other end on fd;
    pid -1 with err if it cannot. */
-static spare fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_t data, int fd)
+static spare fork_next(pid_t self, uint64_t vm, uint64_t data, int fd)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return (spare){-1, errno};
@@ -172,7 +166,7 @@ static spare fork_next(pid_t self, const warm_image *image, uint64_t vm, uint64_
     pid_t child = fork();
     if (child == 0) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) _exit(1);
-        npyg__h5_child(sv[1], image->ptr, image->size, vm, data);
+        npyg__h5_child(sv[1], vm, data);
     }
     int e = errno;
     close(sv[1]);
@@ -252,15 +246,11 @@ int main(int argc, char **argv)
     (void)seccomp_api_get(); /* libseccomp asks the kernel once, here, not in each child */
     if (npyg__h5_helper_filter() != 0) say_hello(&hello, errno ? errno : ENOSYS, "cannot install the seccomp filter");
     hello.layers |= NPYG__H5_L_SECCOMP;
-    /* under the filter: libhdf5's check that no file of the image's name
-       exists gets EACCES; without the image, children start cold */
-    warm_image image = {NULL, 0};
-    (void)npyg__h5_warm_image(&image.ptr, &image.size);
     say_hello(&hello, 0, NULL);
 
     pid_t self = getpid();
     spare spares[SPARES];
-    for (int k = 0; k < SPARES; k++) spares[k] = fork_next(self, &image, vm, data, SPARE_FD + k);
+    for (int k = 0; k < SPARES; k++) spares[k] = fork_next(self, vm, data, SPARE_FD + k);
     for (int k = 0;; k = (k + 1) % SPARES) {
         npyg__h5_request req;
         int fds[2];
@@ -275,7 +265,7 @@ int main(int argc, char **argv)
         close(fds[1]);
         close(NPYG__H5_HELPER_CTL_FD);
         if (child >= 0) close(SPARE_FD + k);
-        spares[k] = fork_next(self, &image, vm, data, SPARE_FD + k);
+        spares[k] = fork_next(self, vm, data, SPARE_FD + k);
         bool gone = false;
         if (child >= 0) done.status = wait_child(child, &gone);
         if (gone || send(SOCK, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done) _exit(0);
