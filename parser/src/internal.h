@@ -255,9 +255,11 @@ struct npyg_ctx {
 
     /* hdf5/scan.c: this context's HDF5 helper process (h5_pid 0: none
        yet), its socket and cage layers, and the path the caller set;
-       npyg_ctx_free ends the helper (npyg__h5_ctx_free) */
+       npyg_ctx_free ends the helper (npyg__h5_ctx_free). h5_owed: the
+       files that ended well whose ends the helper has yet to report. */
     int h5_pid;
     int h5_sock;
+    uint32_t h5_owed;
     uint32_t h5_layers;
     uint32_t h5_landlock_abi;
     char *h5_helper;

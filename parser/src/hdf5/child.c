@@ -180,5 +180,8 @@ void npyg__h5_child(int ctl, uint64_t base_vm, uint64_t base_data)
     }
     req.params.exits = true;
     npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req.params);
+    /* the end record is out: the parent has its verdict at the pipe's
+       end, not after this address space is torn down */
+    close(NPYG__H5_OUT_FD);
     _exit(0);
 }

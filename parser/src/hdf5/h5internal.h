@@ -75,8 +75,8 @@ typedef struct npyg__h5_params {
     uint32_t max_ref_depth;
     bool load;                  /* send every value after a clean walk */
     bool exits;                 /* the process ends with the walk: what it
-                                   registered with libhdf5 stays (set by the
-                                   child itself, not sent) */
+                                   registered with libhdf5 and what it holds
+                                   stay (set by the child itself, not sent) */
 } npyg__h5_params;
 
 bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);

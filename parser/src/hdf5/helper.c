@@ -10,11 +10,13 @@
  * new user and network namespaces and Landlock where the kernel has them
  * (every child inherits them), installs its own allow list and says
  * hello. It never reads an input. Each file gets a fresh child (child.c),
- * forked before the file arrives, two kept ahead while a file's child
- * runs: it cages itself, makes the memory libhdf5 will want, and waits. The helper hands it the input and the record pipe over a
- * socket of its own; it maps the input only then. The helper ends when
- * the parent closes the socket or its process ends, and the waiting child
- * with it.
+ * forked before the file arrives, two kept ahead: it cages itself, makes the memory
+ * libhdf5 will want, and waits. The helper hands it the input and the
+ * record pipe over a socket of its own; it maps the input only then. The
+ * helper reports each file's end, the child's wait status, in the order
+ * the files came, and takes the next file while a child that has ended
+ * its records is still being torn down. The helper ends when the parent
+ * closes the socket or its process ends, and the waiting child with it.
  * It watches the parent through a pidfd of the process, not with
  * PR_SET_PDEATHSIG: that signal follows the thread that spawned the
  * helper, and a helper spawned from a worker thread would die with the
@@ -55,8 +57,12 @@ static void say_hello(npyg__h5_hello *h, int error, const char *why)
     if (send(SOCK, h, sizeof *h, MSG_NOSIGNAL) != (ssize_t)sizeof *h || error) _exit(error ? 1 : 2);
 }
 
-/* One scan message and its two descriptors, or -1 (end: EOF or garbage). */
-static int receive(npyg__h5_request *req, int fds[2])
+/* The parent's next message, the socket being readable: TAKE_FILE with
+   the request and its two descriptors, TAKE_KILL, or TAKE_END (the
+   parent closed the socket, or sent anything else). */
+enum { TAKE_END = -1, TAKE_FILE = 1, TAKE_KILL };
+
+static int take(npyg__h5_request *req, int fds[2])
 {
     union {
         char buf[CMSG_SPACE(2 * sizeof(int))];
@@ -66,18 +72,12 @@ static int receive(npyg__h5_request *req, int fds[2])
     struct msghdr m;
     ssize_t n;
     do {
-        struct pollfd p[2] = {{SOCK, POLLIN, 0}, {NPYG__H5_PARENT_FD, POLLIN, 0}};
-        if (poll(p, 2, -1) < 0) {
-            if (errno != EINTR) return -1;
-            n = -1;
-            continue;
-        }
-        if (p[1].revents) return -1; /* the parent process ended */
         m = (struct msghdr){.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
         n = recvmsg(SOCK, &m, MSG_CMSG_CLOEXEC);
-        /* a kill that crossed the child's end on its way here is moot */
-    } while ((n < 0 && errno == EINTR) || (n == (ssize_t)sizeof *req && m.msg_controllen == 0 &&
-                                            req->magic == NPYG__H5_MAGIC && req->type == NPYG__H5_KILL));
+    } while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof *req && m.msg_controllen == 0 && req->magic == NPYG__H5_MAGIC &&
+        req->type == NPYG__H5_KILL)
+        return TAKE_KILL;
     int got = 0;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
@@ -94,56 +94,37 @@ static int receive(npyg__h5_request *req, int fds[2])
               req->magic == NPYG__H5_MAGIC && req->type == NPYG__H5_SCAN &&
               npyg__h5_limits_valid(&req->limits) && fstat(fds[0], &st) == 0 && S_ISREG(st.st_mode) &&
               req->size > 0 && req->size == (uint64_t)st.st_size;
-    if (ok) return 0;
+    if (ok) return TAKE_FILE;
     for (int i = 0; i < got; i++) close(fds[i]);
-    return -1;
-}
-
-/* Waits for the child, killing it if the parent asks or goes away. */
-static int wait_child(pid_t child, bool *parent_gone)
-{
-    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-    while (pidfd >= 0) {
-        struct pollfd p[3] = {{SOCK, POLLIN, 0}, {pidfd, POLLIN, 0}, {NPYG__H5_PARENT_FD, POLLIN, 0}};
-        if (poll(p, 3, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        if (p[1].revents) break;
-        if (p[2].revents) {
-            *parent_gone = true;
-            kill(child, SIGKILL);
-            break;
-        }
-        if (p[0].revents) {
-            npyg__h5_request k;
-            ssize_t n = recv(SOCK, &k, sizeof k, 0);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0 || k.magic != NPYG__H5_MAGIC || k.type != NPYG__H5_KILL) *parent_gone = true;
-            kill(child, SIGKILL);
-            break;
-        }
-    }
-    if (pidfd < 0) kill(child, SIGKILL);
-    else close(pidfd);
-    int st = 0;
-    while (waitpid(child, &st, 0) < 0 && errno == EINTR) {}
-    return st;
+    return TAKE_END;
 }
 
 /* Children forked ahead, each waiting on its socket: two, so that one is
-   ready while the other is still making its memory and a third is
-   forked. Their sockets' helper ends
-   are on SPARE_FD + slot until used; a file's child is moved to
-   NPYG__H5_HELPER_CTL_FD, the one descriptor the helper's filter lets it
-   send on. */
+   ready while the other is still making its memory. A slot is refilled
+   when the helper has nothing else to do. Their sockets' helper ends are on SPARE_FD + slot until used; a
+   file's child is moved to NPYG__H5_HELPER_CTL_FD, the one descriptor the
+   helper's filter lets it send on. */
 #define SPARES 2
 #define SPARE_FD (NPYG__H5_PARENT_FD + 1)
+/* the pidfds of the files' children, above every fixed descriptor */
+#define PIDFD_MIN (SPARE_FD + SPARES)
 
 typedef struct {
-    pid_t pid;  /* -1: the fork failed, with err */
+    pid_t pid;  /* 0: empty; -1: the fork failed, with err */
     int err;
 } spare;
+
+/* Files handed to a child and not yet reported, oldest first: the parent
+   reads their ends in that order. A file whose records have ended is not
+   waited for: the parent sends the next one while its child is torn down,
+   so there are at most two (the one ending, the one running). */
+#define RUNNING (SPARES + 1)
+
+typedef struct {
+    pid_t pid;  /* -1: no child took it, for err */
+    int pidfd;  /* -1: none, the child was killed */
+    int err;
+} file_child;
 
 /* Forks a child that takes a later file, its socket's other end on fd;
    pid -1 with err if it cannot. */
@@ -172,6 +153,63 @@ static spare fork_next(pid_t self, uint64_t vm, uint64_t data, int fd)
     close(sv[1]);
     if (child < 0) close(fd);
     return (spare){child, e};
+}
+
+/* The end: the parent is gone or broke the protocol. Files' children are
+   killed; the spares' die with the helper (their PDEATHSIG). */
+static _Noreturn void end_all(const file_child *run, int nrun)
+{
+    for (int i = 0; i < nrun; i++)
+        if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+    _exit(0);
+}
+
+static void close_pair(int fds[2])
+{
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* The file to the slot's child (its socket on fd), which the slot no
+   longer holds; the file's entry, with a pidfd of the child. */
+static file_child hand(spare *s, int fd, const npyg__h5_request *req, int fds[2])
+{
+    file_child f = {s->pid, -1, s->err};
+    s->pid = 0;
+    if (f.pid > 0) {
+        /* the two descriptors came to the lowest free numbers, below
+           NPYG__H5_HELPER_CTL_FD; a child that cannot take the file ends,
+           and its status says so */
+        if (fds[0] != NPYG__H5_HELPER_CTL_FD && fds[1] != NPYG__H5_HELPER_CTL_FD &&
+            dup2(fd, NPYG__H5_HELPER_CTL_FD) == NPYG__H5_HELPER_CTL_FD) {
+            (void)npyg__h5_send_fds(NPYG__H5_HELPER_CTL_FD, req, sizeof *req, fds);
+            close(NPYG__H5_HELPER_CTL_FD);
+        }
+        close(fd);
+        int pidfd = (int)syscall(SYS_pidfd_open, f.pid, 0);
+        f.pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, PIDFD_MIN) : -1;
+        if (pidfd >= 0) close(pidfd);
+        if (f.pidfd < 0) kill(f.pid, SIGKILL); /* not watched: ended now, reported at once */
+    }
+    close_pair(fds);
+    return f;
+}
+
+/* The oldest file's end to the parent: its child's wait status, or why no
+   child took it. */
+static void report_first(file_child *run, int *nrun)
+{
+    npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
+    if (run[0].pid > 0) {
+        int st = 0;
+        while (waitpid(run[0].pid, &st, 0) < 0 && errno == EINTR) {}
+        done.status = st;
+    } else {
+        done.error = run[0].err;
+    }
+    if (run[0].pidfd >= 0) close(run[0].pidfd);
+    memmove(run, run + 1, (size_t)--*nrun * sizeof run[0]);
+    if (send(SOCK, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done) end_all(run, *nrun);
 }
 
 /* libhdf5's S3 driver links libcurl and libcrypto, and behind them some
@@ -251,23 +289,52 @@ int main(int argc, char **argv)
     pid_t self = getpid();
     spare spares[SPARES];
     for (int k = 0; k < SPARES; k++) spares[k] = fork_next(self, vm, data, SPARE_FD + k);
-    for (int k = 0;; k = (k + 1) % SPARES) {
+    file_child run[RUNNING];
+    int nrun = 0, next = 0;
+    for (;;) {
+        /* the oldest file's end, in order: at once if no child took it */
+        if (nrun && (run[0].pid < 0 || run[0].pidfd < 0)) {
+            report_first(run, &nrun);
+            continue;
+        }
+        int empty = -1;
+        for (int k = 0; k < SPARES && empty < 0; k++)
+            if (spares[k].pid == 0) empty = k;
+        struct pollfd p[3] = {{SOCK, POLLIN, 0}, {NPYG__H5_PARENT_FD, POLLIN, 0}, {nrun ? run[0].pidfd : -1, POLLIN, 0}};
+        int n = poll(p, 3, empty >= 0 ? 0 : -1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || p[1].revents) end_all(run, nrun); /* the parent process ended */
+        if (p[2].revents) { /* the oldest file's child exited */
+            report_first(run, &nrun);
+            continue;
+        }
+        if (n == 0) { /* nothing waits: a spare */
+            spares[empty] = fork_next(self, vm, data, SPARE_FD + empty);
+            continue;
+        }
         npyg__h5_request req;
         int fds[2];
-        if (receive(&req, fds) != 0) _exit(0);
-        npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
-        pid_t child = spares[k].pid;
-        if (child < 0) done.error = spares[k].err;
-        else if (dup2(SPARE_FD + k, NPYG__H5_HELPER_CTL_FD) == NPYG__H5_HELPER_CTL_FD)
-            (void)npyg__h5_send_fds(NPYG__H5_HELPER_CTL_FD, &req, sizeof req, fds); /* a child that cannot
-                                                     take it ends: its status says so */
-        close(fds[0]);
-        close(fds[1]);
-        close(NPYG__H5_HELPER_CTL_FD);
-        if (child >= 0) close(SPARE_FD + k);
-        spares[k] = fork_next(self, vm, data, SPARE_FD + k);
-        bool gone = false;
-        if (child >= 0) done.status = wait_child(child, &gone);
-        if (gone || send(SOCK, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done) _exit(0);
+        int t = take(&req, fds);
+        if (t == TAKE_KILL) { /* the running file's child; one ending goes too */
+            for (int i = 0; i < nrun; i++)
+                if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+            continue;
+        }
+        if (t != TAKE_FILE || nrun == RUNNING) {
+            if (t == TAKE_FILE) close_pair(fds);
+            end_all(run, nrun);
+        }
+        /* The parent sends a file only when every earlier one has its
+           verdict: a child still here is past its end record, being torn
+           down, or lying about its end and still running. It goes now, so
+           that this file's end does not wait behind it. */
+        for (int i = 0; i < nrun; i++)
+            if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+        /* the next slot's child, else another's, else one forked now */
+        int k = next;
+        for (int i = 0; i < SPARES && spares[k].pid == 0; i++) k = (k + 1) % SPARES;
+        if (spares[k].pid == 0) spares[k] = fork_next(self, vm, data, SPARE_FD + k);
+        next = (k + 1) % SPARES;
+        run[nrun++] = hand(&spares[k], SPARE_FD + k, &req, fds);
     }
 }

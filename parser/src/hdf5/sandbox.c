@@ -196,6 +196,7 @@ int npyg__h5_child_filter(void)
     if (!f) return errno = ENOMEM, -1;
     int rc = common(f, getpid());
     rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
+    rc |= ALLOW(f, close, 1, EQ(0, NPYG__H5_OUT_FD)); /* after the end record */
     /* the request and its descriptors, once, on its own socket; then its
        own limits, which it can lower and never raise past the helper's */
     rc |= ALLOW(f, recvmsg, 1, EQ(0, NPYG__H5_CHILD_CTL_FD));

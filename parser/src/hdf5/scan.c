@@ -210,6 +210,7 @@ static void end_helper(npyg_ctx *ctx)
     while (waitpid(ctx->h5_pid, NULL, 0) < 0 && errno == EINTR) {}
     ctx->h5_pid = 0;
     ctx->h5_sock = -1;
+    ctx->h5_owed = 0;
 }
 
 void npyg__h5_ctx_free(npyg_ctx *ctx)
@@ -246,6 +247,33 @@ static int receive(int sock, void *msg, size_t size, int64_t deadline)
         if (n == (ssize_t)size) return 0;
         return errno = n < 0 ? errno : EPROTO, -1;
     }
+}
+
+/* The helper reports each file's end in order. A file whose end record
+   came (and, for a scan, whose pipe then closed) has its verdict: its end
+   is owed, and read only before a later one, so that its child's exit
+   (its address space torn down, then reaped) costs the caller nothing.
+   Owed ends are dropped whatever their status. next_done: this file's,
+   after the owed ones; settle: the owed beyond one. A helper that does not
+   answer is ended; the next file starts a fresh one. */
+static bool is_done(const npyg__h5_done *d) { return d->magic == NPYG__H5_MAGIC && d->type == NPYG__H5_DONE; }
+
+static int next_done(npyg_ctx *ctx, npyg__h5_done *done, int64_t deadline)
+{
+    for (; ctx->h5_owed; ctx->h5_owed--)
+        if (receive(ctx->h5_sock, done, sizeof *done, deadline) != 0) return -1;
+        else if (!is_done(done)) return errno = EPROTO, -1;
+    return receive(ctx->h5_sock, done, sizeof *done, deadline);
+}
+
+static void settle(npyg_ctx *ctx)
+{
+    npyg__h5_done done;
+    for (; ctx->h5_owed > 1; ctx->h5_owed--)
+        if (receive(ctx->h5_sock, &done, sizeof done, now_ms() + 5000) != 0 || !is_done(&done) || done.error) {
+            end_helper(ctx);
+            return;
+        }
 }
 
 /* The helper runs in an empty environment; sanitizer builds keep only
@@ -361,10 +389,12 @@ typedef struct {
     int64_t deadline;
     bool timeout, poll_failed;
     int read_errno;         /* our own read failed: not the file's doing */
+    bool eof;               /* the child closed its end */
 } pipe_in;
 
 /* Up to size more bytes into dst; false at the end of the input, at the
-   deadline or on an error. */
+   deadline or on an error. The pipe does not block: what is there is
+   read at once, and poll waits only when it is empty. */
 static bool pipe_fill(pipe_in *p, void *dst, size_t size, size_t *got)
 {
     for (;;) {
@@ -373,20 +403,26 @@ static bool pipe_fill(pipe_in *p, void *dst, size_t size, size_t *got)
             p->timeout = true;
             return false;
         }
+        ssize_t n = read(p->fd, dst, size);
+        if (n > 0) {
+            *got = (size_t)n;
+            return true;
+        }
+        if (n == 0) {
+            p->eof = true;
+            return false;
+        }
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN) {
+            p->read_errno = errno;
+            return false;
+        }
         struct pollfd q = {p->fd, POLLIN, 0};
         int pr = poll(&q, 1, left > 1000 ? 1000 : (int)left);
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr < 0) {
+        if (pr < 0 && errno != EINTR) {
             p->poll_failed = true;
             return false;
         }
-        if (pr == 0) continue;
-        ssize_t n = read(p->fd, dst, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) p->read_errno = errno;
-        if (n <= 0) return false;
-        *got = (size_t)n;
-        return true;
     }
 }
 
@@ -627,6 +663,12 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     /* a load's values flow through it: a larger pipe means fewer hand-overs
        between the child and this process (best effort) */
     if (sink) (void)fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
+    if (fcntl(pfd[0], F_SETFL, O_NONBLOCK) != 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        npyg__xfree(ctx, buf, BUF_SIZE + hcap);
+        return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot make a pipe: %s", strerror(errno));
+    }
     /* The child gets the input read-only even when the caller's
        descriptor could write: a fresh open file description, if /proc
        gives one (the child's filter forbids writing it either way). */
@@ -670,7 +712,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     if (sink) max_records += ((uint64_t)hl.max_objects + hl.max_paths) * 8;
     reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0,
                 &src, false, 0};
-    pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0};
+    pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0, false};
     bool protocol = false, too_long = false;
     char *line;
     while (!protocol && !(r.stopped && sink) && (line = pipe_line(&p, &too_long))) {
@@ -695,14 +737,20 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     npyg__h5_request kill_msg = {NPYG__H5_MAGIC, NPYG__H5_KILL, hl, req.params, 0};
     bool killed = timeout || protocol || read_errno || (r.stopped && sink);
     if (killed) send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
-    npyg__h5_done done;
-    int got = receive(ctx->h5_sock, &done, sizeof done, killed ? now_ms() + 5000 : p.deadline);
+    npyg__h5_done done = {NPYG__H5_MAGIC, NPYG__H5_DONE, 0, 0};
+    int got = 0;
+    if (!killed && r.ended && (sink || p.eof)) {
+        ctx->h5_owed++;
+        settle(ctx);
+    } else {
+        got = next_done(ctx, &done, killed ? now_ms() + 5000 : p.deadline);
+    }
     if (got != 0 && !killed && errno == ETIMEDOUT) {
         timeout = killed = true;
         send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
-        got = receive(ctx->h5_sock, &done, sizeof done, now_ms() + 5000);
+        got = next_done(ctx, &done, now_ms() + 5000);
     }
-    if (got != 0 || done.magic != NPYG__H5_MAGIC || done.type != NPYG__H5_DONE || done.error) {
+    if (got != 0 || !is_done(&done) || done.error) {
         int e = got != 0 ? errno : done.error ? done.error : EPROTO;
         end_helper(ctx);
         if (!timeout)

@@ -1637,8 +1637,8 @@ static void walk_queue(walk *w)
 }
 
 
-/* What the walk holds when it ends (the child exits next; the fuzz
-   harness walks again in the same process). */
+/* What the walk holds when it ends, for the fuzz harness, which walks
+   again in the same process (a child exits instead). */
 static void free_walk(walk *w)
 {
     while (w->qhead < w->qtail) H5Gclose(w->queue[w->qhead++].gid);
@@ -1676,7 +1676,7 @@ void npyg__h5_walk(hid_t file, const void *image, uint64_t size, int out, const 
     char msg[NPYG__H5_MSG_MAX] = "";
     int code = params->load && !w.ch.refused && !w.over ? npyg__h5_emit(file, out, msg, sizeof msg) : 0;
     rec_end(&w.ch, code, msg);
-    free_walk(&w);
+    if (!params->exits) free_walk(&w);
 }
 
 void npyg__h5_send_end(int out, int code, const char *msg)
