@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import _core, _dtype, _error
+from . import _DTYPES, _core, _dtype, _error
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS"]
@@ -48,20 +48,13 @@ def _name(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
-def _array(info: Dict[str, Any], buf: bytearray) -> np.ndarray:
-    dtype = _dtype(info["descr"])
-    flat = np.frombuffer(buf, dtype=dtype, count=info["count"]) if info["count"] else np.empty(0, dtype)
-    return flat.reshape(info["shape"])
-
-
 def _value(where: str, form: str, null: bool, values: list):
     """One value of the tree from the .npy arrays the child sent."""
     if null:
-        info, _ = values[0]
-        return Empty(_dtype(info["descr"]) if form == "array" else np.dtype(object))
+        return Empty(values[0].dtype if form == "array" else np.dtype(object))
     if form == "array":
-        return _array(*values[0])
-    lengths, data = _array(*values[0]), _array(*values[1])
+        return values[0]
+    lengths, data = values
     if int(lengths.sum(dtype=np.uint64)) != data.shape[0]:  # the library checks it too
         raise _error(_PROTOCOL, 0, "%s: lengths that do not sum to the data sent" % where)
     out = np.empty(lengths.shape, dtype=object)
@@ -110,7 +103,7 @@ def load_tree(file, *, strict: bool = False, helper: Optional[str] = None, **lim
     checked = _checked(limits)
     fd, own = _fd_of(file)
     try:
-        records = _core.hdf5_load(fd, bool(strict), checked, helper)
+        records = _core.hdf5_load(fd, bool(strict), checked, helper, _DTYPES, _dtype, np.empty)
     finally:
         if own:
             os.close(fd)

@@ -33,6 +33,7 @@ cannot read is left out as hdf5storage leaves it out. Every error names
 the object path first in its message and in ``member``.
 """
 import collections
+import math
 import operator
 import posixpath
 from typing import Any, Dict, Optional
@@ -111,9 +112,9 @@ def _error(code: int, path: str, message: str, cls=None):
 
 
 def _limit(limits: Dict[str, Any], name: str) -> int:
-    from . import LIMITS
     v = limits.get(name)
     if v is None:
+        from . import LIMITS
         return LIMITS[name] if name in LIMITS else _DEFAULTS[name]
     if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
         raise TypeError("%s must be an integer, not %s" % (name, type(v).__name__))
@@ -315,11 +316,16 @@ class _Decoder:
                 pass  # hdf5storage leaves out a member it cannot read
         return out
 
-    def _is_refs(self, path: str) -> bool:
+    def _member(self, path: str):
+        """(path, node) of a group's member, soft links followed; None for
+        the references group, which no reader returns."""
         found = self.resolve(path, path)
         if found is None:
             raise _error(_E_SOFTLINK, path, "a soft link to an object that is not in the file")
-        return found[0] == _REFS
+        return None if found[0] == _REFS else found
+
+    def _is_refs(self, path: str) -> bool:
+        return self._member(path) is None
 
     def dataset_value(self, path: str, node: Node):
         value = node.value
@@ -373,9 +379,10 @@ class _Decoder:
         elements = True  # every member a reference per element: a struct array
         for name in node.children:
             child = path.rstrip("/") + "/" + name
-            if self._is_refs(child):
+            found = self._member(child)
+            if found is None:
                 continue
-            _, cnode = self.resolve(child, child)
+            cnode = found[1]
             if (cnode.kind != "dataset" or not _is_refs_array(cnode.value, cnode.cset)
                     or _TYPED_ATTRS & set(cnode.attrs)):
                 elements = False
@@ -414,7 +421,7 @@ class _Decoder:
         # as long as the last field, each element as wide as all fields:
         # what the members do not hold is made from nothing
         held = sum(members[name].size * dt.fields[name][0].itemsize for name in fields)
-        self.count(0, path, max(0, int(np.prod(last.shape)) * dt.itemsize - held))
+        self.count(0, path, max(0, math.prod(last.shape) * dt.itemsize - held))
         if dt.itemsize == 0:
             data = self.zeros(last.shape, np.int8, path, declared=False).astype(dt)
         else:
@@ -516,7 +523,7 @@ class _Decoder:
         if re_name is None or im_name is None:
             return data
         kind = np.result_type(data[re_name].dtype, data[im_name].dtype, "complex64")
-        self.count(int(np.prod(data.shape)) * kind.itemsize, path)
+        self.count(math.prod(data.shape) * kind.itemsize, path)
         out = kind.type(data[re_name])
         out.imag = data[im_name]
         return out
@@ -553,7 +560,7 @@ class _Decoder:
             dims = [dims[0] // length]
         else:
             dims[-1] //= length
-        out = self.zeros((int(np.prod(dims)),), "U%d" % length, path, declared=False)
+        out = self.zeros((math.prod(dims),), "U%d" % length, path, declared=False)
         flat = data.flatten()
         for i in range(out.shape[0]):
             chunk = flat[i * length:(i + 1) * length]
@@ -591,7 +598,7 @@ class _Decoder:
             dims = [dims[0] // length]
         else:
             dims[-1] //= length
-        out = self.zeros((int(np.prod(dims)),), "S%d" % length, path, declared=False)
+        out = self.zeros((math.prod(dims),), "S%d" % length, path, declared=False)
         flat = data.flatten()
         for i in range(out.shape[0]):
             chunk = flat[i * length:(i + 1) * length]

@@ -1141,9 +1141,9 @@ static PyMethodDef module_methods[] = {
     {"stream_bound", stream_bound, METH_O,
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {"hdf5_load", (PyCFunction)(void (*)(void))hdf5_load, METH_VARARGS | METH_KEYWORDS,
-     "hdf5_load(fd, strict=False, limits=None, helper=None) -> list of records\n"
-     "(kind, path, name, target, form, cset, null_space, [(layout, bytearray), ...]): npyg_hdf5_load_fd;\n"
-     "layout as Npy.layout() gives it."},
+     "hdf5_load(fd, strict, limits, helper, kept, make, empty) -> list of records\n"
+     "(kind, path, name, target, form, cset, null_space, [array, ...]): npyg_hdf5_load_fd;\n"
+     "each array made by empty(shape, dtype), dtype kept[tree] else make(tree)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1170,10 +1170,12 @@ PyMODINIT_FUNC PyInit__core(void)
 /* ---------------- HDF5 and MAT v7.3: the load ---------------- */
 
 /* The records npyg_hdf5_load_fd hands its sink, as Python values; every
-   value's buffer is a bytearray of exactly the validated size. */
+   value an array made by empty(shape, dtype) (dtype: kept[tree], else
+   make(tree)) of exactly the validated size, which the payload fills. */
 typedef struct {
     PyObject *records;  /* list, NULL once something failed */
-    PyObject *values;   /* the last record's list of (info, bytearray) */
+    PyObject *values;   /* the last record's list of arrays */
+    PyObject *kept, *make, *empty;
 } h5load;
 
 static PyObject *bytes_or_none(const char *s)
@@ -1217,14 +1219,28 @@ static int h5_value_locked(h5load *h, const npyg_info *in, void **buf)
         Py_CLEAR(h->records);
         return 1;
     }
-    PyObject *info = layout_dict(in); /* descr, shape, count: what the package reads */
-    PyObject *b = info ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)in->payload_bytes) : NULL;
-    PyObject *pair = b ? PyTuple_Pack(2, info, b) : NULL;
-    int bad = !pair || PyList_Append(h->values, pair) < 0;
-    if (!bad) *buf = PyByteArray_AS_STRING(b);
-    Py_XDECREF(pair);
-    Py_XDECREF(b);
-    Py_XDECREF(info);
+    /* the library takes no Fortran-order value from the child */
+    PyObject *tree = dtype_tree(in->dtype);
+    PyObject *dt = tree ? dtype_for(tree, h->kept, h->make) : NULL;
+    PyObject *shape = dt ? shape_tuple(in->ndim, in->shape) : NULL;
+    PyObject *arr = shape ? PyObject_CallFunctionObjArgs(h->empty, shape, dt, NULL) : NULL;
+    Py_XDECREF(tree);
+    Py_XDECREF(dt);
+    Py_XDECREF(shape);
+    Py_buffer view;
+    int bad = !arr || PyObject_GetBuffer(arr, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0;
+    if (!bad) {
+        /* the payload is written where this points, once this returns:
+           the array, held by the record, keeps it */
+        *buf = view.buf;
+        bad = (uint64_t)view.len != in->payload_bytes;
+        if (bad)
+            PyErr_Format(PyExc_SystemError, "an array of %zd bytes for a value of %llu", view.len,
+                         (unsigned long long)in->payload_bytes);
+        PyBuffer_Release(&view);
+    }
+    bad = bad || PyList_Append(h->values, arr) < 0;
+    Py_XDECREF(arr);
     if (bad) Py_CLEAR(h->records);
     return bad;
 }
@@ -1293,18 +1309,20 @@ static npyg_ctx *h5_context(int strict, const limits *l, const char *helper)
 static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"fd", "strict", "limits", "helper", NULL};
-    int fd, strict = 0;
-    PyObject *ldict = Py_None;
-    const char *helper = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|pOz", kwlist, &fd, &strict, &ldict, &helper)) return NULL;
+    static char *kwlist[] = {"fd", "strict", "limits", "helper", "kept", "make", "empty", NULL};
+    int fd, strict;
+    PyObject *ldict, *kept, *make, *empty;
+    const char *helper;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ipOzO!OO", kwlist, &fd, &strict, &ldict, &helper, &PyDict_Type,
+                                     &kept, &make, &empty))
+        return NULL;
     limits l;
     if (parse_limits(ldict, &l) < 0) return NULL;
     int own = h5_kept.busy;
     npyg_ctx *ctx = own ? new_ctx(strict, &l) : h5_context(strict, &l, helper);
     if (!ctx) return NULL;
     int rc = own && helper ? npyg_hdf5_set_helper(ctx, helper) : 0;
-    h5load h = {PyList_New(0), NULL};
+    h5load h = {PyList_New(0), NULL, kept, make, empty};
     if (!h.records) {
         if (own) npyg_ctx_free(ctx);
         return NULL;
