@@ -129,6 +129,7 @@ bool npyg__h5_flush(void)
 
 bool npyg__h5_write_all(int fd, const void *buf, size_t len)
 {
+    if (len == 0) return true; /* buf may be NULL: libhdf5's empty vlen element */
     if (fd != outbuf.fd && !npyg__h5_flush()) return false;
     outbuf.fd = fd;
     if (len > OUT_BUF - outbuf.len && !npyg__h5_flush()) return false;
