@@ -91,10 +91,16 @@ bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);
  *   parent -> helper   scan      + SCM_RIGHTS: the input (read-only) and
  *                                the write end of the record pipe
  *   parent -> helper   kill      the parent's deadline passed, or the
- *                                records broke the protocol
- *   helper -> parent   done      the child's wait status
+ *                                records broke the protocol: the running
+ *                                file's child (and one still ending) dies
+ *   helper -> parent   done      a child's wait status, one per scan, in
+ *                                the order the scans came
  *
  * The records themselves go from the child to the parent through the pipe.
+ * A file whose records ended well (and whose pipe closed, for a scan) has
+ * its verdict: its done is owed, read before a later one, and the next
+ * scan may be sent first; the helper kills an earlier file's child that
+ * is still running when a scan comes.
  */
 #define NPYG__H5_HELPER_NAME "npyg-hdf5-helper"
 #define NPYG__H5_MAGIC 0x3548504eu /* "NPH5" */
