@@ -14,7 +14,9 @@ the readers people use in their own process (bench/README.md).
      which decodes nothing;
  (c) one float64 dataset of M MiB (default 256), written by h5py (plain
      HDF5) and by hdf5storage.savemat (MAT): each reader in a fresh
-     process, wall time of the load and the process's peak RSS.
+     process, wall time of the load and the process's peak RSS;
+ (d) one small corpus file, each reader in a fresh interpreter, timed
+     from outside: imports, npyguard's helper start and the load.
 
 (a) and (b) run in this process, the contenders alternating within each
 round after an unmeasured warm-up; the figure is the median wall time per
@@ -120,6 +122,34 @@ def large(pkg, mib, rounds):
                   % (med[ours][0] / med[theirs][0], med[ours][1] / med[theirs][1], med[ours][1] / 2**20 - mib))
 
 
+FRESH = {
+    "npyguard.load_hdf5": "import sys; sys.path.insert(0, sys.argv[1]); import npyguard; npyguard.load_hdf5(sys.argv[2])",
+    "hdf5storage.read": "import sys, hdf5storage; hdf5storage.read('/', filename=sys.argv[2])",
+    "h5py": "import sys, h5py\nwith h5py.File(sys.argv[2], 'r') as f:\n"
+            "    f.visititems(lambda n, o: o[()] if isinstance(o, h5py.Dataset) else None)",
+}
+
+
+def fresh(pkg, path, rounds):
+    """Each reader in an interpreter of its own for one small file, timed
+    from outside: what a script that loads one file costs, imports and
+    (for npyguard) the helper's start included."""
+    times = {name: [] for name in FRESH}
+    names = list(FRESH)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            t = time.perf_counter()
+            p = subprocess.run([sys.executable, "-c", FRESH[name], pkg, path], capture_output=True, text=True)
+            if p.returncode:
+                sys.exit("%s failed: %s" % (name, p.stderr.strip()[-400:]))
+            times[name].append(time.perf_counter() - t)
+    med = {name: statistics.median(v) for name, v in times.items()}
+    for name, v in med.items():
+        print("  %-22s %8.1f ms per process" % (name, v * 1e3))
+    print("  ratio of the medians: %.2fx hdf5storage.read, %.2fx h5py"
+          % (med["npyguard.load_hdf5"] / med["hdf5storage.read"], med["npyguard.load_hdf5"] / med["h5py"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
@@ -150,6 +180,10 @@ def main():
           % (m["npyguard.load_hdf5"] / m["hdf5storage.read"], m["npyguard.load_hdf5"] / m["h5py"]))
     print("(c) one float64 dataset of %d MiB, a fresh process per load, %d rounds" % (a.mib, a.rounds))
     large(os.path.abspath(a.pkg), a.mib, a.rounds)
+    small = os.path.join(ROOT, "corpus/hdf5/valid/h5/dict.h5")
+    print("(d) %s, a fresh interpreter per load (process start included), %d rounds"
+          % (os.path.relpath(small, ROOT), max(a.rounds, 5)))
+    fresh(os.path.abspath(a.pkg), small, max(a.rounds, 5))
 
 
 if __name__ == "__main__":
