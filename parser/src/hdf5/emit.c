@@ -408,9 +408,7 @@ static bool read_run(emit *e, const char *path, const source *src, const slab *s
     /* the run's own shape in memory: a flat memory space against a file
        selection of another rank makes libhdf5 map element by element */
     if (ok) ms = src->nd ? H5Screate_simple(src->nd, s->count, NULL) : H5Screate(H5S_SCALAR);
-    hid_t xfer = ok && ms >= 0 ? npyg__h5_xfer(src->obj, mem, *elems) : H5P_DEFAULT;
-    ok = ok && ms >= 0 && H5Dread(src->obj, mem, ms, fs, xfer, buf) >= 0;
-    npyg__h5_xfer_done(xfer);
+    ok = ok && ms >= 0 && npyg__h5_read(src->obj, mem, ms, fs, *elems, buf) >= 0;
     if (ms >= 0) H5Sclose(ms);
     if (fs >= 0) H5Sclose(fs);
     if (!ok) {

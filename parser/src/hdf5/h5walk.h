@@ -20,11 +20,9 @@ int npyg__h5_emit(hid_t file, int out, char *msg, size_t size);
 bool npyg__h5_write_all(int fd, const void *buf, size_t len);
 bool npyg__h5_flush(void);
 
-/* A dataset transfer list for reading elems elements of set as mem, its
-   conversion buffer no larger than the read needs (H5P_DEFAULT when the
-   default fits), and its release. */
-hid_t npyg__h5_xfer(hid_t set, hid_t mem, uint64_t elems);
-void npyg__h5_xfer_done(hid_t xfer);
+/* H5Dread of elems elements of set as mem, through a conversion buffer
+   no larger than the read needs. */
+herr_t npyg__h5_read(hid_t set, hid_t mem, hid_t mspace, hid_t fspace, uint64_t elems, void *buf);
 
 /* One byte of a record field: itself, or \xNN for a control byte, a
    byte above 0x7e and the backslash; writes 1 or 4 bytes to dst. */

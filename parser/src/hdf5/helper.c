@@ -10,13 +10,14 @@
  * new user and network namespaces and Landlock where the kernel has them
  * (every child inherits them), installs its own allow list and says
  * hello. It never reads an input. Each file gets a fresh child (child.c),
- * forked before the file arrives, two kept ahead: it cages itself, makes the memory
- * libhdf5 will want, and waits. The helper hands it the input and the
- * record pipe over a socket of its own; it maps the input only then. The
- * helper reports each file's end, the child's wait status, in the order
- * the files came, and takes the next file while a child that has ended
- * its records is still being torn down. The helper ends when the parent
- * closes the socket or its process ends, and the waiting child with it.
+ * forked before the file arrives, two kept ahead: it cages itself, makes
+ * the memory libhdf5 will want, and waits. The helper hands it the input
+ * and the record pipe over a socket of its own; it maps the input only
+ * then. The helper reports each file's end, the child's wait status, in
+ * the order the files came, and takes the next file while a child that
+ * has ended its records is still being torn down. The helper ends when
+ * the parent closes the socket or its process ends, and the waiting
+ * child with it.
  * It watches the parent through a pidfd of the process, not with
  * PR_SET_PDEATHSIG: that signal follows the thread that spawned the
  * helper, and a helper spawned from a worker thread would die with the
@@ -101,9 +102,10 @@ static int take(npyg__h5_request *req, int fds[2])
 
 /* Children forked ahead, each waiting on its socket: two, so that one is
    ready while the other is still making its memory. A slot is refilled
-   when the helper has nothing else to do. Their sockets' helper ends are on SPARE_FD + slot until used; a
-   file's child is moved to NPYG__H5_HELPER_CTL_FD, the one descriptor the
-   helper's filter lets it send on. */
+   when the helper has nothing else to do. Their sockets' helper ends are
+   on SPARE_FD + slot until used; a file's child is moved to
+   NPYG__H5_HELPER_CTL_FD, the one descriptor the helper's filter lets it
+   send on. */
 #define SPARES 2
 #define SPARE_FD (NPYG__H5_PARENT_FD + 1)
 /* the pidfds of the files' children, above every fixed descriptor */
@@ -155,12 +157,18 @@ static spare fork_next(pid_t self, uint64_t vm, uint64_t data, int fd)
     return (spare){child, e};
 }
 
+/* Every file's child still here, killed: each is reported as it exits. */
+static void kill_all(const file_child *run, int nrun)
+{
+    for (int i = 0; i < nrun; i++)
+        if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+}
+
 /* The end: the parent is gone or broke the protocol. Files' children are
    killed; the spares' die with the helper (their PDEATHSIG). */
 static _Noreturn void end_all(const file_child *run, int nrun)
 {
-    for (int i = 0; i < nrun; i++)
-        if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+    kill_all(run, nrun);
     _exit(0);
 }
 
@@ -316,8 +324,7 @@ int main(int argc, char **argv)
         int fds[2];
         int t = take(&req, fds);
         if (t == TAKE_KILL) { /* the running file's child; one ending goes too */
-            for (int i = 0; i < nrun; i++)
-                if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+            kill_all(run, nrun);
             continue;
         }
         if (t != TAKE_FILE || nrun == RUNNING) {
@@ -328,8 +335,7 @@ int main(int argc, char **argv)
            verdict: a child still here is past its end record, being torn
            down, or lying about its end and still running. It goes now, so
            that this file's end does not wait behind it. */
-        for (int i = 0; i < nrun; i++)
-            if (run[i].pid > 0) kill(run[i].pid, SIGKILL);
+        kill_all(run, nrun);
         /* the next slot's child, else another's, else one forked now */
         int k = next;
         for (int i = 0; i < SPARES && spares[k].pid == 0; i++) k = (k + 1) % SPARES;

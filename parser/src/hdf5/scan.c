@@ -253,27 +253,24 @@ static int receive(int sock, void *msg, size_t size, int64_t deadline)
    came (and, for a scan, whose pipe then closed) has its verdict: its end
    is owed, and read only before a later one, so that its child's exit
    (its address space torn down, then reaped) costs the caller nothing.
-   Owed ends are dropped whatever their status. next_done: this file's,
-   after the owed ones; settle: the owed beyond one. A helper that does not
-   answer is ended; the next file starts a fresh one. */
+   Owed ends are dropped whatever their status. drain: the owed ends beyond
+   keep; next_done: this file's, after every owed one. A helper that does
+   not answer is ended; the next file starts a fresh one. */
 static bool is_done(const npyg__h5_done *d) { return d->magic == NPYG__H5_MAGIC && d->type == NPYG__H5_DONE; }
+
+static int drain(npyg_ctx *ctx, uint32_t keep, int64_t deadline)
+{
+    npyg__h5_done done;
+    for (; ctx->h5_owed > keep; ctx->h5_owed--)
+        if (receive(ctx->h5_sock, &done, sizeof done, deadline) != 0) return -1;
+        else if (!is_done(&done) || done.error) return errno = EPROTO, -1;
+    return 0;
+}
 
 static int next_done(npyg_ctx *ctx, npyg__h5_done *done, int64_t deadline)
 {
-    for (; ctx->h5_owed; ctx->h5_owed--)
-        if (receive(ctx->h5_sock, done, sizeof *done, deadline) != 0) return -1;
-        else if (!is_done(done)) return errno = EPROTO, -1;
+    if (drain(ctx, 0, deadline) != 0) return -1;
     return receive(ctx->h5_sock, done, sizeof *done, deadline);
-}
-
-static void settle(npyg_ctx *ctx)
-{
-    npyg__h5_done done;
-    for (; ctx->h5_owed > 1; ctx->h5_owed--)
-        if (receive(ctx->h5_sock, &done, sizeof done, now_ms() + 5000) != 0 || !is_done(&done) || done.error) {
-            end_helper(ctx);
-            return;
-        }
 }
 
 /* The helper runs in an empty environment; sanitizer builds keep only
@@ -741,7 +738,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     int got = 0;
     if (!killed && r.ended && (sink || p.eof)) {
         ctx->h5_owed++;
-        settle(ctx);
+        if (drain(ctx, 1, now_ms() + 5000) != 0) end_helper(ctx);
     } else {
         got = next_done(ctx, &done, killed ? now_ms() + 5000 : p.deadline);
     }

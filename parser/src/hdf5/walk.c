@@ -96,14 +96,16 @@ static struct {
    enumerations, compounds): 256 page faults for a one-element read. */
 #define XFER_BUF (1u << 20)
 
-hid_t npyg__h5_xfer(hid_t set, hid_t mem, uint64_t elems)
+/* A transfer list whose buffer fits elems elements of set read as mem
+   (at least one element, which libhdf5 demands of a set size); the
+   default when the default fits, or no list can be made. */
+static hid_t xfer_for(hid_t set, hid_t mem, uint64_t elems)
 {
     hid_t ft = H5Dget_type(set);
     size_t big = H5Tget_size(mem), fsz = ft >= 0 ? H5Tget_size(ft) : 0;
     if (ft >= 0) H5Tclose(ft);
     if (fsz > big) big = fsz;
     if (big == 0) return H5P_DEFAULT;
-    /* at least one element, which libhdf5 demands of a set size */
     size_t size = elems < XFER_BUF / big ? (size_t)elems * big : XFER_BUF;
     if (size < big) size = big;
     if (size == XFER_BUF) return H5P_DEFAULT;
@@ -115,9 +117,12 @@ hid_t npyg__h5_xfer(hid_t set, hid_t mem, uint64_t elems)
     return x >= 0 ? x : H5P_DEFAULT;
 }
 
-void npyg__h5_xfer_done(hid_t xfer)
+herr_t npyg__h5_read(hid_t set, hid_t mem, hid_t mspace, hid_t fspace, uint64_t elems, void *buf)
 {
+    hid_t xfer = xfer_for(set, mem, elems);
+    herr_t rd = H5Dread(set, mem, mspace, fspace, xfer, buf);
     if (xfer != H5P_DEFAULT) H5Pclose(xfer);
+    return rd;
 }
 
 bool npyg__h5_flush(void)
@@ -137,15 +142,6 @@ bool npyg__h5_write_all(int fd, const void *buf, size_t len)
     memcpy(outbuf.buf + outbuf.len, buf, len);
     outbuf.len += len;
     return true;
-}
-
-/* The whole dataset, through a conversion buffer sized to it. */
-static herr_t read_whole(hid_t set, hid_t mem, uint64_t elems, void *buf)
-{
-    hid_t xfer = npyg__h5_xfer(set, mem, elems);
-    herr_t rd = H5Dread(set, mem, H5S_ALL, H5S_ALL, xfer, buf);
-    npyg__h5_xfer_done(xfer);
-    return rd;
 }
 
 static void send_line(chan *c, const char *buf, size_t len)
@@ -639,7 +635,7 @@ static void follow_refs(walk *w, const pending *r)
     unsigned char *buf = malloc((size_t)r->np * esz);
     herr_t rd = -1;
     if (buf)
-        rd = r->attr ? H5Aread(r->obj, mt, buf) : read_whole(r->obj, mt, (uint64_t)r->np, buf);
+        rd = r->attr ? H5Aread(r->obj, mt, buf) : npyg__h5_read(r->obj, mt, H5S_ALL, H5S_ALL, (uint64_t)r->np, buf);
     if (mt != rt) H5Tclose(mt);
     if (!buf) {
         hazard(w, NPYG_EHDF5_SANDBOX, kind, path, "out of memory in the child");
@@ -967,7 +963,7 @@ static bool check_vlen_part(walk *w, hid_t obj, bool attr, const char *member, h
     }
     unsigned char *buf = malloc((size_t)np * dsz + 1);
     herr_t rd = -1;
-    if (buf) rd = attr ? H5Aread(obj, mt, buf) : read_whole(obj, mt, (uint64_t)np, buf);
+    if (buf) rd = attr ? H5Aread(obj, mt, buf) : npyg__h5_read(obj, mt, H5S_ALL, H5S_ALL, (uint64_t)np, buf);
     if (mt != w->raw_type) H5Tclose(mt);
     if (rd < 0) {
         free(buf);
@@ -1090,7 +1086,7 @@ static uint64_t empty_bytes(hid_t d, hid_t t, hssize_t np, const sattrs *s, bool
     if (s->matlab_empty == 1 && in_file && H5Tget_class(t) == H5T_INTEGER && np >= 1 &&
         np <= (hssize_t)NPYG__H5_MAX_DIMS) {
         uint64_t v[NPYG__H5_MAX_DIMS];
-        if (read_whole(d, H5T_NATIVE_UINT64, (uint64_t)np, v) < 0) return 0;
+        if (npyg__h5_read(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, (uint64_t)np, v) < 0) return 0;
         n = 1;
         for (hssize_t i = 0; i < np; i++)
             if (!npyg__mul_u64(n, v[i], &n)) return UINT64_MAX;
