@@ -1003,6 +1003,24 @@ static PyObject *dtype_for(PyObject *tree, PyObject *kept, PyObject *make)
     return PyObject_CallOneArg(make, tree);
 }
 
+/* empty(shape, dtype) for a validated header (dtype: kept[tree], else
+   make(tree)), the shape reversed for a Fortran-order payload, which the
+   caller transposes once it is filled. */
+static PyObject *empty_for(const npyg_info *in, PyObject *kept, PyObject *make, PyObject *empty)
+{
+    uint64_t rev[64];
+    if (in->fortran_order && in->ndim > 64) return PyErr_Format(PyExc_ValueError, "%u dimensions", in->ndim);
+    for (uint32_t k = 0; in->fortran_order && k < in->ndim; k++) rev[k] = in->shape[in->ndim - 1 - k];
+    PyObject *tree = dtype_tree(in->dtype);
+    PyObject *dt = tree ? dtype_for(tree, kept, make) : NULL;
+    Py_XDECREF(tree);
+    PyObject *shape = dt ? shape_tuple(in->ndim, in->fortran_order ? rev : in->shape) : NULL;
+    PyObject *arr = shape ? PyObject_CallFunctionObjArgs(empty, shape, dt, NULL) : NULL;
+    Py_XDECREF(shape);
+    Py_XDECREF(dt);
+    return arr;
+}
+
 /* The array of an opened .npy, read into an array of its own made by
    empty(shape, dtype): what numpy.load returns for a regular file, a
    Fortran-order payload as the transpose numpy makes. NULL and no
@@ -1012,20 +1030,11 @@ static PyObject *fill_array(npyg_ctx *ctx, PyObject *const *a)
 {
     const npyg_info *in = npyg_get_info(ctx);
     long numpy_dims = PyLong_AsLong(a[5]);
-    uint64_t rev[64];
     if (!in->payload_bytes || numpy_dims < 0 || numpy_dims > 64 || in->ndim > (uint32_t)numpy_dims) {
         PyErr_Clear();
         return NULL;
     }
-    PyObject *tree = dtype_tree(in->dtype);
-    PyObject *dt = tree ? dtype_for(tree, a[2], a[3]) : NULL;
-    Py_XDECREF(tree);
-    if (!dt) return NULL;
-    for (uint32_t k = 0; in->fortran_order && k < in->ndim; k++) rev[k] = in->shape[in->ndim - 1 - k];
-    PyObject *shape = shape_tuple(in->ndim, in->fortran_order ? rev : in->shape);
-    PyObject *arr = shape ? PyObject_CallFunctionObjArgs(a[4], shape, dt, NULL) : NULL;
-    Py_XDECREF(shape);
-    Py_DECREF(dt);
+    PyObject *arr = empty_for(in, a[2], a[3], a[4]);
     if (!arr) {
         if (PyErr_ExceptionMatches(PyExc_MemoryError)) PyErr_Clear(); /* raised as the package's error */
         return NULL;
@@ -1220,13 +1229,7 @@ static int h5_value_locked(h5load *h, const npyg_info *in, void **buf)
         return 1;
     }
     /* the library takes no Fortran-order value from the child */
-    PyObject *tree = dtype_tree(in->dtype);
-    PyObject *dt = tree ? dtype_for(tree, h->kept, h->make) : NULL;
-    PyObject *shape = dt ? shape_tuple(in->ndim, in->shape) : NULL;
-    PyObject *arr = shape ? PyObject_CallFunctionObjArgs(h->empty, shape, dt, NULL) : NULL;
-    Py_XDECREF(tree);
-    Py_XDECREF(dt);
-    Py_XDECREF(shape);
+    PyObject *arr = empty_for(in, h->kept, h->make, h->empty);
     Py_buffer view;
     int bad = !arr || PyObject_GetBuffer(arr, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0;
     if (!bad) {
