@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* AddressSanitizer builds (tests only): the child's memory is not capped,
    its runtime gets a few more calls, and the helper keeps its options. */
@@ -192,6 +193,16 @@ int npyg__h5_helper_filter(void);
 /* In the child: its filter, then (the request come) its limits; each 0
    or -1 (errno set). */
 int npyg__h5_child_filter(void);
+/* The child's filter is compiled once, in the helper before its own
+   filter (prepare); each child puts its pid in and loads the result
+   (program), or compiles its own when there is none. compile: libseccomp's
+   program of the child's list for pid self, as the kernel takes it. Each
+   gives the program's length in instructions, or 0. */
+#define NPYG__H5_PROGRAM_MAX 512u
+struct sock_filter; /* <linux/filter.h> */
+void npyg__h5_child_filter_prepare(void);
+unsigned npyg__h5_child_program(pid_t self, struct sock_filter *out, unsigned max);
+unsigned npyg__h5_child_compile(pid_t self, struct sock_filter *out, unsigned max);
 int npyg__h5_limit_child(const npyg__h5_request *req, uint64_t base_vm, uint64_t base_data);
 
 #endif

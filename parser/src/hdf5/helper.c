@@ -290,6 +290,7 @@ int main(int argc, char **argv)
     if (npyg__h5_own_memory(&vm, &data) != 0) say_hello(&hello, errno ? errno : EIO, "cannot read /proc/self/status");
     if (npyg__h5_cage_helper(&hello) != 0) say_hello(&hello, errno, "cannot set no_new_privs");
     (void)seccomp_api_get(); /* libseccomp asks the kernel once, here, not in each child */
+    npyg__h5_child_filter_prepare();
     if (npyg__h5_helper_filter() != 0) say_hello(&hello, errno ? errno : ENOSYS, "cannot install the seccomp filter");
     hello.layers |= NPYG__H5_L_SECCOMP;
     say_hello(&hello, 0, NULL);

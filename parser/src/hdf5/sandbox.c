@@ -1,5 +1,6 @@
 /* The cage: resource limits, namespaces, Landlock and two seccomp allow
- * lists (libseccomp), one for the helper and one for each file's child.
+ * lists (libseccomp), one for the helper and one for each file's child,
+ * compiled once in the helper and loaded by each child with its pid.
  *
  * libhdf5 is not hardened against hostile files, so the child is assumed
  * compromised by the file it reads. What it may still do is what the
@@ -19,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -190,11 +192,10 @@ static int load(scmp_filter_ctx f, int rc)
     return rc ? -1 : 0;
 }
 
-int npyg__h5_child_filter(void)
+/* The child's list. Its rules name the child's own pid (common()). */
+static int child_rules(scmp_filter_ctx f, pid_t self)
 {
-    scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
-    if (!f) return errno = ENOMEM, -1;
-    int rc = common(f, getpid());
+    int rc = common(f, self);
     rc |= ALLOW(f, write, 1, EQ(0, NPYG__H5_OUT_FD));
     rc |= ALLOW(f, close, 1, EQ(0, NPYG__H5_OUT_FD)); /* after the end record */
     /* the request and its descriptors, once, on its own socket; then its
@@ -203,7 +204,71 @@ int npyg__h5_child_filter(void)
     rc |= ALLOW(f, prlimit64, 1, EQ(0, 0));
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0);
-    return load(f, rc ? -1 : 0);
+    return rc ? -1 : 0;
+}
+
+unsigned npyg__h5_child_compile(pid_t self, struct sock_filter *out, unsigned max)
+{
+    /* through a pipe: libseccomp 2.5 exports to a descriptor, and the
+       helper may write no file (RLIMIT_FSIZE 0) */
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    int fd[2] = {-1, -1};
+    ssize_t n = -1;
+    if (f && pipe2(fd, O_CLOEXEC) == 0 && child_rules(f, self) == 0 &&
+        seccomp_attr_set(f, SCMP_FLTATR_CTL_NNP, 1) == 0 && seccomp_export_bpf(f, fd[1]) == 0) {
+        close(fd[1]);
+        fd[1] = -1;
+        n = read(fd[0], out, (size_t)max * sizeof *out);
+    }
+    for (int i = 0; i < 2; i++)
+        if (fd[i] >= 0) close(fd[i]);
+    if (f) seccomp_release(f);
+    /* a program that filled the buffer may have been cut */
+    return n > 0 && (size_t)n < (size_t)max * sizeof *out && n % sizeof *out == 0 ? (unsigned)(n / sizeof *out) : 0;
+}
+
+/* The child's program, compiled once in the helper for PLACEHOLDER: each
+   child puts its own pid in those places and hands the kernel the result,
+   which costs a fraction of compiling it. PLACEHOLDER is above every pid
+   (PID_MAX_LIMIT is 2^22) and every other constant of the list; the
+   program must compare against it exactly SELF_USES times (tgkill's two
+   arguments, kill's first), else each child compiles its own. */
+#define PLACEHOLDER 0x7ffffffeu
+#define SELF_USES 3
+static struct sock_filter program[NPYG__H5_PROGRAM_MAX];
+static unsigned program_len;
+
+static bool is_self(const struct sock_filter *i)
+{
+    return i->code == (BPF_JMP | BPF_JEQ | BPF_K) && i->k == PLACEHOLDER;
+}
+
+void npyg__h5_child_filter_prepare(void)
+{
+    unsigned n = npyg__h5_child_compile((pid_t)PLACEHOLDER, program, NPYG__H5_PROGRAM_MAX), uses = 0;
+    for (unsigned i = 0; i < n; i++) uses += is_self(&program[i]);
+    program_len = uses == SELF_USES ? n : 0;
+}
+
+unsigned npyg__h5_child_program(pid_t self, struct sock_filter *out, unsigned max)
+{
+    if (!program_len || program_len > max) return 0;
+    for (unsigned i = 0; i < program_len; i++) {
+        out[i] = program[i];
+        if (is_self(&out[i])) out[i].k = (uint32_t)self;
+    }
+    return program_len;
+}
+
+int npyg__h5_child_filter(void)
+{
+    struct sock_filter p[NPYG__H5_PROGRAM_MAX];
+    struct sock_fprog prog = {(unsigned short)npyg__h5_child_program(getpid(), p, NPYG__H5_PROGRAM_MAX), p};
+    /* no_new_privs is the helper's, inherited */
+    if (prog.len) return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    if (!f) return errno = ENOMEM, -1;
+    return load(f, child_rules(f, getpid()));
 }
 
 int npyg__h5_helper_filter(void)
