@@ -106,14 +106,27 @@ static int await_request(npyg__h5_request *req)
                : -1;
 }
 
-/* libhdf5 on the image, through the callbacks above; a file id or -1. */
-static hid_t open_image(image *im)
+/* The file access list, made before the input exists: the core driver
+   with no backing store, and the callbacks above on im, which is filled
+   in once the input is mapped. Its first use in a fresh process costs
+   page faults that need not wait for the file. -1 if libhdf5 refuses. */
+static hid_t image_access(image *im)
 {
     H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy, image_realloc, image_free,
                                       udata_copy, udata_free, im};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
-        H5Pset_file_image(fapl, im->ptr, im->size) < 0) {
+    if (fapl >= 0 && (H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image_callbacks(fapl, &cb) < 0)) {
+        H5Pclose(fapl);
+        return -1;
+    }
+    return fapl;
+}
+
+/* libhdf5 on the image im, through fapl; a file id, -1 if libhdf5
+   cannot open it, -2 if it refused the image. Closes fapl. */
+static hid_t open_image(hid_t fapl, const image *im)
+{
+    if (fapl < 0 || H5Pset_file_image(fapl, im->ptr, im->size) < 0) {
         if (fapl >= 0) H5Pclose(fapl);
         return -2;
     }
@@ -149,7 +162,12 @@ void npyg__h5_child(int ctl, uint64_t base_vm, uint64_t base_data)
     /* namespaces, no_new_privs, Landlock and the helper's own filter are
        the helper's, inherited; this filter narrows its list */
     int caged = npyg__h5_child_filter(), why = errno;
-    if (caged == 0) prefault();
+    image im = {NULL, 0};
+    hid_t fapl = -1;
+    if (caged == 0) {
+        prefault();
+        fapl = image_access(&im);
+    }
     npyg__h5_request req;
     if (await_request(&req) != 0) _exit(1);
     if (caged != 0) {
@@ -165,8 +183,8 @@ void npyg__h5_child(int ctl, uint64_t base_vm, uint64_t base_data)
 #if defined(NPYG_H5_ESCAPE_TESTS)
     npyg__h5_escape(map, size, NPYG__H5_OUT_FD);
 #endif
-    image im = {map, size};
-    hid_t file = open_image(&im);
+    im = (image){map, size};
+    hid_t file = open_image(fapl, &im);
     if (file == -2) {
         npyg__h5_send_end(NPYG__H5_OUT_FD, NPYG_EHDF5_SANDBOX, "libhdf5 refused the file image");
         _exit(1);

@@ -11,7 +11,8 @@
  * (every child inherits them), installs its own allow list and says
  * hello. It never reads an input. Each file gets a fresh child (child.c),
  * forked before the file arrives, two kept ahead: it cages itself, makes
- * the memory libhdf5 will want, and waits. The helper hands it the input
+ * the memory libhdf5 will want and the file access list it will open
+ * with, and waits. The helper hands it the input
  * and the record pipe over a socket of its own; it maps the input only
  * then. The helper reports each file's end, the child's wait status, in
  * the order the files came, and takes the next file while a child that
