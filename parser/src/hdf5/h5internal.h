@@ -172,9 +172,10 @@ int npyg__h5_load(const char **why);
 
 /* child.c. The helper forks each file's child before the file arrives:
    the child cages itself, makes the memory libhdf5's open will want
-   (prefault) and its file access list, and only then waits on its end of a socket (ctl, moved to
-   NPYG__H5_CHILD_CTL_FD) for the request and its two descriptors, which
-   land on NPYG__H5_IN_FD and NPYG__H5_OUT_FD. Never returns. */
+   (prefault) and its file access list, and only then waits on its end of
+   a socket (ctl, moved to NPYG__H5_CHILD_CTL_FD) for the request and its
+   two descriptors, which land on NPYG__H5_IN_FD and NPYG__H5_OUT_FD.
+   Never returns. */
 void npyg__h5_child(int ctl, uint64_t base_vm, uint64_t base_data)
 #if defined(__GNUC__)
     __attribute__((noreturn))

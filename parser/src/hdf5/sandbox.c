@@ -210,11 +210,12 @@ static int child_rules(scmp_filter_ctx f, pid_t self)
 unsigned npyg__h5_child_compile(pid_t self, struct sock_filter *out, unsigned max)
 {
     /* through a pipe: libseccomp 2.5 exports to a descriptor, and the
-       helper may write no file (RLIMIT_FSIZE 0) */
+       helper may write no file (RLIMIT_FSIZE 0); one that would not fit
+       in the pipe fails rather than blocks */
     scmp_filter_ctx f = seccomp_init(SCMP_ACT_KILL_PROCESS);
     int fd[2] = {-1, -1};
     ssize_t n = -1;
-    if (f && pipe2(fd, O_CLOEXEC) == 0 && child_rules(f, self) == 0 &&
+    if (f && pipe2(fd, O_CLOEXEC | O_NONBLOCK) == 0 && child_rules(f, self) == 0 &&
         seccomp_attr_set(f, SCMP_FLTATR_CTL_NNP, 1) == 0 && seccomp_export_bpf(f, fd[1]) == 0) {
         close(fd[1]);
         fd[1] = -1;
