@@ -498,6 +498,7 @@ def main():
         if rc == 2:
             failures.append((path, variant, "npyvalidate exit 2: %s" % rec))
             st["failures"] += 1
+            print("hdf5_diff: FAIL %s (%s %s): npyvalidate exit 2: %s" % (os.path.basename(path), fam, variant, rec))
             continue
         if rc != 0:
             st["refused"] += 1
