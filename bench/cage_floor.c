@@ -10,6 +10,7 @@
  *   touch     the same with 640 KiB written a page at a time (faults)
  *
  *   cc -O2 -o /tmp/cage_floor bench/cage_floor.c && /tmp/cage_floor [ROUNDS]
+ * (the build makes it too: bench/cage_floor in the build directory)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
