@@ -11,7 +11,8 @@
  * libhdf5 is not hardened: on a hostile file it may crash, in the walk or
  * when the file is closed, which is why the scan runs it in a sandboxed
  * child. So each input first runs in a forked child: a crash there whose
- * innermost frame (past the sanitizer's own) is in libhdf5 is libhdf5's,
+ * innermost frame (past the sanitizer's own; without a sanitizer the
+ * child reports the fault's frames itself) is in libhdf5 is libhdf5's,
  * and so is a child still running after 20 s whose innermost frame is in
  * libhdf5 (the cage ends such a child at its CPU limit, a refusal); the
  * input is skipped. Any other failure (a frame of ours, an invariant) is
@@ -139,21 +140,23 @@ static bool libhdf5_fault(const char *report)
    weak, so that builds without a sanitizer link too. */
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
-/* The child's alarm: where it was after 20 s, one line a frame in the
-   sanitizers' form ("    #N in MODULE"), for the parent to judge as it
-   judges a crash. glibc's backtrace, not the sanitizer's report, which
-   would symbolize for longer than libFuzzer's timeout leaves; and a
-   handler of our own, since libFuzzer's (inherited) lets the child run. */
-static void child_hang(int sig)
+/* Where the child was, one line a frame in the sanitizers' form
+   ("    #N in MODULE"), for the parent to judge as it judges a sanitizer's
+   report: after 20 s (its alarm), and, in a build without a sanitizer,
+   at a fault. glibc's backtrace, not the sanitizer's report, which would
+   symbolize for longer than libFuzzer's timeout leaves; and a handler of
+   our own, since libFuzzer's (inherited) lets the child run. */
+static void child_where(int sig)
 {
-    (void)sig;
     void *frames[64];
     int n = backtrace(frames, 64);
     char line[600];
-    int k = snprintf(line, sizeof line, "the walk ran 20 s in the child; where it was:\n");
+    int k = sig == SIGALRM ? snprintf(line, sizeof line, "the walk ran 20 s in the child; where it was:\n")
+                           : snprintf(line, sizeof line, "the walk died of signal %d in the child; where:\n", sig);
     (void)!write(2, line, (size_t)k);
     /* from the signal's return trampoline (libc's) on: the frames above it
-       are this handler and the sanitizer's wrapper of it */
+       are this handler and the sanitizer's wrapper of it; the next is where
+       the signal came */
     bool below = false;
     for (int i = 0; i < n; i++) {
         Dl_info di;
@@ -179,7 +182,12 @@ static bool survives(const uint8_t *data, size_t size)
            an artifact of its own for a fault that proves to be libhdf5's. */
         if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
         dup2(err, 2);
-        signal(SIGALRM, child_hang);
+        signal(SIGALRM, child_where);
+        /* without a sanitizer to report a fault, the child does */
+        if (!__sanitizer_set_death_callback) {
+            static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+            for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) signal(faults[i], child_where);
+        }
         void *warm[1];
         (void)backtrace(warm, 1); /* its first call loads libgcc: not in the handler */
         alarm(20);
