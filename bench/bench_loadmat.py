@@ -51,8 +51,12 @@ def h5py_all(path):
     return out
 
 
-def per_file(contenders, files, rounds):
-    times = {name: [] for name in contenders}
+def per_file(contenders, files, rounds, times=None):
+    """Median seconds per file of each contender; times, if given, gets
+    each round's figure."""
+    if times is None:
+        times = {}
+    times.update({name: [] for name in contenders})
     for fn in contenders.values():
         for p in files:
             fn(p)
@@ -172,12 +176,17 @@ def main():
         print("  %-22s %8.3f ms per file" % (k, v * 1e3))
     print("  ratio of the medians: %.2fx" % (m["npyguard.loadmat"] / m["hdf5storage.loadmat"]))
     print("(b) %d plain HDF5 files, %d rounds" % (len(h5s), a.rounds))
+    t = {}
     m = per_file({"npyguard.load_hdf5": npyguard.load_hdf5,
-                  "hdf5storage.read": lambda p: hdf5storage.read("/", filename=p), "h5py": h5py_all}, h5s, a.rounds)
+                  "hdf5storage.read": lambda p: hdf5storage.read("/", filename=p), "h5py": h5py_all}, h5s, a.rounds, t)
     for k, v in m.items():
         print("  %-22s %8.3f ms per file" % (k, v * 1e3))
     print("  ratio of the medians: %.2fx hdf5storage.read, %.2fx h5py"
           % (m["npyguard.load_hdf5"] / m["hdf5storage.read"], m["npyguard.load_hdf5"] / m["h5py"]))
+    # the two in the same round met the same machine: the spread of these
+    # is the machine's noise on the ratio
+    r = sorted(x / y for x, y in zip(t["npyguard.load_hdf5"], t["h5py"]))
+    print("  load_hdf5 / h5py round by round: median %.2fx, %.2fx to %.2fx" % (statistics.median(r), r[0], r[-1]))
     print("(c) one float64 dataset of %d MiB, a fresh process per load, %d rounds" % (a.mib, a.rounds))
     large(os.path.abspath(a.pkg), a.mib, a.rounds)
     small = os.path.join(ROOT, "corpus/hdf5/valid/h5/dict.h5")
