@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "h5internal.h"
+#include "testutil.h"
 
 #include <linux/filter.h>
 #include <signal.h>
@@ -23,27 +24,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                    \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            failures++;                                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                                   \
-            fputc('\n', stderr);                                                                            \
-        }                                                                                                   \
-    } while (0)
-
 static void same_program(pid_t pid)
 {
     static struct sock_filter patched[NPYG__H5_PROGRAM_MAX], compiled[NPYG__H5_PROGRAM_MAX];
     unsigned a = npyg__h5_child_program(pid, patched, NPYG__H5_PROGRAM_MAX);
     unsigned b = npyg__h5_child_compile(pid, compiled, NPYG__H5_PROGRAM_MAX);
-    CHECK(b > 0, "pid %d: libseccomp compiled nothing", (int)pid);
-    CHECK(a == b, "pid %d: %u instructions patched, %u compiled", (int)pid, a, b);
+    TU_CHECK(b > 0, "pid %d: libseccomp compiled nothing", (int)pid);
+    TU_CHECK(a == b, "pid %d: %u instructions patched, %u compiled", (int)pid, a, b);
     for (unsigned i = 0; a == b && i < a; i++)
-        CHECK(!memcmp(&patched[i], &compiled[i], sizeof patched[i]),
+        TU_CHECK(!memcmp(&patched[i], &compiled[i], sizeof patched[i]),
               "pid %d: instruction %u differs: code %#x k %#x against code %#x k %#x", (int)pid, i,
               patched[i].code, patched[i].k, compiled[i].code, compiled[i].k);
 }
@@ -78,29 +67,26 @@ static int run(int what)
 static void caged(const char *how)
 {
     int st = run(SELF);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: a signal to itself: status %#x", how, st);
+    TU_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: a signal to itself: status %#x", how, st);
     st = run(OTHER);
-    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "%s: a signal to another pid: status %#x", how, st);
+    TU_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "%s: a signal to another pid: status %#x", how, st);
     st = run(OUTSIDE);
-    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "%s: getuid: status %#x", how, st);
+    TU_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "%s: getuid: status %#x", how, st);
 }
 
 int main(void)
 {
     struct sock_filter none[1];
-    CHECK(npyg__h5_child_program(getpid(), none, 1) == 0, "a program before the helper compiled one");
+    TU_CHECK(npyg__h5_child_program(getpid(), none, 1) == 0, "a program before the helper compiled one");
     caged("compiled in the child");
 
     npyg__h5_child_filter_prepare();
     static struct sock_filter p[NPYG__H5_PROGRAM_MAX];
-    CHECK(npyg__h5_child_program(getpid(), p, NPYG__H5_PROGRAM_MAX) > 0, "no program compiled once");
-    CHECK(npyg__h5_child_program(getpid(), p, 1) == 0, "a program into too small a buffer");
+    TU_CHECK(npyg__h5_child_program(getpid(), p, NPYG__H5_PROGRAM_MAX) > 0, "no program compiled once");
+    TU_CHECK(npyg__h5_child_program(getpid(), p, 1) == 0, "a program into too small a buffer");
     const pid_t pids[] = {1, 2, 300, 65535, 4194304, getpid()};
     for (size_t i = 0; i < sizeof pids / sizeof pids[0]; i++) same_program(pids[i]);
     caged("compiled once");
 
-    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    else printf("ok: the child's filter compiled once is libseccomp's for %zu pids, and it cages\n",
-                sizeof pids / sizeof pids[0]);
-    return failures ? 1 : 0;
+    return tu_finish();
 }
