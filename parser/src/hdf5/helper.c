@@ -12,13 +12,12 @@
  * hello. It never reads an input. Each file gets a fresh child (child.c),
  * forked before the file arrives, two kept ahead: it cages itself, makes
  * the memory libhdf5 will want and the file access list it will open
- * with, and waits. The helper hands it the input
- * and the record pipe over a socket of its own; it maps the input only
- * then. The helper reports each file's end, the child's wait status, in
- * the order the files came, and takes the next file while a child that
- * has ended its records is still being torn down. The helper ends when
- * the parent closes the socket or its process ends, and the waiting
- * child with it.
+ * with, and waits. The helper hands it the input and the record pipe over
+ * a socket of its own; it maps the input only then. The helper reports
+ * each file's end, the child's wait status, in the order the files came,
+ * and takes the next file while a child that has ended its records is
+ * still being torn down. The helper ends when the parent closes the
+ * socket or its process ends, and the waiting child with it.
  * It watches the parent through a pidfd of the process, not with
  * PR_SET_PDEATHSIG: that signal follows the thread that spawned the
  * helper, and a helper spawned from a worker thread would die with the

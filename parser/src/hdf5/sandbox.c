@@ -216,7 +216,7 @@ unsigned npyg__h5_child_compile(pid_t self, struct sock_filter *out, unsigned ma
     int fd[2] = {-1, -1};
     ssize_t n = -1;
     if (f && pipe2(fd, O_CLOEXEC | O_NONBLOCK) == 0 && child_rules(f, self) == 0 &&
-        seccomp_attr_set(f, SCMP_FLTATR_CTL_NNP, 1) == 0 && seccomp_export_bpf(f, fd[1]) == 0) {
+        seccomp_export_bpf(f, fd[1]) == 0) {
         close(fd[1]);
         fd[1] = -1;
         n = read(fd[0], out, (size_t)max * sizeof *out);
