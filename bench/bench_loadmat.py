@@ -10,13 +10,16 @@ the readers people use in their own process (bench/README.md).
      npyguard.loadmat(path) against hdf5storage.loadmat(path);
  (b) every HDF5 file of corpus/hdf5/valid/h5 (written by hdf5storage):
      npyguard.load_hdf5(path) against hdf5storage.read('/', filename=path),
-     which it equals, and against h5py reading every dataset (`ds[()]`),
-     which decodes nothing;
+     which it equals, and against h5py reading what load_hdf5 reads,
+     every dataset (`ds[()]`) and attribute, decoding nothing (the h5py
+     reader of DESIGN.md); and, for information, h5py reading the
+     datasets alone;
  (c) one float64 dataset of M MiB (default 256), written by h5py (plain
      HDF5) and by hdf5storage.savemat (MAT): each reader in a fresh
      process, wall time of the load and the process's peak RSS;
  (d) one small corpus file, each reader in a fresh interpreter, timed
-     from outside: imports, npyguard's helper start and the load.
+     from outside: imports, npyguard's helper start and the load (h5py
+     reading every dataset and attribute, as in (b)).
 
 (a) and (b) run in this process, the contenders alternating within each
 round after an unmeasured warm-up; the figure is the median wall time per
@@ -40,13 +43,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def h5py_all(path):
+def h5py_read(path, attributes):
+    """Every dataset's value (`ds[()]`) and, with attributes, every
+    attribute's too, root's included: what load_hdf5 reads of a file
+    (the h5py reader of DESIGN.md), or the datasets alone."""
     import h5py
     out = {}
     with h5py.File(path, "r") as f:
         def one(name, obj):
+            if attributes:
+                out[name + "@"] = {k: obj.attrs[k] for k in obj.attrs}
             if isinstance(obj, h5py.Dataset):
                 out[name] = obj[()]
+        if attributes:
+            out["@"] = {k: f.attrs[k] for k in f.attrs}
         f.visititems(one)
     return out
 
@@ -129,8 +139,14 @@ def large(pkg, mib, rounds):
 FRESH = {
     "npyguard.load_hdf5": "import sys; sys.path.insert(0, sys.argv[1]); import npyguard; npyguard.load_hdf5(sys.argv[2])",
     "hdf5storage.read": "import sys, hdf5storage; hdf5storage.read('/', filename=sys.argv[2])",
-    "h5py": "import sys, h5py\nwith h5py.File(sys.argv[2], 'r') as f:\n"
-            "    f.visititems(lambda n, o: o[()] if isinstance(o, h5py.Dataset) else None)",
+    "h5py": "import sys, h5py\n"
+            "def read(name, obj):\n"
+            "    [obj.attrs[k] for k in obj.attrs]\n"
+            "    if isinstance(obj, h5py.Dataset):\n"
+            "        obj[()]\n"
+            "with h5py.File(sys.argv[2], 'r') as f:\n"
+            "    read('/', f)\n"
+            "    f.visititems(read)",
 }
 
 
@@ -178,15 +194,20 @@ def main():
     print("(b) %d plain HDF5 files, %d rounds" % (len(h5s), a.rounds))
     t = {}
     m = per_file({"npyguard.load_hdf5": npyguard.load_hdf5,
-                  "hdf5storage.read": lambda p: hdf5storage.read("/", filename=p), "h5py": h5py_all}, h5s, a.rounds, t)
+                  "hdf5storage.read": lambda p: hdf5storage.read("/", filename=p),
+                  "h5py": lambda p: h5py_read(p, True),
+                  "h5py, datasets only": lambda p: h5py_read(p, False)}, h5s, a.rounds, t)
     for k, v in m.items():
         print("  %-22s %8.3f ms per file" % (k, v * 1e3))
-    print("  ratio of the medians: %.2fx hdf5storage.read, %.2fx h5py"
-          % (m["npyguard.load_hdf5"] / m["hdf5storage.read"], m["npyguard.load_hdf5"] / m["h5py"]))
-    # the two in the same round met the same machine: the spread of these
+    print("  ratio of the medians: %.2fx hdf5storage.read, %.2fx h5py, %.2fx h5py reading datasets only"
+          % (m["npyguard.load_hdf5"] / m["hdf5storage.read"], m["npyguard.load_hdf5"] / m["h5py"],
+             m["npyguard.load_hdf5"] / m["h5py, datasets only"]))
+    # the contenders of a round met the same machine: the spread of these
     # is the machine's noise on the ratio
-    r = sorted(x / y for x, y in zip(t["npyguard.load_hdf5"], t["h5py"]))
-    print("  load_hdf5 / h5py round by round: median %.2fx, %.2fx to %.2fx" % (statistics.median(r), r[0], r[-1]))
+    for other in ("h5py", "h5py, datasets only"):
+        r = sorted(x / y for x, y in zip(t["npyguard.load_hdf5"], t[other]))
+        print("  load_hdf5 / %s round by round: median %.2fx, %.2fx to %.2fx"
+              % (other, statistics.median(r), r[0], r[-1]))
     print("(c) one float64 dataset of %d MiB, a fresh process per load, %d rounds" % (a.mib, a.rounds))
     large(os.path.abspath(a.pkg), a.mib, a.rounds)
     small = os.path.join(ROOT, "corpus/hdf5/valid/h5/dict.h5")
