@@ -15,7 +15,6 @@ and a child has the same (each is a fork of it). Functions are named by
 the nearest symbol nm finds below the address, which for a library's
 static functions is a neighbour: read them as a place, not a name.
 """
-import argparse
 import bisect
 import collections
 import os
@@ -24,23 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-
-LOOP = r"""
-import glob, os, subprocess, sys
-sys.path.insert(0, sys.argv[1])
-import npyguard
-files = sorted(glob.glob(os.path.join(sys.argv[2], "corpus/hdf5/valid/h5/*.h5")))
-for p in files:
-    npyguard.load_hdf5(p)
-helper = subprocess.run(["pgrep", "-P", str(os.getpid())], capture_output=True, text=True).stdout.split()[0]
-with open(sys.argv[4], "w") as out:
-    out.write(helper + "\n" + open("/proc/%s/maps" % helper).read())
-for r in range(int(sys.argv[3])):
-    for p in files:
-        npyguard.load_hdf5(p)
-"""
+import h5_loop
 
 FAULT = re.compile(r"^\s*(\S+)\s+(\d+)\s.*address=(0x[0-9a-f]+)\s+ip=(0x[0-9a-f]+)\s+error_code=(0x[0-9a-f]+)")
 
@@ -103,17 +86,11 @@ def kind(code):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--helper", default=os.environ.get("NPYG_HDF5_HELPER",
-                                                       os.path.join(ROOT, "build/release/parser/npyg-hdf5-helper")))
-    a = ap.parse_args()
-    env = dict(os.environ, NPYG_HDF5_HELPER=a.helper)
+    a, env = h5_loop.traced(__doc__, 3)
     with tempfile.TemporaryDirectory() as tmp:
         data, maps_file = os.path.join(tmp, "perf.data"), os.path.join(tmp, "maps")
         subprocess.run(["perf", "record", "-q", "-e", "exceptions:page_fault_user", "-o", data,
-                        sys.executable, "-c", LOOP, a.pkg, ROOT, str(a.rounds), maps_file],
+                        *h5_loop.command(a.pkg, a.rounds, "--maps", maps_file)],
                        env=env, check=True, stdout=subprocess.DEVNULL)
         out = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,trace"],
                              capture_output=True, text=True, check=True).stdout

@@ -18,7 +18,6 @@ process, after one unmeasured pass. The tracepoints cost a few
 microseconds each; compare builds within one run of this script's
 figures, not against bench_loadmat's.
 """
-import argparse
 import collections
 import os
 import re
@@ -27,20 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-
-LOOP = r"""
-import glob, os, sys
-sys.path.insert(0, sys.argv[1])
-import npyguard
-files = sorted(glob.glob(os.path.join(sys.argv[2], "corpus/hdf5/valid/h5/*.h5")))
-for p in files:
-    npyguard.load_hdf5(p)
-for r in range(int(sys.argv[3])):
-    for p in files:
-        npyguard.load_hdf5(p)
-"""
+import h5_loop
 
 EVENTS = ["syscalls:sys_enter_sendmsg", "syscalls:sys_exit_recvmsg", "syscalls:sys_enter_close"]
 LINE = re.compile(r"\s*(\S+)\s+(\d+)/\d+\s+([\d.]+):\s+\S+:(\S+):\s*(.*)")
@@ -96,19 +82,13 @@ def segments(ev):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
-    ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--helper", default=os.environ.get("NPYG_HDF5_HELPER",
-                                                       os.path.join(ROOT, "build/release/parser/npyg-hdf5-helper")))
-    a = ap.parse_args()
-    env = dict(os.environ, NPYG_HDF5_HELPER=a.helper)
+    a, env = h5_loop.traced(__doc__, 20)
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
         cmd = ["perf", "record", "-q", "-a", "-o", data]
         for e in EVENTS:
             cmd += ["-e", e]
-        subprocess.run(cmd + [sys.executable, "-c", LOOP, a.pkg, ROOT, str(a.rounds)], env=env, check=True,
+        subprocess.run(cmd + h5_loop.command(a.pkg, a.rounds), env=env, check=True,
                        stdout=subprocess.DEVNULL)
         out = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,tid,time,event,trace"],
                              capture_output=True, text=True, check=True).stdout

@@ -18,40 +18,17 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+import h5_loop
 
-ONE = r"""
-import glob, os, subprocess, sys, time
-sys.path.insert(0, sys.argv[1])
-import npyguard
-files = sorted(glob.glob(os.path.join(sys.argv[2], "corpus/hdf5/valid/h5/*.h5")))
-for p in files:
-    npyguard.load_hdf5(p)
-helper = subprocess.run(["pgrep", "-P", str(os.getpid())], capture_output=True, text=True).stdout.split()[0]
-tick = os.sysconf("SC_CLK_TCK")
-def helper_cpu():  # utime, stime, cutime, cstime
-    with open("/proc/%s/stat" % helper) as f:
-        return sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:15]) / tick
-passes = int(sys.argv[3])
-walls, c0, h0 = [], time.process_time(), helper_cpu()
-for r in range(passes):
-    t0 = time.perf_counter()
-    for p in files:
-        npyguard.load_hdf5(p)
-    walls.append((time.perf_counter() - t0) / len(files))
-n = passes * len(files)
-print(min(walls), (time.process_time() - c0) / n, (helper_cpu() - h0) / n)
-"""
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 FIGURES = ("wall", "caller CPU", "helper and children CPU")
 
 
 def run(helper, pkg, passes):
     env = dict(os.environ, NPYG_HDF5_HELPER=helper)
-    out = subprocess.run([sys.executable, "-c", ONE, pkg, ROOT, str(passes)], env=env,
+    out = subprocess.run(h5_loop.command(pkg, passes, "--times"), env=env,
                          capture_output=True, text=True, check=True).stdout
     return [float(x) for x in out.split()]
 
