@@ -7,7 +7,8 @@
  * input. ctest uses this to replay corpus/ and corpus/fuzz-regressions/.
  *
  *   npy_file_fuzzer_replay [-t SECONDS] [-T] [-s N] PATH...
- *     -t  per-input timeout (default 10; 0 disables)
+ *     -t  per-input timeout (default 10; 0 disables), for each of -s's
+ *         three runs
  *     -T  also run each file with an all-zero configuration trailer
  *         appended, so that a plain .npy file is seen whole under the
  *         default profile and limits
@@ -138,8 +139,8 @@ static int run_file(const char *path, bool trailer, unsigned timeout, timing *ti
         if (len) memcpy(in, buf, len);
         if (pass) memset(in + len, 0, NPYG_FUZZ_TRAILER);
         snprintf(current, sizeof current, "%s%s", path, pass ? " (with a zero trailer)" : "");
-        if (timeout) alarm(timeout);
         for (int run = 0; run < (timed ? 3 : 1); run++) {
+            if (timeout) alarm(timeout); /* each run: -s is three of them */
             double t0 = now_s();
             LLVMFuzzerTestOneInput(in, n);
             double dt = now_s() - t0;
