@@ -188,8 +188,6 @@ static bool survives(const uint8_t *data, size_t size)
             static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
             for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) signal(faults[i], child_where);
         }
-        void *warm[1];
-        (void)backtrace(warm, 1); /* its first call loads libgcc: not in the handler */
         alarm(20);
         int out = memfd_create("records", MFD_CLOEXEC);
         walk_once(data, size, out);
@@ -225,6 +223,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
         H5PLset_loading_state(0); /* as the child: no plugin is ever loaded */
+        /* backtrace's first call loads libgcc, allocating: here, once, not
+           in a child's signal handler, and not in the child alone, whose
+           heap must be the process's (libhdf5 reads memory it never wrote
+           on some hostile files, so a child with another heap may take
+           another path than the run in process after it) */
+        void *warm[1];
+        (void)backtrace(warm, 1);
         loaded = true;
     }
     if (size < 8) return 0;
