@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs npyguard's benchmarks and prints a table and JSON (see README.md).
 
     /usr/bin/python3 bench/bench.py --build DIR [--fuzz DIR] [--json FILE] [--markdown FILE]

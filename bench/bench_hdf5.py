@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The HDF5 cage's cost per file, side by side with an unsandboxed h5py walk.
 
     /usr/bin/python3 bench/bench_hdf5.py build/release/parser/npyvalidate [DIR] [--rounds N] [--copies K]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_header: nanoseconds per npyg_parse_header call over headers held in
  * memory, one context reused, as a program using the library in a loop

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyguard.load against numpy.load, side by side (bench/README.md, "Safe loading").
 
   /usr/bin/python3 bench/bench_load.py [--pkg DIR] [--quick] [--rounds N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Loading MAT v7.3 and HDF5 files through the cage, side by side with
 the readers people use in their own process (bench/README.md).
 

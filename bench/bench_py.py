@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python package against Python's own floor and numpy, side by side
 (bench/README.md, "The Python package").
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One .ra load, timed inside the process (bench/bench_ra.py runs it):
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The RawArray load against the format's own Python reader, side by side
 (bench/README.md, "RawArray load").
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Where the page faults of the HDF5 helper's children land, from the
 kernel's own tracepoint (perf, as root): per child, the faults by kind
 (read or write, page present or not, instruction fetch) and by the

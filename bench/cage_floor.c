@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What a fresh process per file costs this machine before libhdf5 does
  * anything: fork, make the memory the HDF5 child makes before its file

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Where a small file's load_hdf5 spends its wall time, from the kernel's
 own tracepoints (perf, as root): for each file, the medians over the run
 of

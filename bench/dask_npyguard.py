@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Validate (or load) many files on a Dask cluster with the Python package.
 
 Each path is one task, `npyguard.validate(path, hash=True)` on a worker;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Validation of many files over Dask: the path list is cut into
 partitions, each partition is one `npyvalidate -j1 --json --files-from -`
 run on a worker of a local cluster, and the JSON Lines come back in input

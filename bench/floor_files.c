@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * floor_files: the least any validator of many small files must do. For
  * each path: open read-only, pread the first 4 KiB, fstat (the size tells

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * floor_inflate: the least any validator of a .npz archive must do with
  * its members: read the compressed bytes and inflate them with zlib, in the

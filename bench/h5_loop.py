@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The load the cage's measuring scripts trace or time: load_hdf5 on
 every file of corpus/hdf5/valid/h5, one unmeasured pass, then PASSES
 passes, in this one process (one helper).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Two builds of the HDF5 helper against each other: processes that
 alternate A and B, each loading every file of corpus/hdf5/valid/h5 with
 load_hdf5 after one unmeasured pass. Per file, each process gives its

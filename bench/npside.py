@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The numpy side of the benchmarks, and the data they run on.
 
 Run with /usr/bin/python3 (Debian's python3-numpy). Subcommands:

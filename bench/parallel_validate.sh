@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Validation of many files over GNU parallel: the path list is cut into one
 # block per job slot (--pipe-part), each block goes to one
 # `npyvalidate -j1 --json --files-from -`, and the JSON Lines are kept in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * runrss: runs a command and writes its wall time and peak resident set
  * size to a file: "SECONDS MAXRSS_KIB EXIT_STATUS\n".

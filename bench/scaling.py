@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Scaling: how the cost grows with the work, each series fitted to
 cost = a * x**k on a log-log least squares line over the whole series and
 over its last two points (the large end, where a super-linear term shows);

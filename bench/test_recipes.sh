@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The Dask and GNU parallel recipes give the same JSON Lines, in the same
 # order, as one npyvalidate run over the same list, and fail when a file
 # is invalid. Registered with ctest (label slow).

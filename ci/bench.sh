@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The benchmarks (bench/README.md), in one command: builds a Release tree
 # (gcc) and, when clang is there, the libFuzzer harnesses, generates the data
 # in a temporary directory, runs every benchmark and prints a table and JSON.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Line and branch coverage of parser/src from the unit tests (ctest), the
 # fuzz regression corpus and the fuzz seeds, with clang's source-based
 # coverage (llvm-profdata + llvm-cov). Prints the totals, each file, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job: install what is missing, build, and validate a few example
 # files from the corpus: valid ones, a hostile header, a pickle.
 set -euo pipefail

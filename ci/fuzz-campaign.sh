@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The long fuzz run: every harness, libFuzzer then AFL++, each engine
 # using every core, then the corpora are merged and minimised.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Short fuzz run of every harness with libFuzzer and with AFL++; fails on
 # any finding (crash, leak, allocation bound, invariant, timeout).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs, on Debian 12 as root, whatever the build and tests need and the
 # machine lacks. Safe to run again: it only calls apt-get when a package is
 # missing. Source it or run it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs npyguard into temporary prefixes, static and shared, moves each
 # installed tree elsewhere (the packages must not remember where they were
 # installed), and builds ci/consumer/ against it twice: with CMake's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Python package, built and installed the ways its README gives:
 #  1. a wheel by `pip wheel ./python` (offline, Debian's setuptools and
 #     numpy, no build isolation), installed into a directory of its own,

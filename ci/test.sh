@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The whole suite: install what is missing, then build and test twice
 # (release with gcc; debug with clang under ASan and UBSan), check the
 # committed corpus against numpy, and run the fuzz smoke when the fuzzers

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # npyvalidate's worker pool under ThreadSanitizer: the whole corpus with
 # -j 4 and -j 16, text and JSON with hashes. Fails on any race report, on
 # an exit status other than -j 1's, or if the output differs from -j 1's

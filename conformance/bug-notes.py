@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Adds each reader's "Bugs found" (plain words, kept in the adapter's
 README.md beside its code) under that reader's section of a RESULTS.md
 written by make-results.sh; a -asan row points to its plain build's list.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Regenerates conformance/RESULTS.md from real npyconform runs of every
 # adapter that can run here (cnpy, libnpy and gonpy once their
 # conformance/adapters/<reader>/build.sh has built them into

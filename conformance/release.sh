@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the release artifact of the NPY conformance suite, one tarball:
 #
 #   npyconform-<version>/bin/npyconform                the runner (static when the toolchain allows)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the fuzz harnesses for one engine in its own build directory.
 #
 #   fuzz/build.sh libfuzzer   clang, libFuzzer + ASan + UBSan   -> build-fuzz-libfuzzer/fuzz/<target>

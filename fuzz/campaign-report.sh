@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Summarises a ci/fuzz-campaign.sh directory: for every engine and harness
 # run in it, the workers, the wall time, the executions, the executions per
 # second, the coverage the engine saw and the findings. With a coverage

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Prints the dictionary for one harness: npy.dict, with zip.dict in front
 # for the NPZ harnesses; ra.dict for the RawArray harness; mat.dict for
 # the MAT header harness; pickle.dict for the pickle scanner; hdf5.dict

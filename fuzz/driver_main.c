@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * main() for the harnesses when libFuzzer does not provide one.
  *

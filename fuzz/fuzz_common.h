@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared by the fuzz harnesses: the input's configuration trailer, the
  * counting allocator that holds the parser to npyg_worst_case_alloc(), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The HDF5 walk (parser/src/hdf5/walk.c), the code the sandboxed child
  * runs over libhdf5, here in process so that ASan and UBSan see it: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Format recognition and the MAT header (npyg_probe_buffer, npyg_probe):
  * the part of HDF5 / MAT v7.3 handling npyguard parses itself (libhdf5

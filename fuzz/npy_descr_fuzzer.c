@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The descr value alone. The input is a Python literal fragment placed as
  * the value of 'descr' in an otherwise canonical header (version, shape and

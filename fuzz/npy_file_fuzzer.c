@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Whole-file validation. The same bytes go through npyg_validate_buffer,
  * npyg_parse_header, npyg_validate_read (a callback handing out chunks of

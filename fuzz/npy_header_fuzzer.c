@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Header parsing from a buffer (npyg_parse_header). Beyond the invariants
  * every result must satisfy: a successful parse needs no byte past

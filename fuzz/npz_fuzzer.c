@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The .npz walk from a buffer: open (every zip record cross-checked), list
  * the members, validate each one (inflate, sizes, CRC-32, then the .npy

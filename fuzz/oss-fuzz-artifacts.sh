@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes, for every harness fuzz/<target>.c, the files OSS-Fuzz picks up
 # next to the binary:
 #   OUTDIR/<target>_seed_corpus.zip   seeds from corpus/ (fuzz/seeds.py)

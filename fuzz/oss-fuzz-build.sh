@@ -1,4 +1,5 @@
 #!/bin/bash -eu
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds every harness the way OSS-Fuzz and ClusterFuzzLite expect, from
 # their environment ($CC $CFLAGS $CXX $CXXFLAGS $LIB_FUZZING_ENGINE $OUT),
 # and puts seeds, dictionaries and options next to the binaries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The static pickle scanner. The input is a .npy file whose payload is
  * scanned (npyg_pickle_scan_npy_*), or, when the trailer's first "extra"

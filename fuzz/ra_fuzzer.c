@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RawArray (.ra) validation. The same bytes go through
  * npyg_ra_validate_buffer, npyg_ra_validate_read (chunks of pseudo-random

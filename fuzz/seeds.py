@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes the seed corpus of every harness from corpus/.
 
     fuzz/seeds.py OUTDIR   ->  OUTDIR/<target>/<name>

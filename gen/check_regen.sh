@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Regenerate what the generators own into a temporary directory and compare
 # it byte for byte with what is committed. The sets:
 #   corpus  gen_corpus.py, gen_npz.py and gen_ra.py: corpus/'s .npy groups,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Generate parser/tests/data/numpy_cases.tsv: .npy header test cases whose
 expected verdicts come from numpy itself.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Cases added for conformance suite 1.1.0, kept apart from gen_corpus.py.
 
 gen_corpus.py calls gen(module) with itself as the module, after its own

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Cases added for conformance suite 1.2.0, and the refusal classes of every
 invalid and unsafe case. Run gen_corpus.py, not this file.
 

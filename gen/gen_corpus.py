@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write the npyguard golden corpus.
 
 Usage: /usr/bin/python3 gen/gen_corpus.py [OUTDIR]     (default: corpus/ next to gen/)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write corpus/hdf5/: HDF5 and MAT files and their manifest.
 
 Usage: /usr/bin/python3 gen/gen_hdf5.py [OUTDIR]     (default: corpus/hdf5 next to gen/)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write corpus/hdf5/matlab/: MAT v7.3 files laid out as MATLAB itself
 writes them, and files whose hdf5storage attributes a reader cannot take
 at their word; with their manifest.

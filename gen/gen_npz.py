@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write corpus/npz/: .npz archives and their manifest.
 
 Usage: /usr/bin/python3 gen/gen_npz.py [OUTDIR]      (default: corpus/npz next to gen/)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes corpus/pickle/: object-dtype .npy files whose payloads are pickles
 of every protocol (0-5) and opcode family the static scanner must name,
 malformed and truncated pickles, an .npz of object members and one whose

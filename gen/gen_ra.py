@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write corpus/ra/: RawArray (.ra) files and their manifest.
 
 Usage: /usr/bin/python3 gen/gen_ra.py [OUTDIR]      (default: corpus/ra next to gen/)

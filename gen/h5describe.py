@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A canonical, JSON-ready description of what a reader returned.
 
 One definition for the generators (gen_hdf5.py and gen_matlab_style.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the corpus generators, their checker and the numpy conformance
 adapter share: how an exception, a big integer and a numpy descr are
 written in JSON, the .npy preamble (written and read), and the list of

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Check corpus/manifest.json against what numpy reads from the files.
 
 Usage: /usr/bin/python3 gen/verify_manifest.py [CORPUSDIR]   (default: corpus/ next to gen/)

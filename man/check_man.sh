@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A man page and its command's --help name the same options.
 # Usage: check_man.sh COMMAND MANPAGE
 # The options of --help are the -x / --xxx words before the text column of

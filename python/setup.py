@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Builds npyguard._core from the C library's own sources.
 
 The extension and the C library are one parser: the sources are compiled

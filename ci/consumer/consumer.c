@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program built against an installed npyguard: validates the v1.0 file
    numpy writes for np.arange(3.0) and prints the library's version. */
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # CI recipe: run an NPY reader's adapter against a release of the NPY
 # conformance suite. Copy this file into your repository and call it from
 # your CI. It fetches the release, builds your adapter, runs it with your

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Normalisation of descr, shape and integers for comparison. See descr.h
  * and PROTOCOL.md ("Comparing descr").

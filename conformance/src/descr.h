@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Normalisation of the protocol's JSON values (descr, shape, integers) so
  * that two spellings with the same meaning compare equal. The rules are

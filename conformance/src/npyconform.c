@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyconform: run an NPY reader's adapter over the golden corpus and say
  * where it disagrees with numpy. The adapter protocol is in PROTOCOL.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fork/exec of adapter commands with captured output and a timeout.
  */

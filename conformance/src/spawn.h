@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Running one adapter invocation: /bin/sh -c CMD in its own process group,
  * stdin from /dev/null, stdout and stderr captured (bounded), a wall-clock

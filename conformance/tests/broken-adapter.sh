@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A deliberately wrong adapter, to show that the suite fails when it should.
 # It accepts every file (every archive too, listing no member) without
 # reporting any field, except:

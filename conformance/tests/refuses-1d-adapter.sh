@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A reader that checks nothing but refuses every 1-D array, naming the
 # shape as its reason: it "refuses" every one-defect file built on a 1-D
 # base without seeing the defect. The suite must still fail it, on the

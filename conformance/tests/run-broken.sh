@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ctest: the suite must fail a broken adapter, name its failures, enforce
 # the timeout (killing the adapter's whole process group), write every
 # report format, and honour skip files (adoption and ratchet).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ctest: the release artifact and the shell CI recipe, end to end, as an
 # outside reader's CI runs them: release.sh builds the tarball, then
 # ci/npyconform-ci.sh unpacks it, runs the npyjs adapter with its skip list

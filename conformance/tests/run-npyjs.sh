@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ctest: the npyjs adapter (npm) against its skip list. npyjs fails many
 # cases; the list (skips/npyjs.skip) holds them, so this test fails when
 # npyjs gets worse (a new failure) or better (a stale skip line).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # ctest: numpy must pass its own corpus, compat verdicts included.
 # usage: run-numpy.sh NPYCONFORM CONFORMANCE_DIR
 # Exit 77 (ctest: skipped) when /usr/bin/python3 has no numpy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the descr / shape / integer normalisation (src/descr.c).
  */

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Differential fuzzing of npyguard against numpy.
 
 A grammar generates .npy headers and .npz archives; every input goes to

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Differential generator for npyguard's HDF5 verdicts.
 
 "ok" for an HDF5 or MAT file means that the readers a user runs next

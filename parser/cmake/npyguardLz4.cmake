@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # liblz4 as the imported target npyguard::lz4. Included by the build and,
 # installed beside npyguardConfig.cmake, by every consumer, so that a static
 # libnpyguard.a names a dependency its users can find, not a path on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyguard: a strict, allocation-bounded validating parser and loader for
  * the array files people receive from strangers: NumPy .npy (format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory charged against max_alloc_bytes: the arena every parse-time
  * allocation comes from, reset between parses, and the few tracked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The context: its options and limits, the memory bounds they imply, its
  * reset between calls and the accessors for its results.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * descr -> dtype, as numpy's descr_to_dtype reads it: a typestr, a list of
  * fields (name, type[, shape]) with titles and '' padding, or, inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error and warning facts, and recording an error: the one table of codes
  * (name, class, text), the warning names and texts, which codes blame the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Which format a file is, from its first bytes: the one place a tool asks
  * before it picks a validator. A new format adds its signature here.

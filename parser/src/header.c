@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The header dict: exactly the keys descr, fortran_order and shape, checked
  * in numpy's order (shape type, fortran_order, descr), then what numpy only

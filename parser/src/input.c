@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Input: the one place that reads what the caller gave. A context holds
  * the input npyg_set_input_* set; each call makes its own from it (for a

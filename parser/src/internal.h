@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The library's internal contracts: the context, the arena, literal
    values and the steps each source file provides. Not installed. Every
    step returns 0 or an npyg_status (recorded in ctx->err) and gives its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Every limit of every format, in one table: its name (the Python
  * keyword), its npyvalidate option, its default and range, and the worst

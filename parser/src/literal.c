@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The header text as a Python literal, read the way ast.literal_eval reads
  * it on CPython 3.11 (numpy's reader), without evaluating anything:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The two-step load: npyg_open_* parses and validates the header of one
  * input and stops there; npyg_read_payload then reads the payload of that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Format recognition by content, and the MATLAB MAT-file header.
  *
  * A MAT v5 and v7.3 file starts with a 128-byte header: 116 bytes of text

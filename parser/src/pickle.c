@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The static pickle scanner: what an object array's payload would import,
  * read from its opcodes without unpickling anything.

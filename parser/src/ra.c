@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RawArray (.ra): the fixed header, the dims, the data segment (streamed
  * to the sink as stored, or decompressed as one LZ4 block and its length

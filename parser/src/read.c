@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Framing and inputs: magic, version, the length field, the header bytes,
  * then the payload accounted for (and streamed to the sink) in bounded

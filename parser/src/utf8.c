@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * UTF-8 as Python's strict decoder sees it, shared by the v3 header check
  * (header.c) and zip member names (zip.c); the code point writer and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numpy's writer spelling of a header, both ways. Recognising: nearly every
  * file in the wild has exactly the text numpy writes for a plain dtype,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * .npz archives: the zip container read strictly and within bounds, and
  * each member inflated in bounded chunks into the .npy parser.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the npyvalidate test scripts share: their two arguments, the tally
 of checks, running the command, reading its JSON output and the corpus
 manifests, and running every test_* function of a script in name order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Prints the library's table of codes, one per line:
  * code, name, class, text and whether it blames the environment, separated
  * by tabs. The documents that list the codes are checked against it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Prints the library's table of limits, one per line: name, option,
  * format, default, smallest and largest value and the worst cases it
  * enters (NPYG_BOUND_* bits), separated by tabs. The documents that list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>

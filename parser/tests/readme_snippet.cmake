@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Fails unless EXAMPLE is, byte for byte, the ```c block of README.
 # Usage: cmake -DREADME=... -DEXAMPLE=... -P readme_snippet.cmake
 file(READ ${README} readme)

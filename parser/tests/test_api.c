@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rules of the C API, each test named for the rule it checks. Expected
  * values come from the .npy format specification (NEP 1 and numpy's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numpy's reader rules, case by case: parser/tests/data/numpy_cases.tsv
  * holds crafted .npy files and what numpy 1.24's np.load did with each

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate's behaviour as a command: exit status, output formats, input
 kinds, ordering, and that inputs are never written. Expected header fields
 and payload hashes come from corpus/manifest.json (measured with numpy).

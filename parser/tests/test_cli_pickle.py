@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate names what an object array's pickle would import, in text
 and JSON, for .npy files and .npz members. Expected imports come from the
 manifests (pickletools' view: corpus/manifest.json, corpus/pickle/).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate facing hostile input around the parser: option values, file
 and member names that would drive a terminal, JSON that must stay strict
 UTF-8 and map back to the bytes, special files, deflate work per archive

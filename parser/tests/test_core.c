@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The core every parser stands on, tested directly: the context's
  * refusals of invalid options and limits (npyguard.h: npyg_ctx_new

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Checks npyguard against corpus/manifest.json, whose expectations were
  * measured with numpy by gen/gen_corpus.py:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate gives every file the same verdict whatever it read before:
 over corpus/{valid,invalid,compat,unsafe,npz,ra,pickle}, -j1 (one context
 reads every file in turn) and -j2 (two contexts share them out), with the

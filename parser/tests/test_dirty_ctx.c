@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What a parse may allocate never depends on the parses before it
  * (internal.h, npyg__charge). Every file of the corpus gets the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The documents that list error codes agree with the library's table.
 
 error_table (built from parser/tests/error_table.c) prints errors.c's table

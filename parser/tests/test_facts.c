@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The facts the library hands to its callers, checked against the readers
  * that define them:

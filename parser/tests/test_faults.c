@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * I/O faults, injected at every point in turn, on every .npy file, every
  * .npz archive (up to 1 MiB), every .ra file and every HDF5 and MAT file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Checks the HDF5 / MAT v7.3 scan against corpus/hdf5/manifest.json, whose
  * files gen/gen_hdf5.py wrote with hdf5storage and h5py:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The libhdf5 child's limits, and its death, are the file's verdict.
 
 Files are written here, into a temporary directory, with h5py:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate --extract and --hash on HDF5 / MAT v7.3 files, held to h5py.
 
 For every file of corpus/hdf5/valid and corpus/hdf5/matlab/valid:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The child's seccomp filter (parser/src/hdf5/sandbox.c). The helper
  * compiles it once with a placeholder where the child's pid goes, and each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The HDF5 load's parent side (npyg_hdf5_load_fd) against the valid corpus
  * and against a child that lies or dies:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate on corpus/hdf5/matlab/ (gen/gen_matlab_style.py).
 
 Rules checked, under both profiles, for every file of its manifest:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """No file outside the one being scanned is opened while scanning HDF5.
 
 Runs the scan of every corpus/hdf5 file (test_hdf5, which opens the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Every escape from the HDF5 cage is refused or kills the child, and the
 parent gives the file a clear verdict.
 

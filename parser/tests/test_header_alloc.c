@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Allocation failures in the header's parse: the writer-form recogniser,
  * the literal parser, the dtype builder and the shape, each refused at

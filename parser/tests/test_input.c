@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One input, every format: each kind of input (a buffer, a regular file
  * read from a non-zero position, a pipe, a read callback and a positional

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The documents that list limits agree with the library's table.
 
 limit_table (built from parser/tests/limit_table.c) prints limits.c's

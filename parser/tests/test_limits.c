@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The limits API: one table of every format's limits, set and read on a
  * context by id. The expected names, defaults and ranges are npyguard.h's

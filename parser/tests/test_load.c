@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The two-step load (npyg_open_* then npyg_read_payload, and the archive
  * member form) against the corpus manifests written with numpy:

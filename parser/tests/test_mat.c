@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Format recognition and the MAT header, on inputs built here from the
  * MAT-file format description (128-byte header: 116 bytes of text, 8-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Checks the .npz reader against corpus/npz/manifest.json, whose zip and
  * numpy facts were measured by gen/gen_npz.py:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The pickle scanner against what Python's pickletools sees: the unsafe
  * files of corpus/manifest.json and corpus/npz/manifest.json (pickle_imports,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Checks the RawArray reader against corpus/ra/manifest.json, whose header
  * fields and SHA-256s gen/gen_ra.py derived from the format's text, numpy

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate as a neighbour: it never modifies what it reads, and it dies
 quietly when its reader goes away.
 

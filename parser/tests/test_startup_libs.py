@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """npyvalidate maps libcrypto only when a run needs it, and libhdf5 never.
 
 libcrypto is loaded with dlopen on first use (parser/tools/sha256.c), so

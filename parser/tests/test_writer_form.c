@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The writer-form recogniser (writer.c) must give, for every text it
  * accepts, the very tree the general literal parser (literal.c) gives, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "testutil.h"
 #include "../src/internal.h" /* npyg__hexval */
 

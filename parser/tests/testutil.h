@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plumbing shared by the C tests: the one assertion macro, an allocator
    that counts, caps and can fail on purpose, a reader that hands out input
    in small random chunks, the divergences.tsv loader, and the header-field

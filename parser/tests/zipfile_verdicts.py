@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What Python's zipfile does with each crafted archive of test_npz.
 
 test_npz --crafted DIR writes every crafted archive to DIR and lists, in

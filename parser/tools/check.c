@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One input: open it, sniff its format from the first bytes, and hand it
  * to that format's validator, which validates (hashing the payload when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * HDF5 and MAT v7.3 datasets as read by libhdf5 in the sandbox
  * (npyg_hdf5_load_fd), for pipelines that never touch libhdf5:

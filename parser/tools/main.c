@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyvalidate: check .npy files and .npz archives before they are loaded.
  *

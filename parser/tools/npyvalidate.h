@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyvalidate's parts and what they share: the options, the text buffer a
  * report is built in, one job per input path.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The command line: options and limits, checked before any file is read. */
 #include "npyvalidate.h"
 

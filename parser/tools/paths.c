@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The inputs: paths from the command line, a list file, or a directory walk. */
 #include "npyvalidate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The run: a pool of workers, each with its own context, and output in
  * input order. At most a window of finished reports waits for its turn,

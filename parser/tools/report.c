@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One file's report, as text or as a JSON object: a .npy array, an error,
  * an archive and its members. Names, classes and warnings come from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SHA-256 from OpenSSL's libcrypto, loaded by --hash and only then.
  *

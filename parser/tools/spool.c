@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An archive on standard input: a zip is read from its end and out of
  * order, which a pipe cannot do, so the stream is copied to an anonymous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The text a report is built in, and JSON's strings and integers. */
 #include "npyvalidate.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Safe loading of untrusted NumPy ``.npy`` and ``.npz`` files, and RawArray ``.ra``.
 
 ``npyguard.load`` and ``npyguard.load_npz`` validate and load in one pass,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """An HDF5 file as the sandboxed child reads it: plain values, no libhdf5.
 
 The child walks the file and sends every object reached from the root by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """HDF5 and MAT v7.3 files loaded through the library's sandbox.
 
 libhdf5 runs only in the caged child of npyguard's helper; this process

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """hdf5storage's conventions, decoded from a tree of validated values.
 
 ``read_tree(tree, path)`` returns what ``hdf5storage.read(path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyguard._core: the CPython binding of the C library, compiled from the
  * library's own sources. It exposes the two-step load (a header parsed and

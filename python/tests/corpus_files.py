@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where the tests find the repository's corpus and its manifests, which
 numpy, zipfile and the other real writers' generators (gen/) recorded."""
 import json

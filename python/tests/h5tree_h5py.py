@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The tree of npyguard._h5tree, built by h5py from the file itself.
 
 What the sandboxed child must send, as the real reader sees the file:

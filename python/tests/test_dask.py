@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """bench/dask_npyguard.py on Debian's python3-distributed LocalCluster:
 files validated in worker processes, refusals back in the client as
 npyguard.Error with the codes of README.md's table. Skipped only when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The package's facts come from the C library: they are checked here
 against the readers that define them (zipfile for member names, numpy for
 the descr) and against what npyvalidate --json prints."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """HDF5 and MAT v7.3 files loaded through npyguard's sandbox, held to h5py.
 
 The expected tree of every file is the one h5py itself reads

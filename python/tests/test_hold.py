@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The package under threads, streams, signals, processes and every kind of
 file object numpy.load takes.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every limit keyword of the package: its name, default and range are the
 C library's (npyguard.h's documented NPYG_DEFAULT_* values and caps,
 spelled here by hand), each is accepted at both ends of its range, and a

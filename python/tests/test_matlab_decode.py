@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """npyguard's decoder of hdf5storage's conventions (npyguard._matlab),
 held to what hdf5storage itself returned for every valid corpus file, as
 gen/gen_hdf5.py and gen/gen_matlab_style.py recorded it through

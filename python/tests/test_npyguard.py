@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """npyguard's Python package against numpy and the corpus manifests.
 
 Expected values come from numpy (numpy.load on the same file) and from the

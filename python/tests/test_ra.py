@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """RawArray (.ra) loading against corpus/ra/manifest.json, whose values
 gen/gen_ra.py recorded from numpy and the format's readers: every valid
 file gives the array ra.py gives (its dtype in the file's byte order, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the cnpy adapter from a copy of cnpy's source. cnpy is not packaged
 # by Debian or any registry CI reaches, so this script fetches nothing: get
 # the pinned commit yourself, e.g.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for cnpy (github.com/rogersce/cnpy).
 //
 // cnpy is untyped: cnpy::npy_load returns an NpyArray holding the shape,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the gonpy adapter from a copy of gonpy's source, offline. gonpy is
 # not packaged by Debian, and CI reaches no Go module proxy, so this script
 # fetches nothing: get the pinned commit yourself, e.g.

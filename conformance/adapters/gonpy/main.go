@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for gonpy (github.com/kshedden/gonpy).
 //
 // gonpy's reader is typed: gonpy.NewFileReader reads the header and fills

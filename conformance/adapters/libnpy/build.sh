@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the libnpy adapter from a copy of libnpy's source (header-only).
 # libnpy is not packaged by Debian or any registry CI reaches, so this
 # script fetches nothing: get the pinned commit yourself, e.g.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for libnpy (github.com/llohse/libnpy, header-only).
 //
 // libnpy's reader is typed: npy::read_npy<Scalar>(path) needs the element

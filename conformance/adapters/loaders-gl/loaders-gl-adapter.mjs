@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for loaders.gl's NPYLoader (@loaders.gl/textures),
 // through loaders.gl's ordinary entry point, parse() of @loaders.gl/core.
 // The loader returns {data: TypedArray, header}; header is its own parse of

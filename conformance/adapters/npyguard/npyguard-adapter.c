@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyconform adapter for npyguard: runs `npyvalidate --json --hash` on one
  * file and rewrites its report in the protocol's form (PROTOCOL.md).

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for the npm package npyjs (see ../../PROTOCOL.md).
 // Reports what npyjs read: its dtype (npyjs only reads little-endian data),
 // its shape and fortranOrder, and the SHA-256 of the data it returned.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs numpy-parser 1.2.3 from the npm registry, pinned by package-lock.json.
 # usage: conformance/adapters/numpy-parser/build.sh
 set -eu

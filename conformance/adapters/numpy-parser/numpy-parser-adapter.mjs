@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for the npm package numpy-parser (fromArrayBuffer).
 // The library returns {data: TypedArray, shape}; it does not return the
 // descr or fortran_order, so the descr reported is the one its typed array

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for @planet/ol-numpytiles (fromArrayBuffer), the
 // NumpyTiles reader of OpenLayers. It returns {shape, data: TypedArray}
 // and exposes no memory order, so fortran_order is false (its callers

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds an npyconform-style adapter around the reference RawArray C reader
 # (github.com/davidssmith/ra, c/ra.c and its bundled c/lz4.c), pinned to
 # one upstream commit. Nothing of upstream is kept in this repository: the

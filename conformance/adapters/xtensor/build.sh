@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the xtensor adapter against Debian's libxtensor-dev (0.24.3 on
 # Debian 12; ci/install-deps.sh installs it) and OpenSSL for SHA-256.
 # usage: conformance/adapters/xtensor/build.sh [OUTDIR] [--sanitize]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // npyconform adapter for xtensor's load_npy (Debian libxtensor-dev).
 //
 // xtensor's reader is typed: load_npy<T> needs the element type before it

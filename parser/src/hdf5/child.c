@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One file's child, forked by the helper: the cage first (sandbox.c), then
  * the input is mapped read-only and libhdf5 opens the mapping as a file
  * image, and the walk (walk.c) reports what it finds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The load, in the child: once the walk found no hazard, every path
  * reached from the root (groups, datasets, soft links) and every
  * attribute goes up the pipe, each value as .npy bytes this file writes

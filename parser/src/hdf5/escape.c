@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Built only into npyg-hdf5-helper-escape, for tests: a child whose input
  * starts with "NPYG-ESCAPE <name>\n" tries that escape once the cage is
  * in force, as code running in a compromised libhdf5 would, and reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loading libhdf5 in the helper (see h5api.h for why).
  *
  * The table is the helper's: written once, under pthread_once, before its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libhdf5, looked up by name the first time an HDF5 file is scanned.
  *
  * Only the helper (helper.c) maps libhdf5; npyvalidate and the library

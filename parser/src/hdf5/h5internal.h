@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Between the parent side of the HDF5 scan (scan.c) and the child that
  * runs libhdf5 (child.c, walk.c, storage.c, sandbox.c). Not installed.
  *

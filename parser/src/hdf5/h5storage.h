@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hdf5storage's and MATLAB's attributes on one object, and whether they
  * agree with each other and with what the object holds (storage.c).
  * Between walk.c and storage.c; not installed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The walk (walk.c) as the child's entry (child.c) sees it. Not installed. */
 #ifndef NPYG_H5WALK_H
 #define NPYG_H5WALK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* npyg-hdf5-helper: the process that holds libhdf5 for one context.
  *
  * Started by scan.c with posix_spawn, an empty environment, /dev/null on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The HDF5 scan's limits struct (its defaults and ranges are limits.c's
  * table) and the parent's allocation bound: built with or without libhdf5,
  * so that callers can size things either way; the helper links it too. */

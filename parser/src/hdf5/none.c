@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Built without libhdf5: HDF5 files are recognised (mat.c) but not
  * scanned; the scan says so with its own code. */
 #include "h5internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cage: resource limits, namespaces, Landlock and two seccomp allow
  * lists (libseccomp), one for the helper and one for each file's child,
  * compiled once in the helper and loaded by each child with its pid.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The parent side of the HDF5 scan: the context's helper (helper.c),
  * spawned on the first HDF5 file, forks one caged child per file; the
  * parent hands it the input, reads the child's records through one fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The hdf5storage check: the attributes hdf5storage (and MATLAB) write on
  * an object, read when they are small, and checked against each other and
  * against the object's stored type and shape. A disagreement makes a

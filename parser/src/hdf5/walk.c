@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The child: libhdf5 walks the file and every finding goes up the pipe.
  *
  * Rules the walk keeps, so that libhdf5 never reaches outside the file:

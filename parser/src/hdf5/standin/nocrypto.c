@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A stand-in for libcrypto in the HDF5 helper (see helper.c): the three
  * functions libhdf5's S3 driver links to sign requests, each failing.
  * Loaded under libcrypto's soname, with the symbol version libhdf5 asks

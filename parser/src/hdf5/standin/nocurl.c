@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A stand-in for libcurl in the HDF5 helper (see helper.c): the functions
  * libhdf5's S3 driver links, each failing. npyguard never selects that
  * driver; if anything called these, it would get an error, not a network.
