@@ -285,15 +285,17 @@ def families(b):
              "shape tuple never closed"),
             ("syntax-unbalanced-brace", body[:-1], "dict never closed"),
             ("syntax-extra-brace", body + "}", "an extra '}'"),
-            ("syntax-unterminated-string", body.replace("'fortran_order'", "fortran_order'"),
-             "an unterminated string"),
+            ("syntax-unterminated-string", body.replace("'shape':", "'shape:"),
+             "the string 'shape: ... never closed"),
             ("syntax-junk-after", body + "\nxyz", "a name on a line after the dict"),
             ("syntax-semicolon", body + ";", "';' after the dict"),
             ("syntax-two-dicts", body + " " + body, "two dicts in a row"),
             ("syntax-lower-l", H(shape=b.dims("%dl" % b.shape[0])), "lower-case 'l' suffix"),
             ("syntax-double-L", H(shape=b.dims("%dLL" % b.shape[0])), "'LL' suffix"),
-            ("syntax-missing-colon", body.replace("'descr':", "'descr'"),
-             "key without ':' (the strings concatenate)"),
+            # a list after a string is a subscript, so the struct base loses
+            # the colon after another key
+            ("syntax-missing-colon", body.replace("'fortran_order':", "'fortran_order'") if b.struct
+             else body.replace("'descr':", "'descr'"), "a key without its ':'"),
             ("syntax-missing-comma", body.replace(", 'fortran_order'", " 'fortran_order'"),
              "no comma between two items"),
             ("syntax-leading-zero-int", H(shape=b.dims("0%d" % b.shape[0])), "a dim with a leading zero"),
