@@ -21,6 +21,8 @@ NPYG_PACKAGES=(
   libseccomp-dev                        # the HDF5 helper's allow lists (libseccomp)
   strace                                # proof that the HDF5 scan opens no other file; read-only opens (test_robustness.py)
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
+  python3-yaml                          # the conformance CI recipes (GitHub, GitLab YAML) under test
+  libvips-dev                           # sharp, which the read-npy-file conformance adapter loads (via numjs)
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

@@ -15,6 +15,13 @@ if command -v npm >/dev/null && [ -f conformance/adapters/npyjs/package-lock.jso
   (cd conformance/adapters/npyjs && npm ci --no-audit --no-fund --silent) ||
     echo "note: npyjs did not install; conformance.npyjs will be skipped"
 fi
+# So do read-npy-file (its numjs builds sharp against libvips-dev) and tfjs-npy.
+for r in read-npy-file tfjs-npy; do
+  if command -v npm >/dev/null && [ -f conformance/adapters/$r/package-lock.json ]; then
+    (cd conformance/adapters/$r && npm ci --no-audit --no-fund --silent) ||
+      echo "note: $r did not install; conformance.$r will be skipped"
+  fi
+done
 
 echo "== release build (gcc), ctest"
 cmake --preset release -DNPYG_WERROR=ON >/dev/null
@@ -31,7 +38,7 @@ cmake --build --preset asan -j "$jobs"
 # shell scripts (the runner's C code is still under ASan in the other
 # conformance runs). The HDF5 differential seed spends its minute in
 # hdf5storage and h5py, which are the same either way.
-ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs|broken-adapters)|install_consumers|python_package|fuzz_hdf5_differential_smoke'
+ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs|broken-adapters|read-npy-file|tfjs-npy|release)|install_consumers|python_package|fuzz_hdf5_differential_smoke'
 
 echo "== ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
 bash ci/tsan.sh

@@ -4,7 +4,8 @@
 #
 #   npyconform-<version>/bin/npyconform                the runner (static when the toolchain allows)
 #   npyconform-<version>/share/npyconform/corpus/      the cases and their manifests
-#   npyconform-<version>/share/doc/npyconform/         PROTOCOL.md, README.md, VERSION, ci/ recipes
+#   npyconform-<version>/share/doc/npyconform/         conformance/ of the repository: README.md, PROTOCOL.md,
+#                                                      RESULTS.md, CHANGELOG.md, VERSION, ci/ recipes, adapters/, skips/
 #   npyconform-<version>/src/, Makefile                to rebuild the runner elsewhere (make; make install PREFIX=...)
 #
 # The runner finds the corpus beside itself (BIN/../share/npyconform/corpus),
@@ -89,8 +90,24 @@ fi
 # The corpus, copied by the runner itself (npyconform copy: its manifest and group directories).
 "$d/bin/npyconform" --corpus "$root/corpus" copy "$d/share/npyconform/corpus" ||
     die "npyconform copy failed"
-cp "$here/PROTOCOL.md" "$here/README.md" "$here/VERSION" "$d/share/doc/npyconform/"
-cp "$here"/ci/* "$d/share/doc/npyconform/ci/"
+# The corpus's own READMEs, which the suite's README links to.
+for f in README.md npz/README.md ra/README.md; do
+    if [ -f "$root/corpus/$f" ]; then cp "$root/corpus/$f" "$d/share/npyconform/corpus/$f"; fi
+done
+# Everything the README and PROTOCOL name: the docs, RESULTS.md, the CI
+# recipes, the adapters of the published readers (sources, package locks,
+# build scripts; never node_modules), the skip files, the scripts. The
+# tracked files of conformance/ when this is a clone, else the directory
+# without what builds leave in it.
+doc=$d/share/doc/npyconform
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$root" ls-files -z conformance | (cd "$root" && xargs -0 tar -cf -) | tar -C "$stage" -xf -
+    cp -R "$stage/conformance/." "$doc/" && rm -rf "$stage/conformance"
+else
+    (cd "$here" && find . -name node_modules -prune -o -type f -print | tar -cf - -T -) | tar -C "$doc" -xf -
+fi
+# In the tarball the corpus is share/npyconform/corpus, not ../corpus.
+find "$doc" -name '*.md' -exec sed -i 's#](\.\./corpus/#](../../npyconform/corpus/#g' {} +
 
 # What is packed must run from where it is, and carry the version.
 got=$("$d/bin/npyconform" --version | head -n 1)

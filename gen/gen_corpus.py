@@ -42,7 +42,7 @@ import gen_conform12
 from npygen import (MAGIC, descr_json, json_int, norm_message, numpy_verdict, pickle_imports, preamble,
                     read_framing)
 
-SUITE_VERSION = "1.2.0"
+SUITE_VERSION = "1.3.0"
 BIG_LIMIT = 10 ** 7          # "raised" max_header_size used for second opinions
 
 # ---------------------------------------------------------------------------
@@ -1199,7 +1199,7 @@ def measure_case(rel, case, path):
     entry = {"group": group, "description": case["description"]}
     fr = read_framing(data)
     entry.update(fr)
-    for k in ("npyguard_error", "platform_dependent"):
+    for k in ("npyguard_error", "platform_dependent", "base"):
         if k in case:
             entry[k] = case[k]
 
@@ -1329,6 +1329,9 @@ def main(argv):
     gen_conform11.gen(sys.modules[__name__])
     # --- suite 1.2.0: each defect again on other bases (gen_conform12.py)
     gen_conform12.gen(sys.modules[__name__])
+    # --- suite 1.3.0: every defect family on every base (gen_conform13.py)
+    import gen_conform13
+    gen_conform13.gen(sys.modules[__name__])
 
     for rel in sorted(CASES):
         with open(os.path.join(out, rel), "wb") as f:

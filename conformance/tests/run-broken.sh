@@ -164,9 +164,10 @@ expect_line "$tmp/ra" "$(row ra "$nra" $((nra - nrabad - 1)) $((nrabad + 1)))"
 expect_line "$tmp/ra" "fields compared: ndims, dims; never reported, so not checked: flags, eltype, elbyte, size, data_sha256"
 grep -q '^  valid ' "$tmp/ra" && fail "--only ra ran NPY cases"
 
-# 1d. a reader that refuses every 1-D array and checks nothing else: the
-# one-defect files built on 2-D bases (suite 1.2.0) catch it, and with
-# --check-reasons so do the 1-D ones it refused as "shape"
+# 1d. a reader that refuses every 1-D array and checks nothing else: every
+# defect family is built on bases of more than one dimension too (suite
+# 1.3.0), so it fails most of the invalid group, and with --check-reasons
+# so do the 1-D ones it refused as "shape"
 r1d="sh $dir/tests/refuses-1d-adapter.sh"
 "$runner" --adapter "$r1d" -j 2 --timeout $to --only invalid --format json -o "$tmp/r1d.json" 2>/dev/null
 expect_rc 1 $? "1-D refuser"
@@ -181,17 +182,19 @@ import json, re, sys
 j = json.load(open(sys.argv[1]))
 files = json.load(open(sys.argv[2]))["files"]
 c = {x["name"]: x for x in j["cases"]}
-# every defect built again on a 2-D base (gen_conform12.py names them so)
-twins = [n for n, e in files.items() if e["group"] == "invalid" and "(base: " in e["description"]
-         and re.search(r"-2d(-F)?-v[0-9]\.npy$", n)]
-assert len(twins) >= 14, twins
+# every defect family built on the bases of more than one dimension
+# (the manifest's base; gen_conform12.py and gen_conform13.py)
+twins = [n for n, e in files.items() if e["group"] == "invalid" and e.get("base") in ("2d-v1", "2d-F-v3", "3d-be-v2")]
+assert len(twins) >= 300, len(twins)
 missed = [n for n in twins if c[n].get("failure") != "should-refuse"]
 assert not missed, missed
+s = j["summary"]["invalid"]
+assert s["failed"] * 2 > s["cases"], ("the 1-D refuser fails only %d of %d invalid cases" % (s["failed"], s["cases"]))
 other = j["summary"]["invalid"]["refused_for_another_reason"]
 assert other > 0 and c["invalid/magic-92.npy"].get("refused_for_another_reason"), other
 assert c["invalid/magic-92.npy"]["outcome"] == "pass", "a wrong reason fails only with --check-reasons"
-print("1-D refuser: all %d 2-D twins accepted (caught), %d refusals for another reason"
-      % (len(twins), other))
+print("1-D refuser: fails %d of %d invalid cases; all %d twins on 2-D and 3-D bases accepted (caught), "
+      "%d refusals for another reason" % (s["failed"], s["cases"], len(twins), other))
 PY
 
 # 2. machine formats, on a subset
@@ -206,7 +209,7 @@ expect_line "$tmp/out.tap" "not ok"
 expect_line "$tmp/out.tap" "- invalid/version-4.0.npy"
 expect_line "$tmp/out.junit" '<testcase classname="npyconform.invalid" name="invalid/version-4.0.npy"'
 expect_line "$tmp/out.junit" '<failure message="crash: '
-expect_line "$tmp/out.json" '"suite_version": "1.2.0"'
+expect_line "$tmp/out.json" "\"suite_version\": \"$(cat "$dir/VERSION")\""
 ntap=$(grep -c '^not ok' "$tmp/out.tap")
 nplan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tmp/out.tap")
 nok=$(grep -c '^ok' "$tmp/out.tap")
@@ -268,7 +271,7 @@ expect_line "$tmp/missing" "crash: exit status 127"
 "$runner" --adapter true --only nonsense > /dev/null 2>&1
 expect_rc 2 $? "--only nonsense"
 "$runner" --version > "$tmp/version"
-expect_line "$tmp/version" "suite 1.2.0"
+expect_line "$tmp/version" "suite $(sed -n 's/^ *"suite_version": "\([^"]*\)".*/\1/p' "$dir/../corpus/manifest.json")"
 expect_line "$tmp/version" "npyconform $(cat "$dir/VERSION")"
 
 if [ $fails -ne 0 ]; then
