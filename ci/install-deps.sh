@@ -21,6 +21,8 @@ NPYG_PACKAGES=(
   libseccomp-dev                        # the HDF5 helper's allow lists (libseccomp)
   strace                                # proof that the HDF5 scan opens no other file; read-only opens (test_robustness.py)
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
+  python3-jsonschema python3-yaml git    # schema/ tests: the record schema, SARIF, the CI integrations
+  python3-fsspec python3-aiohttp        # the remote recipe (bench/remote_validate.py) and its test
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the
