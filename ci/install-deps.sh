@@ -22,7 +22,7 @@ NPYG_PACKAGES=(
   strace                                # proof that the HDF5 scan opens no other file; read-only opens (test_robustness.py)
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
   python3-jsonschema python3-yaml git    # schema/ tests: the record schema, SARIF, the CI integrations
-  python3-fsspec python3-aiohttp        # the remote recipe (bench/remote_validate.py) and its test
+  python3-fsspec python3-aiohttp python3-requests  # the remote recipe (bench/remote_validate.py): fsspec's HTTP filesystem
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the
