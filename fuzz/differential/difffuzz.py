@@ -531,10 +531,12 @@ def run_npyvalidate(exe, paths):
     for line in p.stdout.splitlines():
         rec = json.loads(line)
         codes = []
-        if 'error' in rec:
+        members = (rec.get('npz') or {}).get('members', [])
+        # an archive's top-level error repeats its first refused member's
+        if 'error' in rec and not any('error' in m for m in members):
             codes.append(rec['error']['name'])
         warns = set(rec.get('warnings', []))
-        for m in rec.get('members', []):
+        for m in members:
             if 'error' in m:
                 codes.append(m['error']['name'])
             warns |= set(m.get('warnings', []))

@@ -72,10 +72,11 @@ def test_json_matches_manifest():
     r = run("--json", "--hash", *[path(n) for n in names])
     lines = json_lines(r.stdout)
     check(len(lines) == len(names), "one JSON line per file (%d for %d)" % (len(lines), len(names)))
-    for n, o in zip(names, lines):
+    for n, rec in zip(names, lines):
         e = MANIFEST[n]
-        check(o["path"] == path(n), "JSON in input order: %s" % n)
-        check(o["ok"] is True, "JSON ok for %s" % n)
+        check(rec["path"] == path(n), "JSON in input order: %s" % n)
+        check(rec["ok"] is True and rec["format"] == "npy", "JSON ok for %s" % n)
+        o = rec["npy"]
         check([int(x) for x in o["shape"]] == [int(x) for x in e["shape"]], "shape of %s" % n)
         check(o["fortran_order"] == e["fortran_order"], "fortran_order of %s" % n)
         check(o["header_len"] == e["header_len"] and o["data_offset"] == e["data_offset"], "offsets of %s" % n)
@@ -121,7 +122,7 @@ def test_stdin_pipe_and_hash():
     name = "valid/f8-le-1d-C-v1.npy"
     data = open(path(name), "rb").read()
     o = run_json("--hash", "-", stdin=data)
-    check(o["ok"] and o["payload_sha256"] == MANIFEST[name]["payload_sha256"], "stdin with --hash")
+    check(o["ok"] and o["npy"]["payload_sha256"] == MANIFEST[name]["payload_sha256"], "stdin with --hash")
 
 
 def test_refuses_fifo_and_devices_without_hanging():
@@ -267,7 +268,8 @@ def test_ra_json_matches_manifest():
     lines = r.stdout.decode().splitlines()
     check(len(lines) == len(names), "one JSON line per .ra file (%d for %d)" % (len(lines), len(names)))
     for n, line in zip(names, lines):
-        o, e = json.loads(line), RA[n]
+        rec, e = json.loads(line), RA[n]
+        o = dict(rec.get("ra") or {}, ok=rec["ok"], format=rec["format"], error=rec.get("error"))
         if e["group"] == "valid":
             same = (o["ok"] is True and o["format"] == "ra" and o["type"] == e["type"] and o["flags"] == e["flags"]
                     and o["eltype"] == e["eltype"] and o["elbyte"] == e["elbyte"]
@@ -311,7 +313,7 @@ def test_ra_human_line_and_content_recognition():
     lz = os.path.join(CORPUS, "ra", "limit", "lz4-16mib.ra")
     check(run_json(lz)["error"]["name"] == "NPYG_ELIMIT_ALLOC", "16 MiB LZ4 over --max-alloc")
     o = run_json("--max-alloc", str(64 << 20), lz)
-    check(o["ok"] and o["data_bytes"] == 16 << 20, "16 MiB LZ4 decoded once --max-alloc allows it")
+    check(o["ok"] and o["ra"]["data_bytes"] == 16 << 20, "16 MiB LZ4 decoded once --max-alloc allows it")
 
 
 def test_ra_recursive():

@@ -87,7 +87,7 @@ def test_npz_members():
         check(member in want and PREFIX in line and sorted(text_imports(line)) == want[member],
               "member line %r, pickletools %s" % (line, want.get(member)))
     j = run_json(path)
-    for m in j["members"]:
+    for m in j["npz"]["members"]:
         got = sorted("%s.%s" % (i["module"], i["name"]) for i in m["pickle"]["imports"])
         check(got == want[m["name"]], "json member %s: %s" % (m["name"], got))
 

@@ -83,7 +83,7 @@ def verdict(what, p, code, name, message):
     if err.get("message") != message:
         failures.append("%s: message %r, not %r" % (what, err.get("message"), message))
     # the walk was cut short: some objects were reported, not all of them
-    n = len(report.get("objects") or [])
+    n = len((report.get("hdf5") or {}).get("objects") or [])
     if n >= GROUPS:
         failures.append("%s: all %d objects were reported, the walk was not cut" % (what, n))
     print("%s: code %s, %d of %d objects reported" % (what, err.get("code"), n, GROUPS))

@@ -88,7 +88,7 @@ def main():
                                                                              v.dtype, v.shape))
             h = subprocess.run([npyvalidate, "--hash", "--json", path], capture_output=True, text=True)
             report = json.loads(h.stdout)
-            for o in report["objects"]:
+            for o in report["hdf5"]["objects"]:
                 v = want.get(o["path"])
                 if o["kind"] != "dataset" or v is None:
                     continue

@@ -33,8 +33,8 @@ def run(exe, paths, strict):
 def check(rel, want, got, strict):
     """Problems with one file's record: [] when it is as the manifest says."""
     errs = []
-    warned = [o["path"] for o in got.get("objects", []) if o.get("warnings")]
-    refused = [o["path"] for o in got.get("objects", []) if not o["ok"]]
+    warned = [o["path"] for o in got.get("hdf5", {}).get("objects", []) if o.get("warnings")]
+    refused = [o["path"] for o in got.get("hdf5", {}).get("objects", []) if not o["ok"]]
     where = want["format_finding"]
     if where is None:
         if not got["ok"]:

@@ -83,6 +83,7 @@ typedef struct input {
     const char *path;
     int fd;
     bool regular; /* random access: pread, sizes known */
+    npyg_format format; /* as sniffed, for the report */
     bool at_start; /* opened here: the position is 0, no lseek to learn it */
     replay rp;    /* a stream's first bytes, handed back to its reader */
     const unsigned char *data; /* the whole file, when one read took it all */
@@ -166,7 +167,7 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         pk.report = r;
         pk.scan_error = *npyg_last_error(pc);
     }
-    report_npy(o, b, in->path, ctx, rc, shown, &pk);
+    report_npy(o, b, in->path, ctx, rc, shown, &pk, in->format);
     npyg_pickle_report_free(pc, r);
     npyg_ctx_free(pc);
     return status_of(rc ? npyg_last_error(ctx)->code : 0);
@@ -184,6 +185,8 @@ static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     int status = 0;
     size_t n = npyg_zip_count(z);
     strbuf members = {0};
+    const npyg_zip_entry *first = NULL;
+    npyg_error first_error = {0};
     for (size_t i = 0; i < n; i++) {
         hash_state h;
         hash_begin(o, ctx, &h);
@@ -203,9 +206,13 @@ static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         npyg_pickle_report_free(ctx, r);
         int s = status_of(mrc);
         if (s > status) status = s;
+        if (mrc && !first) {
+            first = npyg_zip_member(z, i);
+            first_error = merr;
+        }
     }
     npyg_set_payload_sink(ctx, NULL, NULL);
-    report_archive(o, b, in->path, status, n, members.p);
+    report_archive(o, b, in->path, status, n, members.p, first, first ? &first_error : NULL);
     free(members.p);
     npyg_zip_close(z);
     return status;
@@ -264,10 +271,10 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
     if (in->regular) {
         /* A file can be probed further: HDF5 behind a user block, and the
            MAT header, which npyguard checks itself before libhdf5 runs. */
-        npyg_probe_info pi;
+        npyg_probe_info pi = {0};
         int prc = in->data ? npyg_probe_buffer(ctx, in->data, in->len, &pi) : npyg_probe_fd(ctx, in->fd, &pi);
         if (prc) {
-            report_npy(o, b, in->path, ctx, prc, NULL, NULL);
+            report_error(o, b, in->path, npyg_last_error(ctx), pi.format);
             return status_of(prc);
         }
         if (pi.format == NPYG_FORMAT_HDF5 || pi.format == NPYG_FORMAT_MAT73) return validate_hdf5(o, ctx, b, in, &pi);
@@ -278,12 +285,13 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
         if (got == sizeof head && (!memcmp(head, "\x89HDF\r\n\x1a\n", 8) || !memcmp(head, "MATLAB", 6))) {
             npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
             snprintf(e.message, sizeof e.message, "an HDF5 or MAT file needs a regular file, not a pipe");
-            report_archive_error(o, b, in->path, &e);
+            report_error(o, b, in->path, &e, head[0] == 'M' ? NPYG_FORMAT_MAT73 : NPYG_FORMAT_HDF5);
             return status_of(e.code);
         }
     }
     size_t k = 0;
     while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
+    in->format = validators[k].format;
     if (validators[k].needs_regular && !in->regular) {
         npyg_error e;
         int fd = spool_stream(o, in->rp.head, in->rp.len, in->fd, &e);
@@ -291,7 +299,7 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
             report_archive_error(o, b, in->path, &e);
             return status_of(e.code);
         }
-        input spooled = {.path = in->path, .fd = fd, .regular = true};
+        input spooled = {.path = in->path, .fd = fd, .regular = true, .format = in->format};
         int status = validators[k].validate(o, ctx, b, &spooled);
         close(fd);
         return status;

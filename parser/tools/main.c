@@ -60,7 +60,9 @@ int main(int argc, char **argv)
     job *jobs = calloc(paths.n ? paths.n : 1, sizeof *jobs);
     if (!jobs) die_oom();
     for (size_t k = 0; k < paths.n; k++) jobs[k].path = paths.v[k];
+    if (o.sarif) sarif_begin(stdout);
     int s = paths.n ? run_all(&o, jobs, paths.n) : 0;
+    if (o.sarif) sarif_end(stdout);
     if (s > status) status = s;
     for (size_t k = 0; k < paths.n; k++) free(paths.v[k]);
     free(paths.v);

@@ -28,6 +28,7 @@ int sha256_load(sha256_api *api, const char **why);
 
 typedef struct options {
     bool json, hash, quiet, recursive;
+    bool sarif; /* one SARIF 2.1.0 log of the refusals instead of reports */
     const char *extract;      /* --extract OUT.npz */
     const sha256_api *sha256; /* set when hash */
     npyg_profile profile;
@@ -66,8 +67,15 @@ typedef struct pickle_view {
 } pickle_view;
 
 /* A .npy input (or the error that stopped it); pk NULL: no scan. */
+/* f: the format sniffed (NPYG_FORMAT_UNKNOWN when the .npy validator was
+   asked only to say what is wrong with the file). */
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha,
-                const pickle_view *pk);
+                const pickle_view *pk, npyg_format f);
+/* An error that ended a file of format f before its validator ran. */
+void report_error(const options *o, strbuf *b, const char *path, const npyg_error *e, npyg_format f);
+/* "npy", "npz", "ra", "hdf5", "mat73", "mat5", "mat4", "unknown": the
+   records' and the SARIF log's name of a format. */
+const char *format_name(npyg_format f);
 /* A RawArray .ra input (or the error that stopped it). */
 void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
 /* An error found before any validator ran (open, stat, kind of file). */
@@ -82,7 +90,20 @@ void report_archive_error(const options *o, strbuf *b, const char *path, const n
 void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, const npyg_zip_entry *m, int rc,
                    const char *sha, const npyg_error *e, const pickle_view *pk);
 /* The archive's line around its members' reports. */
-void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members);
+/* first, first_error: the first member that failed and its error (NULL
+   when none did), the archive's own error in the JSON record. */
+void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members,
+                    const npyg_zip_entry *first, const npyg_error *first_error);
+
+/* ---------------- sarif.c: --sarif ---------------- */
+/* The log around the results, written before and after the run. */
+void sarif_begin(FILE *to);
+void sarif_end(FILE *to);
+/* One refusal as a SARIF result, after a comma when b already holds one:
+   the file at path; where ("member", "object") and name say what inside
+   it, or are NULL. offset_space < 0: no byte offset (an HDF5 object). */
+void sarif_result(strbuf *b, const char *path, int code, const char *message, uint64_t offset, int offset_space,
+                  const char *where, const char *name, size_t name_len);
 /* An HDF5 / MAT v7.3 file: one line (or JSON object) per object, as the
    scan reports them; report_hdf5_object is the scan's callback (user: an
    hdf5_report), report_hdf5 the file's report around them. */

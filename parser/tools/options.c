@@ -37,7 +37,8 @@ void usage(FILE *to)
           "\n"
           "  -r, --recursive         validate every *.npy, *.npz, *.ra, *.mat, *.h5, *.hdf5 file under directories\n"
           "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
-          "      --json              one JSON object per file (JSON Lines)\n"
+          "      --json              one JSON object per file (JSON Lines; docs/json.md)\n"
+          "      --sarif             one SARIF 2.1.0 log of the refused files, for code scanning\n"
           "      --hash              print the SHA-256 of each payload as stored (HDF5: of\n"
           "                            each dataset as read in the sandbox)\n"
           "      --extract OUT.npz   write one HDF5 / MAT v7.3 file's datasets, read in the\n"
@@ -96,7 +97,7 @@ static int sandbox_info(void)
 static bool takes_no_value(const char *a)
 {
     static const char *const flags[] = {"--", "-h", "--help", "--version", "--sandbox-info", "-r", "--recursive", "--json",
-                                        "--hash", "--strict", "-q", "--quiet"};
+                                        "--sarif", "--hash", "--strict", "-q", "--quiet"};
     for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
         if (!strcmp(a, flags[k])) return true;
     return false;
@@ -162,6 +163,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
         else if (!strcmp(a, "--sandbox-info")) return sandbox_info();
         else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o.recursive = true;
         else if (!strcmp(a, "--json")) o.json = true;
+        else if (!strcmp(a, "--sarif")) o.sarif = true;
         else if (!strcmp(a, "--hash")) o.hash = true;
         else if (!strcmp(a, "--strict")) o.profile = NPYG_PROFILE_STRICT;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
@@ -200,6 +202,10 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             }
         }
 #undef TAKE
+    }
+    if (o.json && o.sarif) {
+        fputs("npyvalidate: --json and --sarif are two outputs: choose one\n", stderr);
+        return 2;
     }
     *out = o;
     return -1;

@@ -108,6 +108,8 @@ static double now(void)
 /* A progress line on stderr, when it is a terminal and the run is long. */
 struct progress {
     bool on, shown;
+    bool comma; /* --sarif: results of different files are array items */
+    bool any;   /* some report was printed */
     double start, last;
 };
 
@@ -128,7 +130,11 @@ static void emit(job *j, int *status, progress *p)
         fputs("\r\033[K", stderr);
         p->shown = false;
     }
-    if (j->out) fputs(j->out, stdout);
+    if (j->out && *j->out) {
+        if (p->comma && p->any) fputs(",\n", stdout);
+        fputs(j->out, stdout);
+        p->any = true;
+    }
     if (j->status > *status) *status = j->status;
     free(j->out);
     j->out = NULL;
@@ -136,7 +142,7 @@ static void emit(job *j, int *status, progress *p)
 
 int run_all(const options *o, job *jobs, size_t n)
 {
-    progress p = {isatty(STDERR_FILENO) && n > 1, false, now(), now()};
+    progress p = {.on = isatty(STDERR_FILENO) && n > 1, .comma = o->sarif, .start = now(), .last = now()};
     int status = 0;
     int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
     if (nthreads <= 1) { /* no hand-off between threads at all */

@@ -10,6 +10,40 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Every JSON record starts {"schema": SCHEMA_ID, "path", "format", "ok", and
+   puts what only one format has under an object named for it (npy, npz, ra,
+   hdf5): schema/npyvalidate-record.schema.json is the contract, and the
+   number at the end of the id changes whenever a record changes shape. */
+#define SCHEMA_ID "npyvalidate-record/1"
+
+const char *format_name(npyg_format f)
+{
+    switch (f) {
+    case NPYG_FORMAT_NPY: return "npy";
+    case NPYG_FORMAT_NPZ: return "npz";
+    case NPYG_FORMAT_RA: return "ra";
+    case NPYG_FORMAT_HDF5: return "hdf5";
+    case NPYG_FORMAT_MAT73: return "mat73";
+    case NPYG_FORMAT_MAT5: return "mat5";
+    case NPYG_FORMAT_MAT4: return "mat4";
+    default: return "unknown";
+    }
+}
+
+/* The object that holds a format's own fields; NULL for a format npyguard
+   recognises only to refuse (MAT v4/v5) or not at all. */
+static const char *format_object(npyg_format f)
+{
+    switch (f) {
+    case NPYG_FORMAT_NPY: return "npy";
+    case NPYG_FORMAT_NPZ: return "npz";
+    case NPYG_FORMAT_RA: return "ra";
+    case NPYG_FORMAT_HDF5:
+    case NPYG_FORMAT_MAT73: return "hdf5";
+    default: return NULL;
+    }
+}
+
 /* "file:/object", each part escaped: object names are as hostile as file names. */
 static void text_label(strbuf *b, const char *file, const char *object)
 {
@@ -51,13 +85,16 @@ static void json_u64_field(strbuf *b, const char *key, uint64_t v)
     sb_json_u64(b, v);
 }
 
-/* , "warnings": [...], and the payload's hash when one was asked for: the
-   tail of every valid array's object, .npy or .ra. */
-static void json_warnings_and_hash(strbuf *b, unsigned warnings, const char *sha)
+/* , "warnings": [...] */
+static void json_warning_list(strbuf *b, unsigned warnings, const char *(*name)(unsigned))
 {
     sb_puts(b, ", \"warnings\": [");
-    json_warnings(b, warnings, npyg_warning_name);
+    json_warnings(b, warnings, name);
     sb_puts(b, "]");
+}
+
+static void json_hash(strbuf *b, const char *sha)
+{
     if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
 }
 
@@ -95,14 +132,20 @@ static void sb_json_descr(strbuf *b, const npyg_dtype *d)
     free(big);
 }
 
-/* The error as a JSON object: {"code": ..., "message": ...}. */
-static void sb_json_error(strbuf *b, const npyg_error *e)
+/* The error as a JSON object, the same everywhere a record has one:
+   {"code", "name", "class", "offset", "offset_in", "message"}. */
+static void sb_json_error_open(strbuf *b, const npyg_error *e)
 {
     sb_printf(b, "{\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"offset\": ", e->code, npyg_error_name(e->code),
               npyg_error_class(e->code));
     sb_json_u64(b, e->offset);
-    sb_puts(b, ", \"message\": ");
+    sb_printf(b, ", \"offset_in\": \"%s\", \"message\": ", npyg_offset_space_name(e->offset_space));
     sb_json_str(b, e->message, strlen(e->message));
+}
+
+static void sb_json_error(strbuf *b, const npyg_error *e)
+{
+    sb_json_error_open(b, e);
     sb_puts(b, "}");
 }
 
@@ -118,12 +161,12 @@ static const char *descr_text(const npyg_info *in, char *small, size_t size, cha
     return *big;
 }
 
-/* The fields of a valid array, as JSON members after an opening brace. */
+/* A valid array's "npy" object (its warnings are beside it). */
 static void sb_json_info(strbuf *b, const npyg_info *in, const char *sha)
 {
     char descr[256], *big;
     const char *dtext = descr_text(in, descr, sizeof descr, &big);
-    sb_printf(b, "\"version\": \"%d.%d\", \"header_len\": %u, \"data_offset\": %llu, \"descr\": ", in->version_major,
+    sb_printf(b, "{\"version\": \"%d.%d\", \"header_len\": %u, \"data_offset\": %llu, \"descr\": ", in->version_major,
               in->version_minor, in->header_len, (unsigned long long)in->data_offset);
     sb_json_descr(b, in->dtype);
     sb_puts(b, ", \"descr_repr\": ");
@@ -135,7 +178,8 @@ static void sb_json_info(strbuf *b, const npyg_info *in, const char *sha)
     json_u64_field(b, "count", in->count);
     json_u64_field(b, "payload_bytes", in->payload_bytes);
     json_u64_field(b, "trailing_bytes", in->trailing_bytes);
-    json_warnings_and_hash(b, in->warnings, sha);
+    json_hash(b, sha);
+    sb_puts(b, "}");
     free(big);
 }
 
@@ -242,29 +286,67 @@ static void json_pickle(strbuf *b, const pickle_view *pk)
     sb_puts(b, "]}");
 }
 
-static void json_path(strbuf *b, const char *path)
+/* {"schema": ..., "path": ..., "format": ..., "ok": ... (the record's head,
+   in this order on every record). */
+static void json_head(strbuf *b, const char *path, npyg_format f, bool ok)
 {
-    sb_puts(b, "{");
+    sb_puts(b, "{\"schema\": \"" SCHEMA_ID "\", ");
     sb_json_name(b, "path", path, strlen(path));
+    sb_printf(b, ", \"format\": \"%s\", \"ok\": %s", format_name(f), ok ? "true" : "false");
 }
 
-/* A file that failed as a whole; an archive's object keeps its shape. */
-static void file_error(const options *o, strbuf *b, const char *path, const npyg_error *e, bool archive,
+/* A refusal, as one SARIF result (sarif.c), for the file or for what in it
+   `where` names ("member", "object"). */
+static void sarif_of(strbuf *b, const char *path, const npyg_error *e, const char *where, const char *name,
+                     size_t name_len)
+{
+    sarif_result(b, path, e->code, e->message, e->offset, e->offset_space, where, name, name_len);
+}
+
+/* A file that failed as a whole: the error, an empty object of its format
+   (the archive's with no members), and what a pickle would import. */
+static void file_error(const options *o, strbuf *b, const char *path, const npyg_error *e, npyg_format f,
                        const pickle_view *pk)
 {
+    if (o->sarif) {
+        sarif_of(b, path, e, NULL, NULL, 0);
+        return;
+    }
     if (!o->json) {
         if (has_pickle(e, pk)) human_pickle(b, path, e, pk);
         else human_error(b, path, e);
         return;
     }
-    json_path(b, path);
-    sb_puts(b, archive ? ", \"ok\": false, \"archive\": true, \"error\": " : ", \"ok\": false, \"error\": ");
+    json_head(b, path, f, false);
+    sb_puts(b, ", \"error\": ");
     sb_json_error(b, e);
     if (has_pickle(e, pk)) json_pickle(b, pk);
-    sb_puts(b, archive ? ", \"members\": []}\n" : "}\n");
+    sb_puts(b, ", \"warnings\": []");
+    const char *obj = format_object(f);
+    if (obj) sb_printf(b, ", \"%s\": %s", obj, f == NPYG_FORMAT_NPZ ? "{\"members\": []}"
+                                              : f == NPYG_FORMAT_HDF5 || f == NPYG_FORMAT_MAT73 ? "{\"objects\": []}"
+                                                                                                 : "{}");
+    sb_puts(b, "}\n");
+}
+
+void report_error(const options *o, strbuf *b, const char *path, const npyg_error *e, npyg_format f)
+{
+    file_error(o, b, path, e, f, NULL);
 }
 
 /* ---------------- HDF5 / MAT v7.3 ---------------- */
+
+/* The probe's warnings by name. The library names them only in prose
+   (npyg_probe_warning_string); these are the JSON names. */
+static const char *probe_warning_name(unsigned bit)
+{
+    switch (bit) {
+    case NPYG_PW_SUBSYS: return "mat_subsys_offset";
+    case NPYG_PW_USERBLOCK: return "mat_userblock";
+    case NPYG_PW_MAT_TEXT: return "mat_text";
+    default: return NULL;
+    }
+}
 
 /* "a.mat:/x: ok float64 shape=(2, 3)", "a.mat:/l: unsafe: ...". */
 int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
@@ -272,7 +354,14 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
     hdf5_report *h = user;
     strbuf *b = &h->objects;
     bool dataset = !strcmp(obj->kind, "dataset");
-    if (h->o->json) {
+    if (h->o->sarif) {
+        if (obj->code) {
+            /* placed by the object's path, not by a byte offset */
+            npyg_error e = {.code = obj->code, .offset = 0, .offset_space = -1};
+            snprintf(e.message, sizeof e.message, "%s", obj->message);
+            sarif_of(b, h->path, &e, "object", obj->path, strlen(obj->path));
+        }
+    } else if (h->o->json) {
         if (h->n) sb_puts(b, ", ");
         sb_puts(b, "{\"path\": ");
         sb_json_str(b, obj->path, strlen(obj->path));
@@ -285,13 +374,21 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
         const char *sha = dataset && !obj->code ? hdf5_hash_of(h->hashes, obj->path) : NULL;
         if (sha) sb_printf(b, ", \"payload_sha256\": \"%s\"", sha);
         sb_printf(b, ", \"ok\": %s", obj->code ? "false" : "true");
-        if (obj->code)
-            sb_printf(b, ", \"error\": {\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"message\": ",
+        if (obj->code) {
+            /* an object is placed by its path: no byte offset */
+            sb_printf(b, ", \"error\": {\"code\": %d, \"name\": \"%s\", \"class\": \"%s\", \"offset\": null, "
+                         "\"offset_in\": \"object\", \"message\": ",
                       obj->code, npyg_error_name(obj->code), npyg_error_class(obj->code));
-        else
-            sb_printf(b, ", \"warnings\": [%s], \"message\": ", obj->warnings ? "\"storage_format\"" : "");
-        sb_json_str(b, obj->message, strlen(obj->message));
-        sb_puts(b, obj->code ? "}}" : "}");
+            sb_json_str(b, obj->message, strlen(obj->message));
+            sb_puts(b, "}, \"warnings\": []}");
+        } else {
+            sb_printf(b, ", \"warnings\": [%s]", obj->warnings ? "\"storage_format\"" : "");
+            if (obj->message[0]) {
+                sb_puts(b, ", \"message\": ");
+                sb_json_str(b, obj->message, strlen(obj->message));
+            }
+            sb_puts(b, "}");
+        }
     } else if (obj->code) {
         text_label(b, h->path, obj->path);
         human_error_unplaced(b, obj->code, obj->message);
@@ -324,21 +421,27 @@ void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, i
                  const hdf5_report *objs)
 {
     const npyg_error *e = npyg_last_error(ctx);
+    if (o->sarif) {
+        if (objs->objects.p) sb_puts(b, objs->objects.p);
+        if (rc && !objs->any_code) sarif_of(b, path, e, NULL, NULL, 0);
+        return;
+    }
     if (o->json) {
-        json_path(b, path);
-        sb_printf(b, ", \"ok\": %s, \"format\": \"%s\"", rc ? "false" : "true",
-                  pi->format == NPYG_FORMAT_MAT73 ? "mat73" : "hdf5");
-        if (pi->format == NPYG_FORMAT_MAT73) {
-            sb_puts(b, ", \"mat_header\": ");
-            sb_json_str(b, pi->text, strlen(pi->text));
-        }
+        json_head(b, path, pi->format, rc == 0);
         if (rc) {
             sb_puts(b, ", \"error\": ");
             sb_json_error(b, e);
         }
-        sb_puts(b, ", \"objects\": [");
+        json_warning_list(b, pi->warnings, probe_warning_name);
+        sb_puts(b, ", \"hdf5\": {");
+        if (pi->format == NPYG_FORMAT_MAT73) {
+            sb_puts(b, "\"mat_header\": ");
+            sb_json_str(b, pi->text, strlen(pi->text));
+            sb_puts(b, ", ");
+        }
+        sb_puts(b, "\"objects\": [");
         if (objs->objects.p) sb_puts(b, objs->objects.p);
-        sb_puts(b, "]}\n");
+        sb_puts(b, "]}}\n");
         return;
     }
     if (objs->objects.p) sb_puts(b, objs->objects.p);
@@ -360,7 +463,7 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
 {
     npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
     snprintf(e.message, sizeof e.message, "%s: %s", what, strerror(err));
-    if (o->json) file_error(o, b, path, &e, false, NULL);
+    if (o->json || o->sarif) file_error(o, b, path, &e, NPYG_FORMAT_UNKNOWN, NULL);
     else { /* no offset: none was read */
         sb_text0(b, path);
         human_error_unplaced(b, e.code, e.message);
@@ -377,7 +480,7 @@ void report_refused(const options *o, strbuf *b, const char *path, unsigned mode
                  "is %s, not a regular file: refused unopened, as reading it could block or never end "
                  "(pass its bytes on standard input instead)",
                  file_kind(mode));
-    if (o->json) file_error(o, b, path, &e, false, NULL);
+    if (o->json || o->sarif) file_error(o, b, path, &e, NPYG_FORMAT_UNKNOWN, NULL);
     else {
         sb_text0(b, path);
         human_error_unplaced(b, e.code, e.message);
@@ -385,16 +488,18 @@ void report_refused(const options *o, strbuf *b, const char *path, unsigned mode
 }
 
 void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha,
-                const pickle_view *pk)
+                const pickle_view *pk, npyg_format f)
 {
     if (rc) {
-        file_error(o, b, path, npyg_last_error(ctx), false, pk);
+        file_error(o, b, path, npyg_last_error(ctx), f, pk);
         return;
     }
+    if (o->sarif) return;
     const npyg_info *in = npyg_get_info(ctx);
     if (o->json) {
-        json_path(b, path);
-        sb_puts(b, ", \"ok\": true, ");
+        json_head(b, path, NPYG_FORMAT_NPY, true);
+        json_warning_list(b, in->warnings, npyg_warning_name);
+        sb_puts(b, ", \"npy\": ");
         sb_json_info(b, in, sha);
         sb_puts(b, "}\n");
     } else if (!o->quiet) {
@@ -410,16 +515,18 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
 void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha)
 {
     if (rc) {
-        file_error(o, b, path, npyg_last_error(ctx), false, NULL);
+        file_error(o, b, path, npyg_last_error(ctx), NPYG_FORMAT_RA, NULL);
         return;
     }
+    if (o->sarif) return;
     const npyg_ra_info *ra = npyg_ra_get_info(ctx);
     char type[48];
     npyg_ra_type_name(ra, type, sizeof type);
     const char *endian = ra->big_endian ? "big" : "little";
     if (o->json) {
-        json_path(b, path);
-        sb_printf(b, ", \"ok\": true, \"format\": \"ra\", \"type\": \"%s\"", type);
+        json_head(b, path, NPYG_FORMAT_RA, true);
+        json_warning_list(b, ra->warnings, npyg_warning_name);
+        sb_printf(b, ", \"ra\": {\"type\": \"%s\"", type);
         json_u64_field(b, "flags", ra->flags);
         json_u64_field(b, "eltype", ra->eltype);
         json_u64_field(b, "elbyte", ra->elbyte);
@@ -431,8 +538,8 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
         json_u64_field(b, "count", ra->count);
         json_u64_field(b, "data_bytes", ra->data_bytes);
         json_u64_field(b, "metadata_bytes", ra->metadata_bytes);
-        json_warnings_and_hash(b, ra->warnings, sha);
-        sb_puts(b, "}\n");
+        json_hash(b, sha);
+        sb_puts(b, "}}\n");
         return;
     }
     if (o->quiet) return;
@@ -451,7 +558,7 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
 
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
 {
-    file_error(o, b, path, e, true, NULL);
+    file_error(o, b, path, e, NPYG_FORMAT_NPZ, NULL);
 }
 
 /* Human output names what an offset is in: "a.npz:1234: zip: ..." for the
@@ -459,12 +566,16 @@ void report_archive_error(const options *o, strbuf *b, const char *path, const n
 void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, const npyg_zip_entry *m, int rc,
                    const char *sha, const npyg_error *e, const pickle_view *pk)
 {
+    if (!e) e = npyg_last_error(ctx);
+    if (o->sarif) {
+        if (rc) sarif_of(b, path, e, "member", m->name, m->name_len);
+        return;
+    }
     size_t llen = strlen(path) + m->name_len + 2;
     char *label = malloc(llen);
     if (!label) die_oom();
     snprintf(label, llen, "%s:%s", path, m->name);
     const npyg_info *in = rc ? NULL : npyg_get_info(ctx);
-    if (!e) e = npyg_last_error(ctx);
     if (o->json) {
         sb_puts(b, "{");
         sb_json_name(b, "name", m->name, m->name_len);
@@ -477,14 +588,16 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
         json_warnings(b, m->warnings, npyg_zip_warning_name);
         sb_puts(b, "]");
         if (rc) {
-            sb_printf(b, ", \"offset_in\": \"%s\", \"error\": ", npyg_offset_space_name(e->offset_space));
+            sb_puts(b, ", \"error\": ");
             sb_json_error(b, e);
             if (has_pickle(e, pk)) json_pickle(b, pk);
+            sb_puts(b, ", \"warnings\": [], \"npy\": null");
         } else if (in) {
-            sb_puts(b, ", \"npy\": true, ");
+            json_warning_list(b, in->warnings, npyg_warning_name);
+            sb_puts(b, ", \"npy\": ");
             sb_json_info(b, in, sha);
         } else {
-            sb_puts(b, ", \"npy\": false");
+            sb_puts(b, ", \"warnings\": [], \"npy\": null");
         }
         sb_puts(b, "}");
     } else if (rc && has_pickle(e, pk)) {
@@ -504,13 +617,28 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
     free(label);
 }
 
-void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members)
+/* first: the first member that failed, and its error (the archive's
+   top-level error, as an HDF5 file's is its first refused object's), or
+   NULL when every member passed. */
+void report_archive(const options *o, strbuf *b, const char *path, int status, size_t count, const char *members,
+                    const npyg_zip_entry *first, const npyg_error *first_error)
 {
-    if (o->json) {
-        json_path(b, path);
-        sb_printf(b, ", \"ok\": %s, \"archive\": true, \"members\": [", status ? "false" : "true");
+    if (o->sarif) {
         if (members) sb_puts(b, members);
-        sb_puts(b, "]}\n");
+        return;
+    }
+    if (o->json) {
+        json_head(b, path, NPYG_FORMAT_NPZ, status == 0);
+        if (first && first_error) {
+            sb_puts(b, ", \"error\": ");
+            sb_json_error_open(b, first_error);
+            sb_puts(b, ", ");
+            sb_json_name(b, "member", first->name, first->name_len);
+            sb_puts(b, "}");
+        }
+        sb_puts(b, ", \"warnings\": [], \"npz\": {\"members\": [");
+        if (members) sb_puts(b, members);
+        sb_puts(b, "]}}\n");
     } else {
         if (members) sb_puts(b, members);
         if (count == 0 && !o->quiet) {

@@ -43,12 +43,23 @@ def test_the_command(tmp_path):
     q.write_bytes(p.read_bytes()[:-1])
     lst = tmp_path / "list"
     lst.write_text("%s\n%s\n" % (p, q))
+    lines, status = _run(lst)
+    assert status == 1
+    assert [x["path"] for x in lines] == [str(p), str(q)]
+    assert lines[0]["ok"] and lines[0]["format"] == "npy" and lines[0]["npy"]["shape"] == [3]
+    assert lines[0]["npy"]["payload_sha256"] == hashlib.sha256(np.ones(3).tobytes()).hexdigest()
+    assert (lines[1]["ok"], lines[1]["error"]["code"], lines[1]["error"]["name"]) == (False, 40, "NPYG_ETRUNC_PAYLOAD")
+    # a missing file: npyvalidate's I/O record and status 2, not a traceback
+    lst.write_text("%s\n%s\n" % (p, tmp_path / "gone.npy"))
+    lines, status = _run(lst)
+    assert status == 2 and [x["ok"] for x in lines] == [True, False]
+    assert (lines[1]["format"], lines[1]["error"]["name"]) == ("unknown", "NPYG_EIO")
+
+
+def _run(lst):
+    """dask_npyguard.py over a list: its records and exit status."""
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(npyguard.__file__)))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "dask_npyguard.py"), "--workers", "1",
                         str(lst)], capture_output=True, text=True, env=env, timeout=120)
-    lines = [json.loads(x) for x in r.stdout.splitlines()]
-    assert r.returncode == 1, r.stderr
-    assert [x["path"] for x in lines] == [str(p), str(q)]
-    assert lines[0]["valid"] and lines[0]["shape"] == [3]
-    assert lines[0]["payload_sha256"] == hashlib.sha256(np.ones(3).tobytes()).hexdigest()
-    assert (lines[1]["valid"], lines[1]["code"], lines[1]["error"]) == (False, 40, "NPYG_ETRUNC_PAYLOAD")
+    assert "Traceback" not in r.stderr, r.stderr
+    return [json.loads(x) for x in r.stdout.splitlines()], r.returncode

@@ -206,39 +206,43 @@ int main(int argc, char **argv)
     }
     json_t *out = json_object();
     int rc;
-    if (json_is_true(json_object_get(r, "ok")) && json_is_true(json_object_get(r, "archive"))) {
+    /* a record keeps each format's fields under its name (schema/) */
+    const char *format = json_string_value(json_object_get(r, "format"));
+    if (!format) format = "";
+    if (json_is_true(json_object_get(r, "ok")) && !strcmp(format, "npz")) {
         /* npz mode: one entry per .npy member npyvalidate read */
         json_object_set_new(out, "ok", json_true());
         json_t *list = json_array();
-        const json_t *mem = json_object_get(r, "members");
+        const json_t *mem = json_object_get(json_object_get(r, "npz"), "members");
         for (size_t k = 0; k < json_array_size(mem); k++) {
             const json_t *m = json_array_get(mem, k);
-            if (!json_is_true(json_object_get(m, "npy"))) continue;
+            const json_t *npy = json_object_get(m, "npy");
+            if (!json_is_object(npy)) continue;
             json_t *o = json_object();
             json_object_set_new(o, "name", member_name(m));
-            copy_fields(o, m);
+            copy_fields(o, npy);
             json_array_append_new(list, o);
         }
         json_object_set_new(out, "members", list);
         rc = 0;
-    } else if (json_is_true(json_object_get(r, "ok")) && json_is_string(json_object_get(r, "format")) &&
-               !strcmp(json_string_value(json_object_get(r, "format")), "ra")) {
+    } else if (json_is_true(json_object_get(r, "ok")) && !strcmp(format, "ra")) {
+        const json_t *ra = json_object_get(r, "ra");
         /* ra mode: the header as stored, and the hash of the data segment
            as stored (the LZ4 block of a compressed file) */
         json_object_set_new(out, "ok", json_true());
         static const char *const keys[] = {"flags", "eltype", "elbyte", "size", "dims"};
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-            json_t *v = json_object_get(r, keys[k]);
+            json_t *v = json_object_get(ra, keys[k]);
             if (v) json_object_set(out, keys[k], v);
         }
-        const json_t *dims = json_object_get(r, "dims");
+        const json_t *dims = json_object_get(ra, "dims");
         if (json_is_array(dims)) json_object_set_new(out, "ndims", json_integer((json_int_t)json_array_size(dims)));
-        json_t *h = json_object_get(r, "payload_sha256");
+        json_t *h = json_object_get(ra, "payload_sha256");
         if (h) json_object_set(out, "data_sha256", h);
         rc = 0;
     } else if (json_is_true(json_object_get(r, "ok"))) {
         json_object_set_new(out, "ok", json_true());
-        copy_fields(out, r);
+        copy_fields(out, json_object_get(r, "npy"));
         rc = 0;
     } else {
         const json_t *e = json_object_get(r, "error");
