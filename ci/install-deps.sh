@@ -23,7 +23,7 @@ NPYG_PACKAGES=(
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
   python3-yaml                          # the conformance CI recipes (GitHub, GitLab YAML) under test
   libvips-dev                           # sharp, which the read-npy-file conformance adapter loads (via numjs)
-  python3-jsonschema git                 # schema/ tests: the record schema, SARIF, the CI integrations
+  python3-jsonschema git                # schema/ tests: the record schema, SARIF, the CI integrations
   python3-fsspec python3-aiohttp python3-requests  # the remote recipe (bench/remote_validate.py): fsspec's HTTP filesystem
 )
 
