@@ -164,7 +164,8 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
         if (base < 0) break;
         bool ok = fixed(base, descr, cap, mem, why);
         /* the enum is sent as its stored bytes: its base must be one */
-        ok = ok && H5Tequal(base, *mem) > 0;
+        char lw[200];
+        ok = ok && npyg__h5_standard_layout(base, lw, sizeof lw);
         if (!ok && !*why) *why = "an enumeration over an integer layout that equals no standard type";
         H5Tclose(base);
         if (*mem >= 0) H5Tclose(*mem);
@@ -174,28 +175,29 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
     case H5T_COMPOUND: {
         int n = H5Tget_nmembers(t);
         if (n <= 0) break;
-        /* h5py's complex: members r and i, one float type of 4 or 8 bytes,
-           read as the complex of the float h5py gives for that type */
+        /* h5py's complex: members r and i whose floats h5py reads as one
+           dtype of 4, 8 or 16 bytes, read as the complex of that dtype
+           (libhdf5 converts a compound member by member, by name) */
         if (n == 2) {
             char *a = H5Tget_member_name(t, 0), *b = H5Tget_member_name(t, 1);
-            hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1), fm = -1;
-            char fd[16] = "";
+            hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1), fa = -1, fb = -1;
+            char da[16] = "", db[16] = "";
             const char *fwhy = NULL;
             bool cplx = a && b && !strcmp(a, "r") && !strcmp(b, "i") && ta >= 0 && tb >= 0 &&
-                        H5Tget_class(ta) == H5T_FLOAT && H5Tequal(ta, tb) > 0 &&
-                        (H5Tget_size(ta) == 4 || H5Tget_size(ta) == 8) && H5Tget_member_offset(t, 0) == 0 &&
-                        H5Tget_member_offset(t, 1) == H5Tget_size(ta) && size == 2 * H5Tget_size(ta);
-            if (cplx) fm = npyg__h5_number_mem(ta, fd, sizeof fd, &fwhy);
-            size_t fs = fm >= 0 ? H5Tget_size(fm) : 0;
-            cplx = cplx && (fs == 4 || fs == 8);
-            if (cplx) snprintf(descr, cap, "%cc%zu", fd[0], 2 * fs);
+                        H5Tget_class(ta) == H5T_FLOAT && H5Tget_class(tb) == H5T_FLOAT;
+            if (cplx) fa = npyg__h5_number_mem(ta, da, sizeof da, &fwhy);
+            if (cplx) fb = npyg__h5_number_mem(tb, db, sizeof db, &fwhy);
+            size_t fs = fa >= 0 ? H5Tget_size(fa) : 0;
+            cplx = cplx && fb >= 0 && !strcmp(da, db) && (fs == 4 || fs == 8 || fs == 16);
+            if (cplx) snprintf(descr, cap, "%cc%zu", da[0], 2 * fs);
             if (cplx) *mem = H5Tcreate(H5T_COMPOUND, 2 * fs);
-            cplx = cplx && *mem >= 0 && H5Tinsert(*mem, "r", 0, fm) >= 0 && H5Tinsert(*mem, "i", fs, fm) >= 0;
+            cplx = cplx && *mem >= 0 && H5Tinsert(*mem, "r", 0, fa) >= 0 && H5Tinsert(*mem, "i", fs, fa) >= 0;
             if (a) H5free_memory(a);
             if (b) H5free_memory(b);
             if (ta >= 0) H5Tclose(ta);
             if (tb >= 0) H5Tclose(tb);
-            if (fm >= 0) H5Tclose(fm);
+            if (fa >= 0) H5Tclose(fa);
+            if (fb >= 0) H5Tclose(fb);
             if (cplx) return true;
             if (*mem >= 0) H5Tclose(*mem);
             *mem = -1;

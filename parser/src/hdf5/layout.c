@@ -25,9 +25,12 @@
 
 static char order_char(hid_t t) { return H5Tget_order(t) == H5T_ORDER_BE ? '>' : '<'; }
 
-static hid_t std_int(hid_t t)
+/* The standard integer of t's size, sign and order; for one byte the
+   little-endian one, as h5py reads every byte (numpy's '|' order is the
+   native type) */
+static hid_t std_int(hid_t t, bool read)
 {
-    bool be = H5Tget_order(t) == H5T_ORDER_BE, u = H5Tget_sign(t) == H5T_SGN_NONE;
+    bool be = H5Tget_order(t) == H5T_ORDER_BE && !(read && H5Tget_size(t) == 1), u = H5Tget_sign(t) == H5T_SGN_NONE;
     switch (H5Tget_size(t)) {
     case 1: return u ? (be ? H5T_STD_U8BE : H5T_STD_U8LE) : (be ? H5T_STD_I8BE : H5T_STD_I8LE);
     case 2: return u ? (be ? H5T_STD_U16BE : H5T_STD_U16LE) : (be ? H5T_STD_I16BE : H5T_STD_I16LE);
@@ -95,7 +98,7 @@ static bool std_number(hid_t t)
     H5T_order_t order = H5Tget_order(t);
     if (order != H5T_ORDER_LE && order != H5T_ORDER_BE) return false;
     if (H5Tget_class(t) == H5T_INTEGER) {
-        hid_t s = std_int(t);
+        hid_t s = std_int(t, false);
         return s >= 0 && H5Tequal(t, s) > 0;
     }
     for (size_t i = 0; i < 3; i++) {
@@ -117,7 +120,7 @@ hid_t npyg__h5_number_mem(hid_t t, char *descr, size_t cap, const char **why)
         return -1;
     }
     if (H5Tget_class(t) == H5T_INTEGER) {
-        hid_t s = std_int(t);
+        hid_t s = std_int(t, true);
         if (s < 0) {
             *why = "an integer of a size numpy has no type for";
             return -1;
