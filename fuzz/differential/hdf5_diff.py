@@ -735,6 +735,8 @@ def run_reader(mode, path, workdir, reader_py):
         kind = "hangs"
     elif last in ("memory", "recursion"):
         kind = last
+    elif p.returncode < 0 or p.returncode > 128:
+        kind = "crashes"  # a signal, even after "done": glibc aborts at exit on a heap h5py corrupted
     elif "MemoryError" in err or "std::bad_alloc" in err:
         kind = "memory"
     elif p.returncode != 0 and last != "done" and not last.startswith("error"):

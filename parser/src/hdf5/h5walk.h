@@ -35,6 +35,12 @@ hid_t npyg__h5_number_mem(hid_t t, char *descr, size_t cap, const char **why);
    a standard type; if not, false with the first one described in why. */
 bool npyg__h5_standard_layout(hid_t t, char *why, size_t cap);
 
+/* Whether h5py would read t through a numpy dtype whose fields overlap:
+   a compound member (not of h5py's complex pair) whose float h5py reads
+   at a larger size, at the stored offsets. h5py then reads past its
+   buffers (glibc aborts it: "double free or corruption"). */
+bool npyg__h5_overlapping_fields(hid_t t);
+
 /* One byte of a record field: itself, or \xNN for a control byte, a
    byte above 0x7e and the backslash; writes 1 or 4 bytes to dst. */
 size_t npyg__h5_escape_byte(char *dst, unsigned char c);

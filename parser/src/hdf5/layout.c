@@ -170,3 +170,55 @@ bool npyg__h5_standard_layout(hid_t t, char *why, size_t cap)
     }
     return true;
 }
+
+/* Whether h5py reads the compound t as a complex: members r and i whose
+   floats it reads as one dtype of 4, 8 or 16 bytes. */
+static bool h5py_complex(hid_t t)
+{
+    if (H5Tget_nmembers(t) != 2) return false;
+    char *a = H5Tget_member_name(t, 0), *b = H5Tget_member_name(t, 1);
+    hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1), fa = -1, fb = -1;
+    char da[16] = "", db[16] = "";
+    const char *why = NULL;
+    bool c = a && b && !strcmp(a, "r") && !strcmp(b, "i") && ta >= 0 && tb >= 0 && H5Tget_class(ta) == H5T_FLOAT &&
+             H5Tget_class(tb) == H5T_FLOAT;
+    if (c) fa = npyg__h5_number_mem(ta, da, sizeof da, &why);
+    if (c) fb = npyg__h5_number_mem(tb, db, sizeof db, &why);
+    size_t fs = fa >= 0 ? H5Tget_size(fa) : 0;
+    c = c && fb >= 0 && !strcmp(da, db) && (fs == 4 || fs == 8 || fs == 16);
+    if (a) H5free_memory(a);
+    if (b) H5free_memory(b);
+    if (ta >= 0) H5Tclose(ta);
+    if (tb >= 0) H5Tclose(tb);
+    if (fa >= 0) H5Tclose(fa);
+    if (fb >= 0) H5Tclose(fb);
+    return c;
+}
+
+bool npyg__h5_overlapping_fields(hid_t t)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    bool found = false;
+    if (cls == H5T_COMPOUND && !h5py_complex(t)) {
+        int n = H5Tget_nmembers(t);
+        for (int i = 0; !found && i < n; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            if (m < 0) continue;
+            if (H5Tget_class(m) == H5T_FLOAT) {
+                char d[16];
+                const char *why = NULL;
+                hid_t mm = npyg__h5_number_mem(m, d, sizeof d, &why);
+                found = mm >= 0 && H5Tget_size(mm) != H5Tget_size(m);
+                if (mm >= 0) H5Tclose(mm);
+            } else {
+                found = npyg__h5_overlapping_fields(m);
+            }
+            H5Tclose(m);
+        }
+    } else if (cls == H5T_VLEN || cls == H5T_ARRAY) {
+        hid_t b = H5Tget_super(t);
+        found = b >= 0 && npyg__h5_overlapping_fields(b);
+        if (b >= 0) H5Tclose(b);
+    }
+    return found;
+}

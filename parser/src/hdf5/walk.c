@@ -492,6 +492,10 @@ static bool vlen_ok(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, const c
 static void inflate(walk *w, const char *type, int ndim, const hsize_t *dims, const char *path,
                     const char *what, uint64_t made, uint64_t stored);
 
+#define OVERLAP                                                                                     \
+    "a compound member whose float h5py reads at a larger size: h5py's dtype has overlapping fields " \
+    "and reading it corrupts h5py's memory"
+
 /* A number layout no writer of the profile produces (h5py, hdf5storage
    and MATLAB write standard types only): a storage-format problem, so
    the strict profile refuses it. name: the attribute's, or NULL. */
@@ -526,6 +530,8 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
         hazard(w, NPYG_ELIMIT_PAYLOAD, "attribute", apath,
                "attribute declares %llu elements of %zu bytes, more than max_payload_bytes (%llu)",
                (unsigned long long)np, tsz, (unsigned long long)w->p->max_payload);
+    } else if (npyg__h5_overlapping_fields(t)) {
+        hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "%s", OVERLAP);
     } else if (vlen_ok(w, a, true, t, np, "attribute", apath)) {
         /* Only small attributes are read: hdf5storage's are a few bytes. */
         npyg__h5s_take(ac->s, a, name, bytes <= 4096);
@@ -1182,6 +1188,11 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
         dhazard(w, NPYG_ELIMIT_PAYLOAD, tname, ndim, dims, path,
                "dataset declares %llu elements of %zu bytes, more than max_payload_bytes (%llu)",
                (unsigned long long)np, tsz, (unsigned long long)w->p->max_payload);
+        in_file = false;
+    }
+
+    if (npyg__h5_overlapping_fields(t)) {
+        dhazard(w, NPYG_EHDF5_OBJECT, tname, ndim, dims, path, "%s", OVERLAP);
         in_file = false;
     }
 
