@@ -591,3 +591,26 @@ def test_every_shape_of_every_type_extracts(tmp_path):
                 want = np.array(items, dtype="S%d" % max([1] + [len(i) for i in items])).reshape(want.shape)
             got = z[name]
             assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes(), name
+
+
+def test_compound_h5py_reads_through_overlapping_fields_is_refused(tmp_path):
+    """A compound whose 2-byte float member h5py reads as a larger float
+    at the stored offsets: h5py's dtype has overlapping fields (reading
+    it corrupts h5py's heap), so npyvalidate and the load refuse it."""
+    path = str(tmp_path / "overlap.h5")
+    half = h5py.h5t.IEEE_F32LE.copy()
+    half.set_fields(15, 10, 5, 0, 10)
+    half.set_size(2)
+    half.set_ebias(7)        # a bias no float16 has: h5py reads float32
+    ctid = h5py.h5t.create(h5py.h5t.COMPOUND, 10)
+    ctid.insert(b"a", 0, half)
+    ctid.insert(b"b", 2, h5py.h5t.STD_U64LE)
+    with h5py.File(path, "w") as f:
+        h5py.h5d.create(f.id, b"v", ctid, h5py.h5s.create_simple((3,)))
+    with h5py.File(path, "r") as f:
+        dt = f["v"].dtype
+    assert dt.fields["a"][1] + dt.fields["a"][0].itemsize > dt.fields["b"][1]   # h5py's own dtype overlaps
+    r = subprocess.run([_npyvalidate(), path], capture_output=True, text=True)
+    assert r.returncode == 1 and "/v" in r.stdout and "overlapping" in r.stdout, r.stdout
+    with pytest.raises(npyguard.Error, match="/v"):
+        npyguard.load_hdf5(path, helper=HELPER)
