@@ -514,6 +514,8 @@ KINDS = {
     "complex": lambda n: np.arange(n, dtype="<c16") * (1 + 2j),
     "compound": lambda n: np.array([(i, b"k") for i in range(n)], dtype=[("a", "<i4"), ("b", "S1")]),
     "vint": lambda n: np.array([np.arange(i + 1, dtype="<i4") for i in range(n)] + [None], dtype=object)[:n],
+    "enum": lambda n: np.array([0, 2, 1] * n, dtype=h5py.enum_dtype({"R": 0, "G": 1, "B": 2}, basetype="<i2"))[:n],
+    "opaque": lambda n: np.array([b"\x01\x02\x03"] * n, dtype="V3"),
 }
 
 
