@@ -250,7 +250,8 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
     default:
         break;
     }
-    if (!*why) *why = "a type npyguard does not load (arrays, bitfields, times, region references, long floats)";
+    if (!*why)
+        *why = "a type npyguard does not load (arrays, bitfields, times, references or vlen strings in a compound)";
     return false;
 }
 
