@@ -16,7 +16,7 @@ import numpy as np
 from . import _DTYPES, _core, _dtype, _error
 from ._h5tree import Empty, Node, Ref
 
-__all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS"]
+__all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS", "h5py_value"]
 
 _PROTOCOL = 129  # NPYG_EHDF5_PROTOCOL
 
@@ -142,13 +142,23 @@ def load_tree(file, *, strict: bool = False, helper: Optional[str] = None, **lim
     return nodes
 
 
+def h5py_value(value):
+    """A dataset's value of the tree as h5py's ds[()] gives it: for a
+    scalar dataspace the element itself (a numpy scalar such as
+    numpy.int16, bytes for a string, an ndarray for a sequence), not a
+    0-d array."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
 class HDF5Mapping(collections.abc.Mapping):
-    """Dataset paths ("/a/b") to their values, read-only: ndarrays equal to
-    h5py's ds[()], Empty for a null dataspace, object references as Ref
-    paths."""
+    """Dataset paths ("/a/b") to their values, read-only, as h5py's ds[()]
+    gives them (h5py_value); Empty for a null dataspace, object references
+    as Ref paths."""
 
     def __init__(self, tree: Dict[str, Node]):
-        self._data = {p: n.value for p, n in tree.items() if n.kind == "dataset"}
+        self._data = {p: h5py_value(n.value) for p, n in tree.items() if n.kind == "dataset"}
 
     def __getitem__(self, path: str):
         return self._data[path]

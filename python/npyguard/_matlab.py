@@ -830,7 +830,7 @@ def load_hdf5(file, path: str = "/", **limits):
         if node is None:
             raise _error(_E_FORMAT, root, "no object at this path", _hdf5_error())
         if node.kind == "dataset":
-            return node.value
+            return _hdf5.h5py_value(node.value)
         below = root.rstrip("/") + "/"
         return _hdf5.HDF5Mapping({p: n for p, n in tree.items() if p.startswith(below)})
     return read_tree(tree, path, owned=True, **_decoder_limits(limits))

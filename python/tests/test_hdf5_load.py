@@ -8,6 +8,7 @@ gen/gen_hdf5.py recorded in corpus/hdf5/manifest.json.
 import glob
 import os
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -62,12 +63,12 @@ def test_mapping_equals_h5py_datasets():
                 want = h[n][()]
                 got = m[n]
                 if h5py.check_ref_dtype(h[n].dtype):
-                    assert [str(r) for r in got.ravel()] == [h[x].name if x else "" for x in np.ravel(want)]
+                    assert [str(r) for r in np.ravel(got)] == [h[x].name if x else "" for x in np.ravel(want)]
                     continue
-                want = np.asarray(want, dtype=h[n].dtype)
-                assert got.dtype == want.dtype and got.shape == want.shape, (f, n)
-                if not got.dtype.hasobject:
-                    assert got.tobytes() == want.tobytes(), (f, n)
+                if isinstance(want, h5py.Empty):
+                    assert isinstance(got, Empty) and got.dtype == want.dtype, (f, n)
+                    continue
+                _same(got, want, (f, n))
         with pytest.raises(TypeError):
             m["/x"] = 1
 
@@ -335,3 +336,283 @@ def test_read_failure_mid_value_names_the_path(tmp_path):
     with pytest.raises(npyguard.Hdf5Error) as e:
         load(path)
     assert e.value.code == 119 and ": /z: libhdf5 cannot read the dataset" in str(e.value)
+
+
+# ------------------------------------------------ the reader's value
+
+def _npyvalidate():
+    """The CLI built beside the helper."""
+    p = os.path.join(os.path.dirname(HELPER), "npyvalidate")
+    assert os.access(p, os.X_OK), p
+    return p
+
+
+def _odd_types():
+    """(name, stored type, numpy values written through it): integer and
+    float layouts that equal no standard type, made with h5py.h5t."""
+    t = h5py.h5t
+    out = []
+    i12 = t.STD_I32LE.copy()          # MATLAB's int32 column, 12 bits at bit 4
+    i12.set_precision(12)
+    i12.set_offset(4)
+    out.append(("i12", i12, np.array([1, -1, 100, 2047], "<i4")))
+    u10 = t.STD_U16BE.copy()          # pad bits set to one
+    u10.set_precision(10)
+    u10.set_offset(3)
+    u10.set_pad(t.PAD_ONE, t.PAD_ONE)
+    out.append(("u10", u10, np.array([1, 2, 1000, 0], ">u2")))
+    i8 = t.STD_I64BE.copy()
+    i8.set_precision(40)
+    i8.set_offset(16)
+    out.append(("i40", i8, np.array([-(1 << 39), 5, (1 << 39) - 1], ">i8")))
+    fb = t.IEEE_F32LE.copy()          # own exponent bias
+    fb.set_ebias(100)
+    out.append(("fbias", fb, np.array([1.5, -2.0, 3.25, 0.0], "<f4")))
+    fm = t.IEEE_F64BE.copy()          # a 40-bit mantissa in 64 bits
+    fm.set_fields(63, 52, 11, 12, 40)
+    out.append(("fnarrow", fm, np.array([1.5, -2.0, 1e300, 0.1], ">f8")))
+    return out
+
+
+def _write_odd(path, chunked=False):
+    with h5py.File(path, "w") as f:
+        for name, tid, values in _odd_types():
+            space = h5py.h5s.create_simple(values.shape)
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            if chunked:
+                dcpl.set_chunk((2,))
+                dcpl.set_deflate(6)
+            ds = h5py.h5d.create(f.id, name.encode(), tid, space, dcpl=dcpl)
+            ds.write(h5py.h5s.ALL, h5py.h5s.ALL, values)
+            aid = h5py.h5a.create(f.id, name.encode(), tid, space)
+            aid.write(values)
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_nonstandard_layouts_are_converted_as_h5py_reads_them(tmp_path, chunked):
+    """Integers with fewer bits than bytes, at an offset, with pad bits
+    set; floats with their own bias or fields: the values are h5py's
+    (libhdf5's conversion to the dtype h5py gives), never raw bytes."""
+    path = str(tmp_path / "odd.h5")
+    _write_odd(path, chunked)
+    tree = load(path)
+    assert tree_differences(tree, tree_from_h5py(path)) == []
+    with h5py.File(path, "r") as f:
+        for name, _, _ in _odd_types():
+            want = f[name][()]
+            got = tree["/" + name].value
+            assert got.dtype.str == want.dtype.str and got.tolist() == want.tolist(), name
+            assert tree["/"].attrs[name].tolist() == f.attrs[name].tolist(), name
+    assert tree["/i12"].value.tolist() == [1, -1, 100, 2047]
+    m = npyguard.load_hdf5(path, helper=HELPER)
+    assert m["/fbias"].dtype.str == "<f8" and m["/fbias"].tolist() == [1.5, -2.0, 3.25, 0.0]
+
+
+def test_long_float_layout_loads_as_h5py_longdouble(tmp_path):
+    """A float whose exponent no float64 holds: h5py gives longdouble."""
+    path = str(tmp_path / "wide.h5")
+    wide = h5py.h5t.IEEE_F64LE.copy()
+    wide.set_fields(63, 48, 15, 0, 48)
+    wide.set_ebias(16383)
+    with h5py.File(path, "w") as f:
+        space = h5py.h5s.create_simple((3,))
+        ds = h5py.h5d.create(f.id, b"w", wide, space)
+        ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array([1.5, -2.0, 1e300]))
+    with h5py.File(path, "r") as f:
+        want = f["w"][()]
+    got = npyguard.load_hdf5(path, helper=HELPER)["/w"]
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def _odd_mat(path):
+    """hdf5storage.savemat's file, its int32 column rewritten with 12
+    significant bits at bit 4 and its Python.Shape/MATLAB_class kept."""
+    hdf5storage = pytest.importorskip("hdf5storage")
+    hdf5storage.savemat(path, {"a": np.array([[1], [-1], [100], [2047]], dtype=np.int32)})
+    with h5py.File(path, "a") as f:
+        attrs = {k: (f["a"].attrs.get_id(k).get_type(), f["a"].attrs[k]) for k in f["a"].attrs}
+        values = f["a"][()]
+        del f["a"]
+        i12 = h5py.h5t.STD_I32LE.copy()
+        i12.set_precision(12)
+        i12.set_offset(4)
+        ds = h5py.h5d.create(f.id, b"a", i12, h5py.h5s.create_simple(values.shape))
+        ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(values, dtype="<i4"))
+        for k, (tid, v) in attrs.items():
+            f["a"].attrs.create(k, v, dtype=tid.dtype) if tid.get_class() != h5py.h5t.STRING else None
+            if tid.get_class() == h5py.h5t.STRING:
+                aid = h5py.h5a.create(ds, k.encode(), tid, h5py.h5s.create(h5py.h5s.SCALAR)
+                                      if np.ndim(v) == 0 else h5py.h5s.create_simple(np.shape(v)))
+                aid.write(np.asarray(v, dtype=tid.dtype))
+
+
+def test_matlab_int32_with_12_bit_precision_equals_loadmat(tmp_path):
+    hdf5storage = pytest.importorskip("hdf5storage")
+    path = str(tmp_path / "odd.mat")
+    _odd_mat(path)
+    want = hdf5storage.loadmat(path)["a"]
+    got = npyguard.loadmat(path, helper=HELPER)["a"]
+    assert want.ravel().tolist() == [1, -1, 100, 2047]
+    assert got.dtype == want.dtype and got.shape == want.shape and got.tolist() == want.tolist()
+
+
+def test_odd_attributes_read_as_hdf5storage_reads_them(tmp_path):
+    """Python.Shape as 20-bit integers at bit 8 of uint64 and Python.Empty
+    as one bit at bit 2 of a byte: the decoder gets the values
+    hdf5storage.read gets (an empty (0, 3) int16 array)."""
+    hdf5storage = pytest.importorskip("hdf5storage")
+    path = str(tmp_path / "shape.h5")
+    hdf5storage.write(np.zeros((0, 3), dtype=np.int16), path="/x", filename=path, matlab_compatible=False)
+    with h5py.File(path, "a") as f:
+        x = f["x"]
+        shape, empty = x.attrs["Python.Shape"], x.attrs["Python.Empty"]
+        del x.attrs["Python.Shape"], x.attrs["Python.Empty"]
+        odd = h5py.h5t.STD_U64LE.copy()
+        odd.set_precision(20)
+        odd.set_offset(8)
+        h5py.h5a.create(x.id, b"Python.Shape", odd, h5py.h5s.create_simple(shape.shape)).write(
+            np.asarray(shape, dtype="<u8"))
+        bit = h5py.h5t.STD_U8LE.copy()
+        bit.set_precision(1)
+        bit.set_offset(2)
+        h5py.h5a.create(x.id, b"Python.Empty", bit, h5py.h5s.create(h5py.h5s.SCALAR)).write(
+            np.asarray(empty, dtype="u1"))
+    want = hdf5storage.read(path="/x", filename=path)
+    got = npyguard.load_hdf5(path, "/x", helper=HELPER)
+    assert want.shape == (0, 3) and want.dtype == np.int16
+    assert got.dtype == want.dtype and got.shape == want.shape
+
+
+def test_strict_refuses_layouts_no_writer_produces(tmp_path):
+    npyvalidate = _npyvalidate()
+    for chunked in (False, True):
+        path = str(tmp_path / ("odd%d.h5" % chunked))
+        _write_odd(path, chunked)
+        strict = subprocess.run([npyvalidate, "--strict", path], capture_output=True, text=True)
+        assert strict.returncode != 0 and "i12" in strict.stdout + strict.stderr, strict.stdout
+        lax = subprocess.run([npyvalidate, path], capture_output=True, text=True)
+        assert lax.returncode == 0, lax.stdout + lax.stderr
+    mat = str(tmp_path / "odd.mat")
+    _odd_mat(mat)
+    assert subprocess.run([npyvalidate, "--strict", mat], capture_output=True).returncode != 0
+    plain = str(tmp_path / "plain.h5")
+    _write(plain)
+    assert subprocess.run([npyvalidate, "--strict", plain], capture_output=True).returncode == 0
+
+
+# every (shape, type) pair h5py writes, scalar included
+SHAPES = [(), (1,), (0,), (1, 1), (3,)]
+KINDS = {
+    "vstr": lambda n: np.array(["h\u00e9llo", "", "x"] * n, dtype=h5py.string_dtype("utf-8"))[:n],
+    "vstr_ascii": lambda n: np.array([b"hello", b"", b"x"] * n, dtype=h5py.string_dtype("ascii"))[:n],
+    "bytes": lambda n: np.array([b"ab", b"", b"c"] * n, dtype="S2")[:n],
+    "int16": lambda n: np.arange(n, dtype="<i2") - 1,
+    "uint64be": lambda n: np.arange(n, dtype=">u8") + 7,
+    "float32": lambda n: np.arange(n, dtype="<f4") / 3,
+    "float64be": lambda n: np.arange(n, dtype=">f8") / 7,
+    "bool": lambda n: np.arange(n) % 2 == 0,
+    "complex": lambda n: np.arange(n, dtype="<c16") * (1 + 2j),
+    "compound": lambda n: np.array([(i, b"k") for i in range(n)], dtype=[("a", "<i4"), ("b", "S1")]),
+    "vint": lambda n: np.array([np.arange(i + 1, dtype="<i4") for i in range(n)] + [None], dtype=object)[:n],
+    "enum": lambda n: np.array([0, 2, 1] * n, dtype=h5py.enum_dtype({"R": 0, "G": 1, "B": 2}, basetype="<i2"))[:n],
+    "opaque": lambda n: np.array([b"\x01\x02\x03"] * n, dtype="V3"),
+}
+
+
+def _shaped(kind, shape):
+    n = int(np.prod(shape))
+    flat = KINDS[kind](n)
+    if kind == "vint":
+        out = np.empty(shape, dtype=object)
+        for i, ix in enumerate(np.ndindex(shape)):
+            out[ix] = flat[i]
+        return out, h5py.vlen_dtype(np.dtype("<i4"))
+    return flat.reshape(shape), flat.dtype
+
+
+def _write_shapes(path, kinds=tuple(KINDS)):
+    with h5py.File(path, "w") as f:
+        for kind in kinds:
+            for shape in SHAPES:
+                data, dtype = _shaped(kind, shape)
+                f.create_dataset("%s_%s" % (kind, "x".join(map(str, shape)) or "scalar"), shape=shape,
+                                 dtype=dtype, data=data)
+        f["a"] = "hello"   # h5py's own scalar string
+
+
+def _same(got, want, where):
+    assert type(got) is type(want), (where, type(got), type(want))
+    if isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype and got.shape == want.shape, (where, got.dtype, want.dtype, got.shape)
+        if want.dtype.hasobject:
+            for x, y in zip(got.ravel(), want.ravel()):
+                _same(x, y, where)
+        else:
+            assert got.tobytes() == want.tobytes(), where
+    elif isinstance(want, np.generic):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), where
+    else:
+        assert got == want, where
+
+
+def test_every_shape_of_every_type_loads_as_h5py_gives_it(tmp_path):
+    """Scalar, (1,), (0,), (1, 1) and (n,) of each type h5py writes, the
+    variable-length string of one element included: load_hdf5 and load
+    give h5py's ds[()] with its type (a numpy scalar, bytes for a scalar
+    string)."""
+    path = str(tmp_path / "shapes.h5")
+    _write_shapes(path)
+    whole = npyguard.load_hdf5(path, helper=HELPER)
+    via_load = npyguard.load(path)
+    with h5py.File(path, "r") as f:
+        names = list(f)
+        assert len(names) == len(KINDS) * len(SHAPES) + 1
+        for name in names:
+            want = f[name][()]
+            _same(whole["/" + name], want, name)
+            _same(via_load["/" + name], want, name)
+            _same(npyguard.load_hdf5(path, "/" + name, helper=HELPER), want, name)
+    assert isinstance(whole["/int16_scalar"], np.int16)
+    assert whole["/a"] == b"hello"
+
+
+def test_every_shape_of_every_type_extracts(tmp_path):
+    """npyvalidate --extract writes each of them, as h5py reads it (but
+    the vlen sequences, which .npy holds only as pickles: refused)."""
+    path = str(tmp_path / "shapes.h5")
+    _write_shapes(path, [k for k in KINDS if k != "vint"])
+    out = str(tmp_path / "out.npz")
+    r = subprocess.run([_npyvalidate(), "--extract", out, path], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with np.load(out, allow_pickle=False) as z, h5py.File(path, "r") as f:
+        assert sorted(z.files) == sorted(f)
+        for name in f:
+            want = np.asarray(f[name][()])
+            if h5py.check_string_dtype(f[name].dtype) and h5py.check_string_dtype(f[name].dtype).length is None:
+                items = [x if isinstance(x, bytes) else x.encode() for x in want.ravel().tolist()]
+                want = np.array(items, dtype="S%d" % max([1] + [len(i) for i in items])).reshape(want.shape)
+            got = z[name]
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes(), name
+
+
+def test_compound_h5py_reads_through_overlapping_fields_is_refused(tmp_path):
+    """A compound whose 2-byte float member h5py reads as a larger float
+    at the stored offsets: h5py's dtype has overlapping fields (reading
+    it corrupts h5py's heap), so npyvalidate and the load refuse it."""
+    path = str(tmp_path / "overlap.h5")
+    half = h5py.h5t.IEEE_F32LE.copy()
+    half.set_fields(15, 10, 5, 0, 10)
+    half.set_size(2)
+    half.set_ebias(7)        # a bias no float16 has: h5py reads float32
+    ctid = h5py.h5t.create(h5py.h5t.COMPOUND, 10)
+    ctid.insert(b"a", 0, half)
+    ctid.insert(b"b", 2, h5py.h5t.STD_U64LE)
+    with h5py.File(path, "w") as f:
+        h5py.h5d.create(f.id, b"v", ctid, h5py.h5s.create_simple((3,)))
+    with h5py.File(path, "r") as f:
+        dt = f["v"].dtype
+    assert dt.fields["a"][1] + dt.fields["a"][0].itemsize > dt.fields["b"][1]   # h5py's own dtype overlaps
+    r = subprocess.run([_npyvalidate(), path], capture_output=True, text=True)
+    assert r.returncode == 1 and "/v" in r.stdout and "overlapping" in r.stdout, r.stdout
+    with pytest.raises(npyguard.Error, match="/v"):
+        npyguard.load_hdf5(path, helper=HELPER)

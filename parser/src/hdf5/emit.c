@@ -4,8 +4,10 @@
  * attribute goes up the pipe, each value as .npy bytes this file writes
  * itself (h5internal.h describes the records).
  *
- * Values are what h5py's ds[()] gives: integers, floats and opaque data
- * as stored (byte order kept), fixed strings null-padded, h5py's boolean
+ * Values are what h5py's ds[()] gives: integers and floats of a standard
+ * layout and opaque data as stored (byte order kept), other integer and
+ * float layouts converted by libhdf5 to the type h5py gives (layout.c),
+ * fixed strings null-padded, h5py's boolean
  * enum as bool, its ('r', 'i') compounds as complex, other packed
  * compounds as structured types. Variable-length strings, object
  * references (resolved here to the path libhdf5 names) and vlen
@@ -101,12 +103,6 @@ typedef struct {
     size_t base;            /* vlen: bytes of one data element */
 } vtype;
 
-static char order_char(hid_t t, size_t size)
-{
-    if (size == 1) return '|';
-    return H5Tget_order(t) == H5T_ORDER_BE ? '>' : '<';
-}
-
 /* h5py's boolean: an enum of two members, FALSE 0 and TRUE 1. */
 static bool is_bool(hid_t t)
 {
@@ -143,14 +139,10 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
     *mem = -1;
     switch (cls) {
     case H5T_INTEGER:
-        if (size != 1 && size != 2 && size != 4 && size != 8) break;
-        snprintf(descr, cap, "%c%c%zu", order_char(t, size), H5Tget_sign(t) == H5T_SGN_NONE ? 'u' : 'i', size);
-        *mem = H5Tcopy(t);
-        return *mem >= 0;
     case H5T_FLOAT:
-        if (size != 2 && size != 4 && size != 8) break;
-        snprintf(descr, cap, "%cf%zu", order_char(t, size), size);
-        *mem = H5Tcopy(t);
+        /* the standard type of t's size and order, or what h5py converts
+           t to (layout.c): never t's own bytes under another's descr */
+        *mem = npyg__h5_number_mem(t, descr, cap, why);
         return *mem >= 0;
     case H5T_STRING:
         if (H5Tis_variable_str(t) > 0) break;
@@ -171,6 +163,10 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
         hid_t base = H5Tget_super(t);
         if (base < 0) break;
         bool ok = fixed(base, descr, cap, mem, why);
+        /* the enum is sent as its stored bytes: its base must be one */
+        char lw[200];
+        ok = ok && npyg__h5_standard_layout(base, lw, sizeof lw);
+        if (!ok && !*why) *why = "an enumeration over an integer layout that equals no standard type";
         H5Tclose(base);
         if (*mem >= 0) H5Tclose(*mem);
         *mem = ok ? H5Tcopy(t) : -1;
@@ -179,23 +175,32 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
     case H5T_COMPOUND: {
         int n = H5Tget_nmembers(t);
         if (n <= 0) break;
-        /* h5py's complex: members r and i, one float type of 4 or 8 bytes */
+        /* h5py's complex: members r and i whose floats h5py reads as one
+           dtype of 4, 8 or 16 bytes, read as the complex of that dtype
+           (libhdf5 converts a compound member by member, by name) */
         if (n == 2) {
             char *a = H5Tget_member_name(t, 0), *b = H5Tget_member_name(t, 1);
-            hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1);
+            hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1), fa = -1, fb = -1;
+            char da[16] = "", db[16] = "";
+            const char *fwhy = NULL;
             bool cplx = a && b && !strcmp(a, "r") && !strcmp(b, "i") && ta >= 0 && tb >= 0 &&
-                        H5Tget_class(ta) == H5T_FLOAT && H5Tequal(ta, tb) > 0 &&
-                        (H5Tget_size(ta) == 4 || H5Tget_size(ta) == 8) && H5Tget_member_offset(t, 0) == 0 &&
-                        H5Tget_member_offset(t, 1) == H5Tget_size(ta) && size == 2 * H5Tget_size(ta);
-            if (cplx) snprintf(descr, cap, "%cc%zu", order_char(ta, 2), size);
+                        H5Tget_class(ta) == H5T_FLOAT && H5Tget_class(tb) == H5T_FLOAT;
+            if (cplx) fa = npyg__h5_number_mem(ta, da, sizeof da, &fwhy);
+            if (cplx) fb = npyg__h5_number_mem(tb, db, sizeof db, &fwhy);
+            size_t fs = fa >= 0 ? H5Tget_size(fa) : 0;
+            cplx = cplx && fb >= 0 && !strcmp(da, db) && (fs == 4 || fs == 8 || fs == 16);
+            if (cplx) snprintf(descr, cap, "%cc%zu", da[0], 2 * fs);
+            if (cplx) *mem = H5Tcreate(H5T_COMPOUND, 2 * fs);
+            cplx = cplx && *mem >= 0 && H5Tinsert(*mem, "r", 0, fa) >= 0 && H5Tinsert(*mem, "i", fs, fa) >= 0;
             if (a) H5free_memory(a);
             if (b) H5free_memory(b);
             if (ta >= 0) H5Tclose(ta);
             if (tb >= 0) H5Tclose(tb);
-            if (cplx) {
-                *mem = H5Tcopy(t);
-                return *mem >= 0;
-            }
+            if (fa >= 0) H5Tclose(fa);
+            if (fb >= 0) H5Tclose(fb);
+            if (cplx) return true;
+            if (*mem >= 0) H5Tclose(*mem);
+            *mem = -1;
         }
         /* a structured type: packed members, names numpy can spell */
         size_t o = 0, at = 0;
@@ -208,6 +213,12 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
             char sub[DESCR_MAX];
             bool ok = name && mtype >= 0 && plain_name(name) && H5Tget_member_offset(t, (unsigned)i) == at &&
                       fixed(mtype, sub, sizeof sub, &mm, why);
+            /* h5py keeps the stored offsets: a member converted to
+               another size is a dtype numpy cannot make */
+            if (ok && H5Tget_size(mm) != H5Tget_size(mtype)) {
+                ok = false;
+                *why = "a compound member whose layout h5py reads at another size";
+            }
             if (ok) {
                 int k = snprintf(descr + o, cap - o, "%s('%s', %s%s%s)", i ? ", " : "", name,
                                  sub[0] == '[' ? "" : "'", sub, sub[0] == '[' ? "" : "'");
@@ -239,7 +250,8 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
     default:
         break;
     }
-    if (!*why) *why = "a type npyguard does not load (arrays, bitfields, times, region references, long floats)";
+    if (!*why)
+        *why = "a type npyguard does not load (arrays, bitfields, times, references or vlen strings in a compound)";
     return false;
 }
 

@@ -57,7 +57,14 @@
     X(H5Sget_simple_extent_type) X(H5Rget_name) X(H5Tget_order) \
     X(H5Tget_cset) X(H5Tset_cset) X(H5Tenum_create) \
     X(H5Tenum_insert) X(H5Tenum_valueof) X(H5Tget_member_offset) \
-    X(H5Dvlen_reclaim) X(H5Screate)
+    X(H5Dvlen_reclaim) X(H5Screate) NPYG__H5_LAYOUT_FUNCTIONS(X)
+
+/* What the layout rule adds (layout.c): a number's bit fields, and the
+   memory types h5py converts other layouts to. */
+#define NPYG__H5_LAYOUT_FUNCTIONS(X) \
+    X(H5Tget_fields) X(H5Tget_ebias) X(H5Tget_precision) \
+    X(H5Tget_offset) X(H5Tset_fields) X(H5Tset_ebias) \
+    X(H5Tset_order)
 
 /* What the walk adds (walk.c): storage sizes and offsets, raw references inside
    compounds and attributes, vlen descriptors read without conversion, and
@@ -74,7 +81,16 @@
 #define NPYG__H5_VARIABLES(X) \
     X(H5P_CLS_FILE_ACCESS_ID_g) X(H5T_C_S1_g) X(H5T_NATIVE_LLONG_g) \
     X(H5T_NATIVE_UINT64_g) X(H5T_STD_REF_DSETREG_g) X(H5T_STD_REF_OBJ_g) \
-    X(H5T_NATIVE_UCHAR_g) X(H5P_CLS_DATASET_XFER_ID_g)
+    X(H5T_NATIVE_UCHAR_g) X(H5P_CLS_DATASET_XFER_ID_g) NPYG__H5_STANDARD_TYPES(X)
+
+/* The standard number types a value may cross unconverted as (layout.c). */
+#define NPYG__H5_STANDARD_TYPES(X) \
+    X(H5T_STD_I8LE_g) X(H5T_STD_I16LE_g) X(H5T_STD_I32LE_g) X(H5T_STD_I64LE_g) \
+    X(H5T_STD_I8BE_g) X(H5T_STD_I16BE_g) X(H5T_STD_I32BE_g) X(H5T_STD_I64BE_g) \
+    X(H5T_STD_U8LE_g) X(H5T_STD_U16LE_g) X(H5T_STD_U32LE_g) X(H5T_STD_U64LE_g) \
+    X(H5T_STD_U8BE_g) X(H5T_STD_U16BE_g) X(H5T_STD_U32BE_g) X(H5T_STD_U64BE_g) \
+    X(H5T_IEEE_F32LE_g) X(H5T_IEEE_F32BE_g) X(H5T_IEEE_F64LE_g) X(H5T_IEEE_F64BE_g) \
+    X(H5T_NATIVE_LDOUBLE_g)
 
 #define NPYG__H5_MEMBER(name) __typeof__(name) *name;
 typedef struct npyg__h5api {
@@ -190,6 +206,35 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5T_STD_REF_DSETREG_g (*npyg__h5_api()->H5T_STD_REF_DSETREG_g)
 #define H5T_STD_REF_OBJ_g (*npyg__h5_api()->H5T_STD_REF_OBJ_g)
 #define H5T_NATIVE_UCHAR_g (*npyg__h5_api()->H5T_NATIVE_UCHAR_g)
+
+#define H5Tget_fields (npyg__h5_api()->H5Tget_fields)
+#define H5Tget_ebias (npyg__h5_api()->H5Tget_ebias)
+#define H5Tget_precision (npyg__h5_api()->H5Tget_precision)
+#define H5Tget_offset (npyg__h5_api()->H5Tget_offset)
+#define H5Tset_fields (npyg__h5_api()->H5Tset_fields)
+#define H5Tset_ebias (npyg__h5_api()->H5Tset_ebias)
+#define H5Tset_order (npyg__h5_api()->H5Tset_order)
+#define H5T_STD_I8LE_g (*npyg__h5_api()->H5T_STD_I8LE_g)
+#define H5T_STD_I16LE_g (*npyg__h5_api()->H5T_STD_I16LE_g)
+#define H5T_STD_I32LE_g (*npyg__h5_api()->H5T_STD_I32LE_g)
+#define H5T_STD_I64LE_g (*npyg__h5_api()->H5T_STD_I64LE_g)
+#define H5T_STD_I8BE_g (*npyg__h5_api()->H5T_STD_I8BE_g)
+#define H5T_STD_I16BE_g (*npyg__h5_api()->H5T_STD_I16BE_g)
+#define H5T_STD_I32BE_g (*npyg__h5_api()->H5T_STD_I32BE_g)
+#define H5T_STD_I64BE_g (*npyg__h5_api()->H5T_STD_I64BE_g)
+#define H5T_STD_U8LE_g (*npyg__h5_api()->H5T_STD_U8LE_g)
+#define H5T_STD_U16LE_g (*npyg__h5_api()->H5T_STD_U16LE_g)
+#define H5T_STD_U32LE_g (*npyg__h5_api()->H5T_STD_U32LE_g)
+#define H5T_STD_U64LE_g (*npyg__h5_api()->H5T_STD_U64LE_g)
+#define H5T_STD_U8BE_g (*npyg__h5_api()->H5T_STD_U8BE_g)
+#define H5T_STD_U16BE_g (*npyg__h5_api()->H5T_STD_U16BE_g)
+#define H5T_STD_U32BE_g (*npyg__h5_api()->H5T_STD_U32BE_g)
+#define H5T_STD_U64BE_g (*npyg__h5_api()->H5T_STD_U64BE_g)
+#define H5T_IEEE_F32LE_g (*npyg__h5_api()->H5T_IEEE_F32LE_g)
+#define H5T_IEEE_F32BE_g (*npyg__h5_api()->H5T_IEEE_F32BE_g)
+#define H5T_IEEE_F64LE_g (*npyg__h5_api()->H5T_IEEE_F64LE_g)
+#define H5T_IEEE_F64BE_g (*npyg__h5_api()->H5T_IEEE_F64BE_g)
+#define H5T_NATIVE_LDOUBLE_g (*npyg__h5_api()->H5T_NATIVE_LDOUBLE_g)
 
 #endif /* NPYG__H5_TABLE_ONLY */
 

@@ -25,6 +25,22 @@ bool npyg__h5_flush(void);
    no larger than the read needs. */
 herr_t npyg__h5_read(hid_t set, hid_t mem, hid_t mspace, hid_t fspace, uint64_t elems, void *buf);
 
+/* The memory type h5py reads the integer or float t as (a new type: the
+   standard one of t's size and order when t equals it, else the type
+   libhdf5 converts to), its .npy descr in descr; -1 with why when no
+   numpy type holds t (layout.c). */
+hid_t npyg__h5_number_mem(hid_t t, char *descr, size_t cap, const char **why);
+
+/* Whether every integer and float in t (members, bases included) equals
+   a standard type; if not, false with the first one described in why. */
+bool npyg__h5_standard_layout(hid_t t, char *why, size_t cap);
+
+/* Whether h5py would read t through a numpy dtype whose fields overlap:
+   a compound member (not of h5py's complex pair) whose float h5py reads
+   at a larger size, at the stored offsets. h5py then reads past its
+   buffers (glibc aborts it: "double free or corruption"). */
+bool npyg__h5_overlapping_fields(hid_t t);
+
 /* One byte of a record field: itself, or \xNN for a control byte, a
    byte above 0x7e and the backslash; writes 1 or 4 bytes to dst. */
 size_t npyg__h5_escape_byte(char *dst, unsigned char c);

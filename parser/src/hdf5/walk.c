@@ -96,6 +96,7 @@ static struct {
    and zeroed when the conversion wants a background (references,
    enumerations, compounds): 256 page faults for a one-element read. */
 #define XFER_BUF (1u << 20)
+#define XFER_MIN 4096u
 
 /* A transfer list whose buffer fits elems elements of set read as mem
    (at least one element, which libhdf5 demands of a set size); the
@@ -109,6 +110,10 @@ static hid_t xfer_for(hid_t set, hid_t mem, uint64_t elems)
     if (big == 0) return H5P_DEFAULT;
     size_t size = elems < XFER_BUF / big ? (size_t)elems * big : XFER_BUF;
     if (size < big) size = big;
+    /* a conversion holds one element at its larger size, and a stored
+       variable-length element (16 bytes) is larger than the type its
+       dataset reports (a pointer): one string read otherwise fails */
+    if (size < XFER_MIN) size = XFER_MIN;
     if (size == XFER_BUF) return H5P_DEFAULT;
     hid_t x = H5Pcreate(H5P_DATASET_XFER);
     if (x >= 0 && H5Pset_buffer(x, size, NULL, NULL) < 0) {
@@ -487,6 +492,21 @@ static bool vlen_ok(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, const c
 static void inflate(walk *w, const char *type, int ndim, const hsize_t *dims, const char *path,
                     const char *what, uint64_t made, uint64_t stored);
 
+#define OVERLAP                                                                                     \
+    "a compound member whose float h5py reads at a larger size: h5py's dtype has overlapping fields " \
+    "and reading it corrupts h5py's memory"
+
+/* A number layout no writer of the profile produces (h5py, hdf5storage
+   and MATLAB write standard types only): a storage-format problem, so
+   the strict profile refuses it. name: the attribute's, or NULL. */
+static void layout_problem(sattrs *s, hid_t t, const char *name)
+{
+    char why[200];
+    if (s->problem[0] || npyg__h5_standard_layout(t, why, sizeof why)) return;
+    if (name) snprintf(s->problem, sizeof s->problem, "attribute %.64s: %s", name, why);
+    else snprintf(s->problem, sizeof s->problem, "%s", why);
+}
+
 static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data)
 {
     (void)info;
@@ -510,9 +530,12 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
         hazard(w, NPYG_ELIMIT_PAYLOAD, "attribute", apath,
                "attribute declares %llu elements of %zu bytes, more than max_payload_bytes (%llu)",
                (unsigned long long)np, tsz, (unsigned long long)w->p->max_payload);
+    } else if (npyg__h5_overlapping_fields(t)) {
+        hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "%s", OVERLAP);
     } else if (vlen_ok(w, a, true, t, np, "attribute", apath)) {
         /* Only small attributes are read: hdf5storage's are a few bytes. */
         npyg__h5s_take(ac->s, a, name, bytes <= 4096);
+        layout_problem(ac->s, t, name);
         queue_refs(w, a, true, t, np, apath, ac->node);
     }
     if (t >= 0) H5Tclose(t);
@@ -1168,9 +1191,15 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
         in_file = false;
     }
 
+    if (npyg__h5_overlapping_fields(t)) {
+        dhazard(w, NPYG_EHDF5_OBJECT, tname, ndim, dims, path, "%s", OVERLAP);
+        in_file = false;
+    }
+
     sattrs s;
     scan_attrs(w, d, path, n, &s);
     npyg__h5s_check(&s, true, tname, tsz, ndim, dims, parent);
+    layout_problem(&s, t, NULL);
     if (in_file && !vlen_ok(w, d, false, t, np, "dataset", path)) in_file = false;
     if (in_file) {
         uint64_t stored = H5Dget_storage_size(d), zeros = empty_bytes(d, t, np, &s, in_file);
