@@ -117,6 +117,7 @@ static const err_entry errors[] = {
     {NPYG_ELIMIT_REFDEPTH, "NPYG_ELIMIT_REFDEPTH", "limit", "HDF5 references chained deeper than max_ref_depth"},
     {NPYG_EHDF5_VLEN, "NPYG_EHDF5_VLEN", "unsafe", "variable-length data disagrees with its heap object"},
     {NPYG_EHDF5_INFLATE, "NPYG_EHDF5_INFLATE", "limit", "filtered HDF5 data inflates past the ratio budget"},
+    {NPYG_ELIMIT_LOAD, "NPYG_ELIMIT_LOAD", "limit", "an HDF5 load materialises more bytes than max_load_bytes"},
     {NPYG_EPICKLE, "NPYG_EPICKLE", "pickle", "malformed pickle"},
     {NPYG_EPICKLE_TRUNC, "NPYG_EPICKLE_TRUNC", "pickle", "pickle ends before its STOP opcode"},
     {NPYG_EPICKLE_PROTO, "NPYG_EPICKLE_PROTO", "pickle", "pickle protocol above 5"},

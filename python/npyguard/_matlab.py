@@ -34,6 +34,7 @@ cannot read is left out as hdf5storage leaves it out. Every error names
 the object path first in its message and in ``member``.
 """
 import collections
+import contextlib
 import math
 import operator
 import posixpath
@@ -50,11 +51,15 @@ _REFS = "/#refs#"
 # npyguard's codes (parser/include/npyguard.h), named by the library
 _E_PAYLOAD, _E_SOFTLINK, _E_REFCYCLE, _E_REFDANGLE = 55, 121, 125, 126
 _E_FORMAT, _E_NESTING, _E_PATHS, _E_REFDEPTH, _E_INFLATE = 128, 131, 133, 134, 136
+_E_NOMEM, _E_LOAD = 2, 137
+# the load budget's allowance per byte of the file (NPYG_LOAD_BYTES_PER_BYTE)
+_LOAD_PER_BYTE = 100
 
 # the decoder's limits; the HDF5 ones default as the scan's do
 # (NPYG_DEFAULT_MAX_REF_DEPTH, NPYG_DEFAULT_MAX_PATHS), the others as load's
-_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths")
-_DEFAULTS = {"max_ref_depth": 32, "max_nesting": 32, "max_paths": 20000}
+_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths",
+                "max_load_bytes")
+_DEFAULTS = {"max_ref_depth": 32, "max_nesting": 32, "max_paths": 20000, "max_load_bytes": 64 << 20}
 _MAX_SOFTLINK_HOPS = 16  # libhdf5's limit on nested soft links (H5L_NUM_LINKS)
 
 # what hdf5storage takes for a numpy value in a struct's field
@@ -126,7 +131,8 @@ def _limit(limits: Dict[str, Any], name: str) -> int:
 
 
 class _Decoder:
-    def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any], owned: bool = False):
+    def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any], owned: bool = False,
+                 file_size: int = 0):
         unknown = set(limits) - set(_TREE_LIMITS)
         if unknown:
             raise TypeError("unknown limit %r" % sorted(unknown)[0])
@@ -138,6 +144,9 @@ class _Decoder:
         self.max_depth = _limit(limits, "max_ref_depth")
         self.max_nesting = _limit(limits, "max_nesting")
         self.max_paths = _limit(limits, "max_paths")
+        # what the caller will hold, as the scan and the load count it
+        self.max_load = _limit(limits, "max_load_bytes")
+        self.load_budget = self.max_load + _LOAD_PER_BYTE * file_size
         self.made = 0        # bytes of every array made
         self.declared = 0    # bytes made from declarations alone
         self.paths = 0
@@ -186,6 +195,9 @@ class _Decoder:
         if self.made > self.max_payload:
             raise _error(_E_PAYLOAD, path, "the values made reach %d bytes, over max_payload_bytes (%d)"
                          % (self.made, self.max_payload))
+        if self.made > self.load_budget:
+            raise _error(_E_LOAD, path, "the values made reach %d bytes, more than %d, this file's budget "
+                         "(max_load_bytes + %d per byte of the file)" % (self.made, self.load_budget, _LOAD_PER_BYTE))
         if declared:
             self.declared += declared
             if self.declared > self.max_inflate:
@@ -719,7 +731,7 @@ def _raise_fails(e: _Fails):
 
 # ------------------------------------------------------------------ the API
 
-def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **limits):
+def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, file_size: int = 0, **limits):
     """What ``hdf5storage.read(path, filename=file)`` returns, from the
     file's tree (npyguard._h5tree).
 
@@ -731,7 +743,7 @@ def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **
     returned without a copy where hdf5storage would make one new array;
     by default the result shares no memory with the tree. Raises Hdf5Error or LimitError naming the object path (in
     ``member`` and the message)."""
-    dec = _Decoder(tree, False, limits, owned)
+    dec = _Decoder(tree, False, limits, owned, file_size)
     norm = posixpath.normpath(path)
     group, name = posixpath.dirname(norm) or "/", posixpath.basename(norm) or "."
     found = dec.resolve(group, group)
@@ -744,14 +756,14 @@ def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **
         _raise_fails(e)
 
 
-def loadmat_tree(tree: Dict[str, Node], *, owned: bool = False, **limits) -> dict:
+def loadmat_tree(tree: Dict[str, Node], *, owned: bool = False, file_size: int = 0, **limits) -> dict:
     """What ``hdf5storage.loadmat(file)`` returns, from the file's tree:
     a dict of its variables (every top-level object but ``#refs#``;
     ``#subsystem#``, where MATLAB keeps its classdef objects, is read
     like any other). A variable hdf5storage cannot read is left out, as
     loadmat leaves it out; a hazard (a reference or soft link to nothing,
     a cycle, a limit) raises. Limits and owned as for read_tree."""
-    dec = _Decoder(tree, True, limits, owned)
+    dec = _Decoder(tree, True, limits, owned, file_size)
     root = tree.get("/")
     if root is None or root.kind != "group":
         raise _error(_E_FORMAT, "/", "the file has no root group", _hdf5_error())
@@ -801,8 +813,10 @@ def loadmat(file, **limits) -> dict:
         >>> m["x"].shape
     """
     from . import _hdf5
-    tree = _hdf5.load_tree(file, **limits)
-    return loadmat_tree(tree, owned=True, **_decoder_limits(limits))
+    size = _hdf5.file_size(file)
+    with _no_memory_error():
+        tree = _hdf5.load_tree(file, **limits)
+        return loadmat_tree(tree, owned=True, file_size=size, **_decoder_limits(limits))
 
 
 def load_hdf5(file, path: str = "/", **limits):
@@ -823,7 +837,13 @@ def load_hdf5(file, path: str = "/", **limits):
         >>> w = npyguard.load_hdf5("model.h5", "/weights")      # one object
     """
     from . import _hdf5
-    tree = _hdf5.load_tree(file, **limits)
+    size = _hdf5.file_size(file)
+    with _no_memory_error():
+        return _load_hdf5(_hdf5.load_tree(file, **limits), path, size, limits)
+
+
+def _load_hdf5(tree, path, size, limits):
+    from . import _hdf5
     if not _written_by_hdf5storage(tree):
         root = "/" + path.strip("/")
         node = tree.get(root)
@@ -833,7 +853,17 @@ def load_hdf5(file, path: str = "/", **limits):
             return node.value
         below = root.rstrip("/") + "/"
         return _hdf5.HDF5Mapping({p: n for p, n in tree.items() if p.startswith(below)})
-    return read_tree(tree, path, owned=True, **_decoder_limits(limits))
+    return read_tree(tree, path, owned=True, file_size=size, **_decoder_limits(limits))
+
+
+@contextlib.contextmanager
+def _no_memory_error():
+    """A value this process cannot allocate, anywhere in a load, is
+    npyguard's InputError (NPYG_ENOMEM), not a bare MemoryError."""
+    try:
+        yield
+    except MemoryError as e:
+        raise _error(_E_NOMEM, "/", "cannot allocate the values of this file: %s" % (e or "out of memory")) from e
 
 
 def _decoder_limits(limits: Dict[str, Any]) -> Dict[str, Any]:
