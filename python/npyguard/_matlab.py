@@ -157,6 +157,7 @@ class _Decoder:
         # of hdf5storage's is a new array
         self.owned = owned
         self.handed = set()
+        self.kids: Dict[str, frozenset] = {}
 
     # ------------------------------------------------------------ the tree
 
@@ -170,7 +171,7 @@ class _Decoder:
         while parts:
             name = parts.pop(0)
             here = self.tree.get(cur)
-            if here is None or here.kind != "group" or name not in here.children:
+            if here is None or here.kind != "group" or name not in self._children(cur, here):
                 return None
             child = cur.rstrip("/") + "/" + name
             node = self.tree.get(child)
@@ -188,6 +189,15 @@ class _Decoder:
             cur = child
         return cur, self.tree[cur]
 
+    def _children(self, path: str, node: Node) -> frozenset:
+        """A group's member names as a set, made once: a cell's N
+        references each look their target up in #refs#, and a search of
+        its tuple of names made that N * N."""
+        kids = self.kids.get(path)
+        if kids is None:
+            kids = self.kids[path] = frozenset(node.children)
+        return kids
+
     def count(self, nbytes: int, path: str, declared: int = 0):
         """nbytes about to be made, `declared` of them from no stored
         value (zeros hdf5storage makes from a shape)."""
@@ -195,14 +205,14 @@ class _Decoder:
         if self.made > self.max_payload:
             raise _error(_E_PAYLOAD, path, "the values made reach %d bytes, over max_payload_bytes (%d)"
                          % (self.made, self.max_payload))
-        if self.made > self.load_budget:
-            raise _error(_E_LOAD, path, "the values made reach %d bytes, more than %d, this file's budget "
-                         "(max_load_bytes + %d per byte of the file)" % (self.made, self.load_budget, _LOAD_PER_BYTE))
         if declared:
             self.declared += declared
             if self.declared > self.max_inflate:
                 raise _error(_E_INFLATE, path, "%d bytes made from declared shapes alone, over "
                              "inflate_budget_bytes (%d)" % (self.declared, self.max_inflate))
+        if self.made > self.load_budget:
+            raise _error(_E_LOAD, path, "the values made reach %d bytes, more than %d, this file's budget "
+                         "(max_load_bytes + %d per byte of the file)" % (self.made, self.load_budget, _LOAD_PER_BYTE))
 
     def zeros(self, shape, dtype, path: str, declared: bool = True) -> np.ndarray:
         """np.zeros(shape, dtype), counted before it is made."""
@@ -574,13 +584,10 @@ class _Decoder:
         else:
             dims[-1] //= length
         out = self.zeros((math.prod(dims),), "U%d" % length, path, declared=False)
-        flat = data.flatten()
-        for i in range(out.shape[0]):
-            chunk = flat[i * length:(i + 1) * length]
-            if flat.dtype.name == "uint32":
-                out[i] = np.ndarray(shape=(), dtype=out.dtype, buffer=chunk.tobytes())[()]
-            else:
-                out[i] = np.str_(_to_str(chunk))
+        rows = out.shape[0]
+        # the code units of each string, as the bytes hdf5storage decodes
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)[:rows * length * data.dtype.itemsize]
+        out[...] = _code_points(path, raw, data.dtype.itemsize, rows, length).view(out.dtype).reshape(rows)
         return out.reshape(tuple(dims))
 
     def to_bytes(self, path: str, data, length: int):
@@ -620,6 +627,94 @@ class _Decoder:
             else:
                 out[i] = np.bytes_(_to_str(chunk).encode("UTF-8"))
         return out.reshape(tuple(dims))
+
+
+
+# ------------------------------------------------------- text, vectorised
+#
+# hdf5storage decodes a character array one string at a time in Python
+# (bytes(...).decode for every row); a 30-million-element MATLAB char
+# column is 30 million calls. These give the same strings (or refuse the
+# same inputs) with numpy operations over all rows at once, at a cost
+# linear in the bytes whatever the rows hold: each is a (rows, length)
+# array of code points, zero-padded, which numpy views as 'U<length>'.
+
+def _code_points(path: str, raw: np.ndarray, unit: int, rows: int, length: int) -> np.ndarray:
+    """raw: rows * length code units of `unit` bytes, as stored."""
+    if unit == 4:
+        # the units as numpy's UCS4 in native order, as hdf5storage reads
+        # them; past U+10FFFF numpy makes no str of one (SystemError)
+        cp = np.ascontiguousarray(raw.view(np.uint32).reshape(rows, length))
+        if cp.size and int(cp.max()) > 0x10FFFF:
+            raise _Fails(path, "UTF-32 data with a unit past U+10FFFF")
+        return cp
+    if unit == 2:
+        return _utf16_rows(path, raw.view("<u2").reshape(rows, length).astype(np.uint32))
+    return _utf8_rows(path, raw.reshape(rows, length))
+
+
+def _utf16_rows(path: str, u: np.ndarray) -> np.ndarray:
+    """Each row decoded as bytes.decode("UTF-16") decodes it: a leading
+    byte-order mark taken away (FE FF: the rest is big-endian), surrogate
+    pairs joined, a lone surrogate an error."""
+    rows, length = u.shape
+    if not rows or not length:
+        return u
+    keep = np.ones(u.shape, dtype=bool)
+    swapped = u[:, 0] == 0xFFFE
+    if swapped.any():
+        u[swapped] = ((u[swapped] & 0xFF) << 8) | (u[swapped] >> 8)
+    keep[:, 0] = (u[:, 0] != 0xFEFF) & ~swapped
+    sur = keep & (u >= 0xD800) & (u <= 0xDFFF)
+    if not sur.any():
+        return _compact(u, keep)
+    hi = sur & (u <= 0xDBFF)
+    lo = sur & ~hi
+    lo_next = np.zeros_like(lo)
+    lo_next[:, :-1] = lo[:, 1:]
+    hi_before = np.zeros_like(hi)
+    hi_before[:, 1:] = hi[:, :-1]
+    if (hi & ~lo_next).any() or (lo & ~hi_before).any():
+        raise _Fails(path, "char data that is not UTF-16: a lone surrogate")
+    after = np.zeros_like(u)
+    after[:, :-1] = u[:, 1:]
+    u = u.copy()
+    u[hi] = 0x10000 + ((u[hi] - 0xD800) << 10) + (after[hi] - 0xDC00)
+    return _compact(u, keep & ~lo)
+
+
+def _compact(u: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The kept code points of each row moved to its start, zeros after."""
+    if keep.all():
+        return np.ascontiguousarray(u)
+    out = np.zeros(u.shape, dtype=np.uint32)
+    r, c = np.nonzero(keep)
+    out[r, np.cumsum(keep, axis=1)[r, c] - 1] = u[r, c]
+    return out
+
+
+def _utf8_rows(path: str, b: np.ndarray) -> np.ndarray:
+    """Each row decoded as bytes.decode("UTF-8") decodes it. A row that
+    starts with a continuation byte does not decode on its own; when none
+    does, no character crosses a row, and decoding all rows at once
+    succeeds exactly when each row would."""
+    rows, length = b.shape
+    if not rows or not length or int(b.max()) < 0x80:
+        return b.astype(np.uint32)
+    cont = (b & 0xC0) == 0x80
+    if cont[:, 0].any():
+        raise _Fails(path, "char data that is not UTF-8: a string starts inside a character")
+    try:
+        text = b.tobytes().decode("UTF-8")
+    except UnicodeDecodeError as e:
+        raise _Fails(path, "char data that is not UTF-8: %s" % e)
+    cp = np.frombuffer(text.encode("UTF-32-LE"), dtype="<u4")
+    counts = (~cont).sum(axis=1)
+    r = np.repeat(np.arange(rows), counts)
+    c = np.arange(cp.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    out = np.zeros((rows, length), dtype=np.uint32)
+    out[r, c] = cp
+    return out
 
 
 # ------------------------------------------------------------------ helpers
