@@ -97,7 +97,7 @@ static const err_entry errors[] = {
     {NPYG_EHDF5_UNAVAILABLE, "NPYG_EHDF5_UNAVAILABLE", "io", "libhdf5 is not available (built without it, or it does not load): HDF5 cannot be checked"},
     {NPYG_EHDF5_OPEN, "NPYG_EHDF5_OPEN", "hdf5", "the HDF5 library cannot open the file"},
     {NPYG_EHDF5_CRASH, "NPYG_EHDF5_CRASH", "unsafe", "the HDF5 library failed on this file"},
-    {NPYG_EHDF5_TIMEOUT, "NPYG_EHDF5_TIMEOUT", "unsafe", "the HDF5 library ran past its time limit"},
+    {NPYG_EHDF5_TIMEOUT, "NPYG_EHDF5_TIMEOUT", "limit", "the HDF5 library ran past its time limit"},
     {NPYG_EHDF5_SANDBOX, "NPYG_EHDF5_SANDBOX", "io", "the HDF5 sandbox could not run"},
     {NPYG_EHDF5_OBJECT, "NPYG_EHDF5_OBJECT", "hdf5", "the HDF5 library cannot read an object"},
     {NPYG_EHDF5_EXTLINK, "NPYG_EHDF5_EXTLINK", "unsafe", "external link to another file"},

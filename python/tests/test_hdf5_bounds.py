@@ -299,3 +299,25 @@ def test_char_column_of_30_million_is_linear(tmp_path):
         """ % path)
     # hdf5storage: each of the n rows of the transposed (n, 1) units is a string of one
     assert out.strip() == "(30000000, 1) <U1 ['a'] ['a']", out
+
+
+# ------------------------------------------------------------ cost per file
+
+def test_a_small_file_libhdf5_loops_on_gets_its_share():
+    """A 9.5 KB file on which libhdf5 loops (a fuzzer's find) cost 20 s
+    of CPU, up to 60 s of wall clock, at the defaults, and was 'unsafe'.
+    Its share of the limits, by its size, is now at most 5 s; the verdict
+    is a limit that names the option raising it."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip("npyvalidate not built")
+    path = os.path.join(ROOT, "corpus", "fuzz-regressions", "hdf5-global-heap-libhdf5-loop.h5")
+    env = dict(os.environ, NPYG_HDF5_HELPER=HELPER)
+    r = subprocess.run([cli, "--json", path], capture_output=True, text=True, env=env, timeout=120)
+    import json
+    import re
+    err = json.loads(r.stdout)["error"]
+    assert r.returncode == 1 and (err["code"], err["name"], err["class"]) == (117, "NPYG_EHDF5_TIMEOUT", "limit"), err
+    m = re.match(r"the HDF5 library (?:ran longer than|used more than) (\d+) s .*raise (hdf5_wall_seconds|hdf5_cpu_seconds)",
+                 err["message"])
+    assert m and int(m.group(1)) <= 5, err["message"]
