@@ -13,9 +13,14 @@ What hdf5storage would make from a declaration rather than from stored
 values (``np.zeros(shape)`` for ``Python.Shape`` or ``MATLAB_empty``, a
 struct array as large as its longest field) is counted before it is
 made: every array the decoder creates counts against
-``max_payload_bytes`` (NPYG_ELIMIT_PAYLOAD), and what is made from a
-declaration alone also against ``inflate_budget_bytes``
-(NPYG_EHDF5_INFLATE), as the scan counts such values. As in the scan,
+``max_payload_bytes`` (NPYG_ELIMIT_PAYLOAD) and against the load budget,
+``max_load_bytes`` plus 100 bytes per byte of the file
+(NPYG_ELIMIT_LOAD: a value reached by many references is counted, and
+copied, once per reference, as hdf5storage copies it), and what is made
+from a declaration alone also against ``inflate_budget_bytes``
+(NPYG_EHDF5_INFLATE), as the scan counts such values. Character data is
+decoded with numpy operations over all strings at once, at a cost
+linear in its bytes. As in the scan,
 references are followed at most ``max_ref_depth`` inside one another
 (NPYG_ELIMIT_REFDEPTH), groups nest at most ``max_nesting`` deep
 (NPYG_ELIMIT_NESTING) and at most ``max_paths`` objects are read
@@ -831,6 +836,8 @@ def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, fi
     file's tree (npyguard._h5tree).
 
     Keyword limits: max_payload_bytes (every array made, bytes),
+    max_load_bytes (every array made, beyond 100 bytes per byte of the
+    file of file_size bytes),
     inflate_budget_bytes (arrays made from declared shapes alone, bytes),
     max_ref_depth (references followed one inside another), max_nesting
     (groups below the root), max_paths (objects read). ``owned=True``
@@ -898,9 +905,10 @@ def loadmat(file, **limits) -> dict:
     Keyword arguments are those of the sandboxed load (``strict``,
     ``helper``, the ``.npy`` parser's limits and the HDF5 ones:
     max_objects, max_nesting, max_paths, max_ref_depth, hdf5_memory_bytes,
-    hdf5_cpu_seconds, hdf5_wall_seconds); max_payload_bytes,
-    inflate_budget_bytes, max_paths, max_nesting and max_ref_depth also bound the
-    decoding (see read_tree). A file npyguard refuses, and every hazard,
+    hdf5_cpu_seconds, hdf5_wall_seconds, max_load_bytes); max_payload_bytes,
+    inflate_budget_bytes, max_paths, max_nesting, max_ref_depth and
+    max_load_bytes also bound the decoding (see read_tree). A value this
+    process cannot allocate is InputError (NPYG_ENOMEM). A file npyguard refuses, and every hazard,
     raises a subclass of ``npyguard.Error`` naming the object path.
 
         >>> import npyguard
