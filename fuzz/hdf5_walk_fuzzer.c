@@ -58,7 +58,7 @@ const char *__asan_default_options(void)
 
 static int code_ok(long c)
 {
-    return c == 0 || c == NPYG_ELIMIT_PAYLOAD || (c >= NPYG_EHDF5_SANDBOX && c <= NPYG_EHDF5_INFLATE &&
+    return c == 0 || c == NPYG_ELIMIT_PAYLOAD || (c >= NPYG_EHDF5_SANDBOX && c <= NPYG_ELIMIT_LOAD &&
                                                    c != NPYG_EHDF5_FORMAT + 1);
 }
 
@@ -108,7 +108,7 @@ static void walk_once(const uint8_t *data, size_t size, int out)
     if (fapl >= 0) H5Pclose(fapl);
     if (file < 0) return;
     /* the last byte picks the profile; limits small enough to reach */
-    npyg__h5_params p = {64, 8, 1u << 20, data[size - 1] & 1, 200, 4, false, false};
+    npyg__h5_params p = {64, 8, 1u << 20, data[size - 1] & 1, 200, 4, false, false, 1u << 30};
     npyg__h5_walk(file, data, size, out, &p);
     H5Fclose(file);
     check_records(out);

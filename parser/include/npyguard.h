@@ -191,6 +191,7 @@ typedef enum npyg_status {
     NPYG_ELIMIT_REFDEPTH = 134, /* references chained deeper than max_ref_depth */
     NPYG_EHDF5_VLEN = 135,      /* variable-length data that disagrees with its heap object */
     NPYG_EHDF5_INFLATE = 136,   /* filtered data that inflates past the .npz ratio budget */
+    NPYG_ELIMIT_LOAD = 137,     /* a load materialises more bytes than max_load_bytes */
     /* datasets and attributes over max_payload_bytes: NPYG_ELIMIT_PAYLOAD */
     /* 140-149: the pickle scanner (npyg_pickle_scan_*); offsets are in the
        .npy file or the member, as for the payload */
@@ -371,6 +372,7 @@ typedef enum npyg_limit {
     NPYG_LIMIT_HDF5_MEMORY_BYTES,
     NPYG_LIMIT_HDF5_CPU_SECONDS,
     NPYG_LIMIT_HDF5_WALL_SECONDS,
+    NPYG_LIMIT_MAX_LOAD_BYTES,
     NPYG_LIMIT_END_ /* not a limit: one past the last id */
 } npyg_limit;
 
@@ -960,6 +962,9 @@ typedef struct npyg_hdf5_limits {
     uint64_t max_paths;        /* objects a recursive reader visits, counted along every
                                   path of hard links, soft links and references */
     uint32_t max_ref_depth;    /* references followed one after another */
+    uint64_t max_load_bytes;   /* bytes a load materialises in the caller, every value
+                                  counted once per path and reference that reaches it,
+                                  beyond NPYG_LOAD_BYTES_PER_BYTE per byte of the file */
 } npyg_hdf5_limits;
 
 #define NPYG_DEFAULT_MAX_OBJECTS 100000u
@@ -975,6 +980,15 @@ typedef struct npyg_hdf5_limits {
    frames a level: a chain of 330 cells ends it in RecursionError (Python's
    limit of 1000; 250 still read). MATLAB's own cells nest a few deep. */
 #define NPYG_DEFAULT_MAX_REF_DEPTH 32u
+/* What a load may make the caller hold: max_load_bytes plus 100 bytes
+   per byte of the file (a large file holds large values; a small one
+   that inflates or names one dataset through many links or references
+   gets the fixed part only, as an archive's inflation budget does). A
+   file whose hard links or references name one large dataset many times
+   is refused before the copies are made (hdf5storage makes one per
+   reference). */
+#define NPYG_DEFAULT_MAX_LOAD_BYTES (UINT64_C(64) << 20)  /* 64 MiB */
+#define NPYG_LOAD_BYTES_PER_BYTE 100u
 #define NPYG_MAX_REF_DEPTH_CAP 10000u
 #define NPYG_MAX_OBJECTS_CAP 10000000u
 #define NPYG_MAX_NESTING_CAP 256u

@@ -116,6 +116,9 @@ static const row rows[NPYG_LIMIT_END_] = {
     ROW(HDF5_WALL_SECONDS, "hdf5_wall_seconds", "hdf5-time", "hdf5", H5(child_wall_seconds),
         NPYG_DEFAULT_CHILD_WALL_SECONDS, 1, DAY, NONE,
         "wall-clock seconds of the HDF5 child before it is killed"),
+    ROW(MAX_LOAD_BYTES, "max_load_bytes", "max-load-bytes", "hdf5", H5(max_load_bytes),
+        NPYG_DEFAULT_MAX_LOAD_BYTES, 0, U64, NONE,
+        "bytes an HDF5 load materialises, every value once per path and reference, beyond 100 per byte of the file"),
 };
 
 const npyg_limit_desc *npyg_limit_info(npyg_limit id)

@@ -51,6 +51,7 @@ static const struct {
     {NPYG_LIMIT_HDF5_MEMORY_BYTES, "hdf5_memory_bytes", "hdf5-memory", UINT64_C(1) << 30, 16u << 20, U64},
     {NPYG_LIMIT_HDF5_CPU_SECONDS, "hdf5_cpu_seconds", "hdf5-cpu", 20, 1, 86400},
     {NPYG_LIMIT_HDF5_WALL_SECONDS, "hdf5_wall_seconds", "hdf5-time", 60, 1, 86400},
+    {NPYG_LIMIT_MAX_LOAD_BYTES, "max_load_bytes", "max-load-bytes", 64u << 20, 0, U64},
 };
 #define NWANT (sizeof want / sizeof want[0])
 

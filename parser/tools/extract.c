@@ -14,6 +14,16 @@
  *                     member. Variable-length sequences cannot be written
  *                     without pickles: refused. The archive is written
  *                     beside OUT and renamed over it only when complete.
+ *                     A path that cannot be a member every reader opens
+ *                     the same way is refused, and nothing is written:
+ *                     a name `--strict` refuses (a backslash, a control
+ *                     character, a leading drive letter "C:", bytes that
+ *                     are not UTF-8), and two datasets whose members
+ *                     collide: equal once ASCII case is folded ("/A" and
+ *                     "/a"), one's key the other's name ("/a" -> "a.npy",
+ *                     "/a.npy" -> key "a.npy"), or a member where another
+ *                     needs a directory ("/g" -> "g.npy" beside
+ *                     "/g.npy/x"). The error names both paths.
  *  --hash             the SHA-256 of each dataset's payload as read (C
  *                     order, the dtype above; lengths then data for the
  *                     variable-length forms), on the dataset's report line.
@@ -171,6 +181,7 @@ static bool as_bytes_array(pending *p, void **out, uint64_t *size, char *descr, 
 
 typedef struct zentry {
     char *name;
+    char *path;             /* the dataset's, for a collision's error */
     uint32_t crc;
     uint64_t size, offset;
 } zentry;
@@ -202,10 +213,67 @@ static bool utf8_plain(const char *s)
     return true;
 }
 
+/* Well-formed UTF-8 (no overlong forms, surrogates or code points past
+   U+10FFFF), as --strict and zipfile take a flagged name. */
+static bool utf8_valid(const unsigned char *s)
+{
+    while (*s) {
+        unsigned c = *s, n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+                                           : c >= 0xf0 && c <= 0xf4 ? 3 : 4;
+        if (n == 4) return false;
+        unsigned cp = n ? c & (0x3fu >> n) : c;
+        for (unsigned i = 1; i <= n; i++) {
+            if ((s[i] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (s[i] & 0x3fu);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        s += n + 1;
+    }
+    return true;
+}
+
+/* Why a path's bytes cannot name a member that --strict accepts and
+   every unzip writes as named; NULL when they can. */
+static const char *name_fault(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\') return "a backslash, which Windows readers take for a directory";
+        if (*p < 0x20 || *p == 0x7f) return "a control character";
+    }
+    if (((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z') && s[1] == ':') return "a leading drive letter";
+    if (!utf8_valid((const unsigned char *)s)) return "bytes that are not UTF-8";
+    return NULL;
+}
+
+/* path as the scan's records show it (h5internal.h): control bytes, the
+   backslash and bytes above 0x7e as \xNN, so that an error prints no
+   terminal control sequence; cut to fit out. */
+static const char *shown(const char *path, char *out, size_t size)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)path; *p && o + 5 < size; p++)
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+            out[o++] = '\\', out[o++] = 'x', out[o++] = hex[*p >> 4], out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+    out[o] = '\0';
+    return out;
+}
+
 /* The member name of a dataset path, or NULL with why. */
 static char *member_name(const char *path, char *why, size_t wsize)
 {
     const char *s = path + 1;
+    const char *fault = name_fault(s);
+    if (fault) {
+        char esc[600];
+        snprintf(why, wsize, "%s: a path with %s cannot name an archive member: nothing written",
+                 shown(path, esc, sizeof esc), fault);
+        return NULL;
+    }
     for (const char *k = s;;) {
         const char *j = strchr(k, '/');
         size_t len = j ? (size_t)(j - k) : strlen(k);
@@ -274,6 +342,7 @@ static int write_member(collector *c)
     }
     zentry *e = &z->e[z->n++];
     e->name = name;
+    if (!(e->path = strdup(p->path))) die_oom();
     e->crc = (uint32_t)crc;
     e->size = hl + size;
     e->offset = z->at;
@@ -373,6 +442,87 @@ static void finish_zip(zwriter *z)
     zwrite(z, r, 22);
 }
 
+/* ---------------- names that collide ---------------- */
+
+/* What each member claims on a file system and in np.load: its name
+   ('f'), its key, the name without ".npy" ('k'), and every directory it
+   needs ('d'); ASCII case folded, as Windows and macOS compare names. */
+typedef struct zname {
+    char *fold;
+    char kind;
+    size_t entry;
+} zname;
+
+static int by_fold(const void *a, const void *b)
+{
+    const zname *x = a, *y = b;
+    int c = strcmp(x->fold, y->fold);
+    return c ? c : (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+static char *folded(const char *s, size_t n)
+{
+    char *f = malloc(n + 1);
+    if (!f) die_oom();
+    for (size_t i = 0; i < n; i++) f[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] | 0x20) : s[i];
+    f[n] = '\0';
+    return f;
+}
+
+/* Directories are shared; a key beside a directory of the same name
+   ("g.npy" and "g/x.npy") is what np.savez itself writes. */
+static bool collide(char a, char b) { return a != 'd' ? b != 'd' || a == 'f' : b == 'f'; }
+
+static const char *why_collide(char a, char b)
+{
+    if (a == b) return "the same name once case is folded";
+    if (a == 'd' || b == 'd') return "one is a file where the other needs a directory";
+    return "np.load's key of one is the other's name";
+}
+
+/* true when no two members collide; else false and why names both. */
+static bool names_apart(const zwriter *z, char *why, size_t wsize)
+{
+    size_t cap = 1, n = 0;
+    for (size_t i = 0; i < z->n; i++) {
+        cap += 2;
+        for (const char *c = z->e[i].name; *c; c++) cap += *c == '/';
+    }
+    zname *v = calloc(cap, sizeof *v);
+    if (!v) die_oom();
+    for (size_t i = 0; i < z->n; i++) {
+        const char *name = z->e[i].name;
+        size_t len = strlen(name); /* ends in ".npy" */
+        v[n++] = (zname){folded(name, len), 'f', i};
+        v[n++] = (zname){folded(name, len - 4), 'k', i};
+        for (const char *c = name; *c; c++)
+            if (*c == '/') v[n++] = (zname){folded(name, (size_t)(c - name)), 'd', i};
+    }
+    qsort(v, n, sizeof *v, by_fold);
+    bool ok = true;
+    for (size_t a = 0; a < n && ok;) {
+        size_t b = a, first = SIZE_MAX;
+        for (; b < n && !strcmp(v[b].fold, v[a].fold); b++)
+            if (first == SIZE_MAX && v[b].kind != 'd') first = b;
+        /* any colliding pair of the run involves a file or a key, and
+           collides with its first one too */
+        for (size_t i = a; first != SIZE_MAX && i < b && ok; i++) {
+            const zname *x = &v[first], *y = &v[i];
+            if (y->entry == x->entry || !collide(x->kind, y->kind)) continue;
+            ok = false;
+            char e1[300], e2[300], n1[300], n2[300];
+            snprintf(why, wsize, "%s and %s would be archive members '%s' and '%s' that collide (%s): nothing written",
+                     shown(z->e[x->entry].path, e1, sizeof e1), shown(z->e[y->entry].path, e2, sizeof e2),
+                     shown(z->e[x->entry].name, n1, sizeof n1), shown(z->e[y->entry].name, n2, sizeof n2),
+                     why_collide(x->kind, y->kind));
+        }
+        a = b;
+    }
+    for (size_t i = 0; i < n; i++) free(v[i].fold);
+    free(v);
+    return ok;
+}
+
 int extract_npz(const options *o, const char *path, const char *out)
 {
     int in = open(path, O_RDONLY | O_CLOEXEC);
@@ -399,7 +549,7 @@ int extract_npz(const options *o, const char *path, const char *out)
     npyg_hdf5_sink sink = {on_object, on_value, on_end, &z.c};
     int rc = npyg_hdf5_load_fd(ctx, in, NULL, &sink);
     /* the last dataset is written by the sink's end, which cannot stop the load */
-    if (!rc && !z.c.why[0]) finish_zip(&z);
+    if (!rc && !z.c.why[0] && names_apart(&z, z.c.why, sizeof z.c.why)) finish_zip(&z);
     if (!rc && !z.c.why[0] && (z.failed || fsync(z.fd) != 0)) {
         z.failed = true;
         snprintf(z.c.why, sizeof z.c.why, "cannot write the archive: %s", strerror(errno));
@@ -418,7 +568,7 @@ int extract_npz(const options *o, const char *path, const char *out)
                 rc ? e->message : strerror(errno));
         status = rc ? status_of(rc) : 2;
     }
-    for (size_t i = 0; i < z.n; i++) free(z.e[i].name);
+    for (size_t i = 0; i < z.n; i++) free(z.e[i].name), free(z.e[i].path);
     free(z.e);
     free(tmp);
     npyg_ctx_free(ctx);

@@ -19,6 +19,7 @@ from ._h5tree import Empty, Node, Ref
 __all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS", "h5py_value"]
 
 _PROTOCOL = 129  # NPYG_EHDF5_PROTOCOL
+_ENOMEM = 2  # NPYG_ENOMEM
 
 # {name: (default, smallest, largest)}: the C library's table, the .npy
 # parser's limits (each value is a .npy) and the HDF5 walk's and child's.
@@ -73,6 +74,16 @@ def _value(where: str, form: str, null: bool, values: list):
     return out
 
 
+def file_size(file) -> int:
+    """The size of file (a path, a descriptor or a file object with one):
+    what the load budget allows beyond max_load_bytes grows with it."""
+    if isinstance(file, int):
+        return os.fstat(file).st_size
+    if isinstance(file, (str, bytes, os.PathLike)):
+        return os.stat(file).st_size
+    return os.fstat(file.fileno()).st_size
+
+
 def _fd_of(file) -> Tuple[int, bool]:
     """A descriptor for file (a path, a descriptor or a file object with
     one) and whether it is ours to close."""
@@ -105,6 +116,9 @@ def load_tree(file, *, strict: bool = False, helper: Optional[str] = None, **lim
     fd, own = _fd_of(file)
     try:
         records = _core.hdf5_load(fd, bool(strict), checked, helper, _DTYPES, _dtype, np.empty)
+    except MemoryError as e:
+        # a value this process cannot allocate, though within the limits
+        raise _error(_ENOMEM, 0, "cannot allocate the values of this file: %s" % (e or "out of memory")) from e
     finally:
         if own:
             os.close(fd)

@@ -13,9 +13,14 @@ What hdf5storage would make from a declaration rather than from stored
 values (``np.zeros(shape)`` for ``Python.Shape`` or ``MATLAB_empty``, a
 struct array as large as its longest field) is counted before it is
 made: every array the decoder creates counts against
-``max_payload_bytes`` (NPYG_ELIMIT_PAYLOAD), and what is made from a
-declaration alone also against ``inflate_budget_bytes``
-(NPYG_EHDF5_INFLATE), as the scan counts such values. As in the scan,
+``max_payload_bytes`` (NPYG_ELIMIT_PAYLOAD) and against the load budget,
+``max_load_bytes`` plus 100 bytes per byte of the file
+(NPYG_ELIMIT_LOAD: a value reached by many references is counted, and
+copied, once per reference, as hdf5storage copies it), and what is made
+from a declaration alone also against ``inflate_budget_bytes``
+(NPYG_EHDF5_INFLATE), as the scan counts such values. Character data is
+decoded with numpy operations over all strings at once, at a cost
+linear in its bytes. As in the scan,
 references are followed at most ``max_ref_depth`` inside one another
 (NPYG_ELIMIT_REFDEPTH), groups nest at most ``max_nesting`` deep
 (NPYG_ELIMIT_NESTING) and at most ``max_paths`` objects are read
@@ -34,6 +39,7 @@ cannot read is left out as hdf5storage leaves it out. Every error names
 the object path first in its message and in ``member``.
 """
 import collections
+import contextlib
 import math
 import operator
 import posixpath
@@ -50,11 +56,15 @@ _REFS = "/#refs#"
 # npyguard's codes (parser/include/npyguard.h), named by the library
 _E_PAYLOAD, _E_SOFTLINK, _E_REFCYCLE, _E_REFDANGLE = 55, 121, 125, 126
 _E_FORMAT, _E_NESTING, _E_PATHS, _E_REFDEPTH, _E_INFLATE = 128, 131, 133, 134, 136
+_E_NOMEM, _E_LOAD = 2, 137
+# the load budget's allowance per byte of the file (NPYG_LOAD_BYTES_PER_BYTE)
+_LOAD_PER_BYTE = 100
 
 # the decoder's limits; the HDF5 ones default as the scan's do
 # (NPYG_DEFAULT_MAX_REF_DEPTH, NPYG_DEFAULT_MAX_PATHS), the others as load's
-_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths")
-_DEFAULTS = {"max_ref_depth": 32, "max_nesting": 32, "max_paths": 20000}
+_TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths",
+                "max_load_bytes")
+_DEFAULTS = {"max_ref_depth": 32, "max_nesting": 32, "max_paths": 20000, "max_load_bytes": 64 << 20}
 _MAX_SOFTLINK_HOPS = 16  # libhdf5's limit on nested soft links (H5L_NUM_LINKS)
 
 # what hdf5storage takes for a numpy value in a struct's field
@@ -126,7 +136,8 @@ def _limit(limits: Dict[str, Any], name: str) -> int:
 
 
 class _Decoder:
-    def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any], owned: bool = False):
+    def __init__(self, tree: Dict[str, Node], matlab: bool, limits: Dict[str, Any], owned: bool = False,
+                 file_size: int = 0):
         unknown = set(limits) - set(_TREE_LIMITS)
         if unknown:
             raise TypeError("unknown limit %r" % sorted(unknown)[0])
@@ -138,6 +149,9 @@ class _Decoder:
         self.max_depth = _limit(limits, "max_ref_depth")
         self.max_nesting = _limit(limits, "max_nesting")
         self.max_paths = _limit(limits, "max_paths")
+        # what the caller will hold, as the scan and the load count it
+        self.max_load = _limit(limits, "max_load_bytes")
+        self.load_budget = self.max_load + _LOAD_PER_BYTE * file_size
         self.made = 0        # bytes of every array made
         self.declared = 0    # bytes made from declarations alone
         self.paths = 0
@@ -148,6 +162,7 @@ class _Decoder:
         # of hdf5storage's is a new array
         self.owned = owned
         self.handed = set()
+        self.kids: Dict[str, frozenset] = {}
 
     # ------------------------------------------------------------ the tree
 
@@ -161,7 +176,7 @@ class _Decoder:
         while parts:
             name = parts.pop(0)
             here = self.tree.get(cur)
-            if here is None or here.kind != "group" or name not in here.children:
+            if here is None or here.kind != "group" or name not in self._children(cur, here):
                 return None
             child = cur.rstrip("/") + "/" + name
             node = self.tree.get(child)
@@ -179,6 +194,15 @@ class _Decoder:
             cur = child
         return cur, self.tree[cur]
 
+    def _children(self, path: str, node: Node) -> frozenset:
+        """A group's member names as a set, made once: a cell's N
+        references each look their target up in #refs#, and a search of
+        its tuple of names made that N * N."""
+        kids = self.kids.get(path)
+        if kids is None:
+            kids = self.kids[path] = frozenset(node.children)
+        return kids
+
     def count(self, nbytes: int, path: str, declared: int = 0):
         """nbytes about to be made, `declared` of them from no stored
         value (zeros hdf5storage makes from a shape)."""
@@ -191,6 +215,9 @@ class _Decoder:
             if self.declared > self.max_inflate:
                 raise _error(_E_INFLATE, path, "%d bytes made from declared shapes alone, over "
                              "inflate_budget_bytes (%d)" % (self.declared, self.max_inflate))
+        if self.made > self.load_budget:
+            raise _error(_E_LOAD, path, "the values made reach %d bytes, more than %d, this file's budget "
+                         "(max_load_bytes + %d per byte of the file)" % (self.made, self.load_budget, _LOAD_PER_BYTE))
 
     def zeros(self, shape, dtype, path: str, declared: bool = True) -> np.ndarray:
         """np.zeros(shape, dtype), counted before it is made."""
@@ -562,13 +589,10 @@ class _Decoder:
         else:
             dims[-1] //= length
         out = self.zeros((math.prod(dims),), "U%d" % length, path, declared=False)
-        flat = data.flatten()
-        for i in range(out.shape[0]):
-            chunk = flat[i * length:(i + 1) * length]
-            if flat.dtype.name == "uint32":
-                out[i] = np.ndarray(shape=(), dtype=out.dtype, buffer=chunk.tobytes())[()]
-            else:
-                out[i] = np.str_(_to_str(chunk))
+        rows = out.shape[0]
+        # the code units of each string, as the bytes hdf5storage decodes
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)[:rows * length * data.dtype.itemsize]
+        out[...] = _code_points(path, raw, data.dtype.itemsize, rows, length).view(out.dtype).reshape(rows)
         return out.reshape(tuple(dims))
 
     def to_bytes(self, path: str, data, length: int):
@@ -608,6 +632,94 @@ class _Decoder:
             else:
                 out[i] = np.bytes_(_to_str(chunk).encode("UTF-8"))
         return out.reshape(tuple(dims))
+
+
+
+# ------------------------------------------------------- text, vectorised
+#
+# hdf5storage decodes a character array one string at a time in Python
+# (bytes(...).decode for every row); a 30-million-element MATLAB char
+# column is 30 million calls. These give the same strings (or refuse the
+# same inputs) with numpy operations over all rows at once, at a cost
+# linear in the bytes whatever the rows hold: each is a (rows, length)
+# array of code points, zero-padded, which numpy views as 'U<length>'.
+
+def _code_points(path: str, raw: np.ndarray, unit: int, rows: int, length: int) -> np.ndarray:
+    """raw: rows * length code units of `unit` bytes, as stored."""
+    if unit == 4:
+        # the units as numpy's UCS4 in native order, as hdf5storage reads
+        # them; past U+10FFFF numpy makes no str of one (SystemError)
+        cp = np.ascontiguousarray(raw.view(np.uint32).reshape(rows, length))
+        if cp.size and int(cp.max()) > 0x10FFFF:
+            raise _Fails(path, "UTF-32 data with a unit past U+10FFFF")
+        return cp
+    if unit == 2:
+        return _utf16_rows(path, raw.view("<u2").reshape(rows, length).astype(np.uint32))
+    return _utf8_rows(path, raw.reshape(rows, length))
+
+
+def _utf16_rows(path: str, u: np.ndarray) -> np.ndarray:
+    """Each row decoded as bytes.decode("UTF-16") decodes it: a leading
+    byte-order mark taken away (FE FF: the rest is big-endian), surrogate
+    pairs joined, a lone surrogate an error."""
+    rows, length = u.shape
+    if not rows or not length:
+        return u
+    keep = np.ones(u.shape, dtype=bool)
+    swapped = u[:, 0] == 0xFFFE
+    if swapped.any():
+        u[swapped] = ((u[swapped] & 0xFF) << 8) | (u[swapped] >> 8)
+    keep[:, 0] = (u[:, 0] != 0xFEFF) & ~swapped
+    sur = keep & (u >= 0xD800) & (u <= 0xDFFF)
+    if not sur.any():
+        return _compact(u, keep)
+    hi = sur & (u <= 0xDBFF)
+    lo = sur & ~hi
+    lo_next = np.zeros_like(lo)
+    lo_next[:, :-1] = lo[:, 1:]
+    hi_before = np.zeros_like(hi)
+    hi_before[:, 1:] = hi[:, :-1]
+    if (hi & ~lo_next).any() or (lo & ~hi_before).any():
+        raise _Fails(path, "char data that is not UTF-16: a lone surrogate")
+    after = np.zeros_like(u)
+    after[:, :-1] = u[:, 1:]
+    u = u.copy()
+    u[hi] = 0x10000 + ((u[hi] - 0xD800) << 10) + (after[hi] - 0xDC00)
+    return _compact(u, keep & ~lo)
+
+
+def _compact(u: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The kept code points of each row moved to its start, zeros after."""
+    if keep.all():
+        return np.ascontiguousarray(u)
+    out = np.zeros(u.shape, dtype=np.uint32)
+    r, c = np.nonzero(keep)
+    out[r, np.cumsum(keep, axis=1)[r, c] - 1] = u[r, c]
+    return out
+
+
+def _utf8_rows(path: str, b: np.ndarray) -> np.ndarray:
+    """Each row decoded as bytes.decode("UTF-8") decodes it. A row that
+    starts with a continuation byte does not decode on its own; when none
+    does, no character crosses a row, and decoding all rows at once
+    succeeds exactly when each row would."""
+    rows, length = b.shape
+    if not rows or not length or int(b.max()) < 0x80:
+        return b.astype(np.uint32)
+    cont = (b & 0xC0) == 0x80
+    if cont[:, 0].any():
+        raise _Fails(path, "char data that is not UTF-8: a string starts inside a character")
+    try:
+        text = b.tobytes().decode("UTF-8")
+    except UnicodeDecodeError as e:
+        raise _Fails(path, "char data that is not UTF-8: %s" % e)
+    cp = np.frombuffer(text.encode("UTF-32-LE"), dtype="<u4")
+    counts = (~cont).sum(axis=1)
+    r = np.repeat(np.arange(rows), counts)
+    c = np.arange(cp.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    out = np.zeros((rows, length), dtype=np.uint32)
+    out[r, c] = cp
+    return out
 
 
 # ------------------------------------------------------------------ helpers
@@ -719,11 +831,13 @@ def _raise_fails(e: _Fails):
 
 # ------------------------------------------------------------------ the API
 
-def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **limits):
+def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, file_size: int = 0, **limits):
     """What ``hdf5storage.read(path, filename=file)`` returns, from the
     file's tree (npyguard._h5tree).
 
     Keyword limits: max_payload_bytes (every array made, bytes),
+    max_load_bytes (every array made, beyond 100 bytes per byte of the
+    file of file_size bytes),
     inflate_budget_bytes (arrays made from declared shapes alone, bytes),
     max_ref_depth (references followed one inside another), max_nesting
     (groups below the root), max_paths (objects read). ``owned=True``
@@ -731,7 +845,7 @@ def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **
     returned without a copy where hdf5storage would make one new array;
     by default the result shares no memory with the tree. Raises Hdf5Error or LimitError naming the object path (in
     ``member`` and the message)."""
-    dec = _Decoder(tree, False, limits, owned)
+    dec = _Decoder(tree, False, limits, owned, file_size)
     norm = posixpath.normpath(path)
     group, name = posixpath.dirname(norm) or "/", posixpath.basename(norm) or "."
     found = dec.resolve(group, group)
@@ -744,14 +858,14 @@ def read_tree(tree: Dict[str, Node], path: str = "/", *, owned: bool = False, **
         _raise_fails(e)
 
 
-def loadmat_tree(tree: Dict[str, Node], *, owned: bool = False, **limits) -> dict:
+def loadmat_tree(tree: Dict[str, Node], *, owned: bool = False, file_size: int = 0, **limits) -> dict:
     """What ``hdf5storage.loadmat(file)`` returns, from the file's tree:
     a dict of its variables (every top-level object but ``#refs#``;
     ``#subsystem#``, where MATLAB keeps its classdef objects, is read
     like any other). A variable hdf5storage cannot read is left out, as
     loadmat leaves it out; a hazard (a reference or soft link to nothing,
     a cycle, a limit) raises. Limits and owned as for read_tree."""
-    dec = _Decoder(tree, True, limits, owned)
+    dec = _Decoder(tree, True, limits, owned, file_size)
     root = tree.get("/")
     if root is None or root.kind != "group":
         raise _error(_E_FORMAT, "/", "the file has no root group", _hdf5_error())
@@ -791,9 +905,10 @@ def loadmat(file, **limits) -> dict:
     Keyword arguments are those of the sandboxed load (``strict``,
     ``helper``, the ``.npy`` parser's limits and the HDF5 ones:
     max_objects, max_nesting, max_paths, max_ref_depth, hdf5_memory_bytes,
-    hdf5_cpu_seconds, hdf5_wall_seconds); max_payload_bytes,
-    inflate_budget_bytes, max_paths, max_nesting and max_ref_depth also bound the
-    decoding (see read_tree). A file npyguard refuses, and every hazard,
+    hdf5_cpu_seconds, hdf5_wall_seconds, max_load_bytes); max_payload_bytes,
+    inflate_budget_bytes, max_paths, max_nesting, max_ref_depth and
+    max_load_bytes also bound the decoding (see read_tree). A value this
+    process cannot allocate is InputError (NPYG_ENOMEM). A file npyguard refuses, and every hazard,
     raises a subclass of ``npyguard.Error`` naming the object path.
 
         >>> import npyguard
@@ -801,8 +916,10 @@ def loadmat(file, **limits) -> dict:
         >>> m["x"].shape
     """
     from . import _hdf5
-    tree = _hdf5.load_tree(file, **limits)
-    return loadmat_tree(tree, owned=True, **_decoder_limits(limits))
+    size = _hdf5.file_size(file)
+    with _no_memory_error():
+        tree = _hdf5.load_tree(file, **limits)
+        return loadmat_tree(tree, owned=True, file_size=size, **_decoder_limits(limits))
 
 
 def load_hdf5(file, path: str = "/", **limits):
@@ -823,7 +940,13 @@ def load_hdf5(file, path: str = "/", **limits):
         >>> w = npyguard.load_hdf5("model.h5", "/weights")      # one object
     """
     from . import _hdf5
-    tree = _hdf5.load_tree(file, **limits)
+    size = _hdf5.file_size(file)
+    with _no_memory_error():
+        return _load_hdf5(_hdf5.load_tree(file, **limits), path, size, limits)
+
+
+def _load_hdf5(tree, path, size, limits):
+    from . import _hdf5
     if not _written_by_hdf5storage(tree):
         root = "/" + path.strip("/")
         node = tree.get(root)
@@ -833,7 +956,17 @@ def load_hdf5(file, path: str = "/", **limits):
             return _hdf5.h5py_value(node.value)
         below = root.rstrip("/") + "/"
         return _hdf5.HDF5Mapping({p: n for p, n in tree.items() if p.startswith(below)})
-    return read_tree(tree, path, owned=True, **_decoder_limits(limits))
+    return read_tree(tree, path, owned=True, file_size=size, **_decoder_limits(limits))
+
+
+@contextlib.contextmanager
+def _no_memory_error():
+    """A value this process cannot allocate, anywhere in a load, is
+    npyguard's InputError (NPYG_ENOMEM), not a bare MemoryError."""
+    try:
+        yield
+    except MemoryError as e:
+        raise _error(_E_NOMEM, "/", "cannot allocate the values of this file: %s" % (e or "out of memory")) from e
 
 
 def _decoder_limits(limits: Dict[str, Any]) -> Dict[str, Any]:

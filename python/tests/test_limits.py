@@ -28,7 +28,7 @@ DOCUMENTED = {
 # scan HDF5): not keywords here
 NOT_KEYWORDS = ["max_pickle_bytes", "max_pickle_ops", "max_pickle_memo", "max_pickle_stack",
                 "max_pickle_string_bytes", "max_pickle_imports", "max_objects", "max_nesting", "max_paths",
-                "max_ref_depth", "hdf5_memory_bytes", "hdf5_cpu_seconds", "hdf5_wall_seconds"]
+                "max_ref_depth", "hdf5_memory_bytes", "hdf5_cpu_seconds", "hdf5_wall_seconds", "max_load_bytes"]
 
 
 def _saved(arr):

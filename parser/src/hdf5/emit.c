@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "h5walk.h"
+#include "refnames.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -40,6 +41,7 @@ typedef struct {
     bool dead;         /* the pipe broke: stop */
     int code;          /* the first failure, with msg */
     char msg[NPYG__H5_MSG_MAX];
+    npyg__h5_refnames names; /* of referenced objects, gathered once */
 } emit;
 
 static bool failed(emit *e, int code, const char *path, const char *fmt, ...) NPYG__PRINTF(4, 5);
@@ -461,6 +463,13 @@ static bool vlen_item(emit *e, const char *path, const vtype *v, const void *buf
     *data = name;
     *len = 0;
     if (*r == 0) return true;
+    size_t known;
+    const char *p = npyg__h5_refname(&e->names, e->file, (haddr_t)*r, &known);
+    if (p && known < sizeof name) {
+        *data = p;
+        *len = known;
+        return true;
+    }
     ssize_t k = H5Rget_name(e->file, H5R_OBJECT, r, name, sizeof name);
     if (k <= 0 || (size_t)k >= sizeof name)
         return failed(e, NPYG_EHDF5_OBJECT, path, "a reference whose path libhdf5 cannot name within %u bytes",
@@ -703,13 +712,14 @@ static bool send_group(emit *e, hid_t g, const char *path)
 
 int npyg__h5_emit(hid_t file, int out, char *msg, size_t size)
 {
-    emit e = {out, file, false, 0, ""};
+    emit e = {out, file, false, 0, "", {0}};
     hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
     bool ok = root >= 0 && send_group(&e, root, "/");
     if (root >= 0) H5Gclose(root);
     else failed(&e, NPYG_EHDF5_OBJECT, "/", "libhdf5 cannot open the root group");
     if (!ok && !e.code)
         failed(&e, e.dead ? NPYG_EHDF5_SANDBOX : NPYG_EHDF5_OBJECT, "/", e.dead ? "the record pipe broke" : "the load stopped");
+    npyg__h5_refnames_free(&e.names);
     if (ok) return 0;
     snprintf(msg, size, "%s", e.msg);
     return e.code;

@@ -11,7 +11,9 @@
  * The last few escapes speak the record protocol wrongly instead: the
  * parent must take each as the file's verdict (NPYG_EHDF5_PROTOCOL).
  * The load-* ones send load records (h5internal.h) that lie, or die in
- * the middle of a value.
+ * the middle of a value; load-repeat names the whole file as the value
+ * of 300,000 datasets, each record well formed, so that only a budget of
+ * the bytes accepted from one file can end it.
  * Targets are chosen so that a call that got through would do no harm
  * (signal 0, pid 1, paths that do not exist).
  */
@@ -48,6 +50,23 @@ static size_t npy(char *out, const char *descr, const char *shape)
     memset(out + 10 + n, ' ', total - 11 - (size_t)n);
     out[total - 1] = '\n';
     return total;
+}
+
+/* 300,000 datasets, each "read from the file" at offset 0, the file's
+   size long. */
+static void load_repeat(uint64_t size, int out)
+{
+    char buf[512], shape[32];
+    snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)size);
+    size_t hl = npy(buf, "'|u1'", shape);
+    (void)!write(out, "G\t/\n", 4);
+    for (unsigned i = 0; i < 300000u; i++) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "D\t/x%u\tarray\t-\tat:0\n", i);
+        if (write(out, line, (size_t)n) != n || write(out, buf, hl) != (ssize_t)hl) _exit(0);
+    }
+    npyg__h5_send_end(out, 0, "");
+    _exit(0);
 }
 
 /* The load records that lie or stop short; 0 when name is none of them. */
@@ -100,7 +119,7 @@ static int load_lie(const char *name, int out)
     _exit(0);
 }
 
-static long run(const char *name, int out)
+static long run(const char *name, int out, uint64_t size)
 {
     char byte;
     struct iovec local = {&byte, 1}, remote = {(void *)4096, 1};
@@ -147,6 +166,7 @@ static long run(const char *name, int out)
             _exit(0);
         }
     load_lie(name, out);
+    if (!strcmp(name, "load-repeat")) load_repeat(size, out);
     if (!strcmp(name, "end-then-spin")) {
         /* an end the parent takes, the pipe closed, and no exit: the
            helper ends it when the next file comes, or that file's end
@@ -176,7 +196,7 @@ void npyg__h5_escape(const char *image, size_t size, int out)
         if (c == '\n') break;
         name[i] = c;
     }
-    long rc = run(name, out);
+    long rc = run(name, out, size);
     char msg[128];
     if (rc == -2) snprintf(msg, sizeof msg, "no escape named '%s'", name);
     else if (rc < 0) snprintf(msg, sizeof msg, "escape %s refused: errno %d", name, errno);

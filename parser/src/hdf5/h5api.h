@@ -35,7 +35,7 @@
     X(H5Gopen2) X(H5Iget_type) X(H5Iinc_ref) \
     X(H5Lexists) X(H5Lget_info) X(H5Lget_val) \
     X(H5Literate) X(H5Lunpack_elink_val) X(H5Oclose) \
-    X(H5Oget_info2) X(H5Oget_info_by_name2) X(H5Oopen) \
+    X(H5Oget_info2) X(H5Oget_info_by_name2) X(H5Oopen) X(H5Ovisit2) \
     X(H5PLset_loading_state) X(H5Pclose) X(H5Pcreate) \
     X(H5Pget_external) X(H5Pget_external_count) X(H5Pget_filter2) \
     X(H5Pget_layout) X(H5Pget_nfilters) X(H5Pget_virtual_count) \
@@ -132,6 +132,7 @@ const npyg__h5api *npyg__h5_api(void);
 #define H5Oget_info2 (npyg__h5_api()->H5Oget_info2)
 #define H5Oget_info_by_name2 (npyg__h5_api()->H5Oget_info_by_name2)
 #define H5Oopen (npyg__h5_api()->H5Oopen)
+#define H5Ovisit2 (npyg__h5_api()->H5Ovisit2)
 #define H5PLset_loading_state (npyg__h5_api()->H5PLset_loading_state)
 #define H5Pclose (npyg__h5_api()->H5Pclose)
 #define H5Pcreate (npyg__h5_api()->H5Pcreate)

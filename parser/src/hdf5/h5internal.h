@@ -79,9 +79,20 @@ typedef struct npyg__h5_params {
     bool exits;                 /* the process ends with the walk: what it
                                    registered with libhdf5 and what it holds
                                    stay (set by the child itself, not sent) */
+    uint64_t max_load;          /* bytes a load materialises (fanout.c) */
 } npyg__h5_params;
 
 bool npyg__h5_limits_valid(const npyg_hdf5_limits *limits);
+/* What a load of a file of file_size bytes may materialise:
+   max_load plus NPYG_LOAD_BYTES_PER_BYTE per byte, saturating; the
+   child's verdict and the parent's count use the same. */
+static inline uint64_t npyg__h5_load_budget(uint64_t max_load, uint64_t file_size)
+{
+    uint64_t per, out;
+    if (!npyg__mul_u64(file_size, NPYG_LOAD_BYTES_PER_BYTE, &per) || !npyg__add_u64(max_load, per, &out))
+        return UINT64_MAX;
+    return out;
+}
 
 /* The helper (helper.c), one per context: an exec'd process that loads
  * libhdf5 once, never reads an input, and forks one caged child per file.

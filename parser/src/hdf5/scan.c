@@ -49,6 +49,23 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A file's share of the child's CPU and wall-clock limits. The work a
+   file can legitimately need grows with its size (its objects, data and
+   heaps all take bytes of it), so a small file on which libhdf5 loops
+   ends in seconds rather than at the limits a large file needs: a file
+   of size bytes gets cap x (1 MiB + size) / 20 MiB, rounded up, at least
+   least seconds and at most cap (the limit as set, which files of 19 MiB
+   or more get whole; raising it raises every file's share). */
+#define SHARE_BASE (UINT64_C(1) << 20)
+#define SHARE_FULL (UINT64_C(20) << 20)
+static uint32_t share(uint32_t cap, uint64_t size, uint32_t least)
+{
+    uint64_t part = size < SHARE_FULL - SHARE_BASE ? size + SHARE_BASE : SHARE_FULL;
+    uint64_t s = ((uint64_t)cap * part + SHARE_FULL - 1) / SHARE_FULL;
+    if (s < least) s = least;
+    return s < cap ? (uint32_t)s : cap;
+}
+
 /* Splits line at tabs into at most max fields; returns the count. */
 static int split(char *line, char **f, int max)
 {
@@ -79,7 +96,7 @@ static bool child_code(int code)
     return code == 0 || code == NPYG_ELIMIT_PAYLOAD || code == NPYG_EHDF5_OPEN ||
            code == NPYG_EHDF5_SANDBOX || (code >= NPYG_EHDF5_OBJECT && code <= NPYG_EHDF5_FORMAT) ||
            code == NPYG_ELIMIT_OBJECTS || code == NPYG_ELIMIT_NESTING ||
-           (code >= NPYG_ELIMIT_PATHS && code <= NPYG_EHDF5_INFLATE);
+           (code >= NPYG_ELIMIT_PATHS && code <= NPYG_ELIMIT_LOAD);
 }
 
 typedef struct {
@@ -103,6 +120,8 @@ typedef struct {
     npyg__input *src; /* the input, for values read from it ("at:") */
     bool at_file;     /* the value on its way is read from src at at */
     uint64_t at;
+    uint64_t loaded;  /* bytes of every value accepted, against max_load */
+    uint64_t max_load;
 } reader;
 
 /* One record; false: protocol error. */
@@ -554,6 +573,17 @@ static int read_value(reader *r, pipe_in *p, const npyg_hdf5_item *it, unsigned 
     if (r->at_file && (!npyg__add_u64(r->at, in->payload_bytes, &end) || end > r->src->size))
         return bad(r, "a value at bytes %llu..%llu of a file of %llu", (unsigned long long)r->at,
                    (unsigned long long)r->at + in->payload_bytes, (unsigned long long)r->src->size);
+    /* what the caller will hold, counted before it is asked to hold it:
+       a child may name the same bytes of the file, or send the same
+       value, for any number of records */
+    if (!npyg__add_u64(r->loaded, in->payload_bytes, &r->loaded)) r->loaded = UINT64_MAX;
+    if (r->loaded > r->max_load) {
+        r->limit = NPYG_ELIMIT_LOAD;
+        return bad(r, "the values sent reach %llu%s bytes, more than %llu, this file's budget (max_load_bytes "
+                   "+ %u per byte of the file)", (unsigned long long)r->loaded,
+                   r->loaded == UINT64_MAX ? " or more" : "", (unsigned long long)r->max_load,
+                   NPYG_LOAD_BYTES_PER_BYTE);
+    }
     void *dst = NULL;
     if (r->sink->value(r->sink->user, i, in, &dst)) return LINE_STOP;
     if (in->payload_bytes && !dst) return LINE_STOP;
@@ -681,9 +711,13 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
             in = ro;
         else if (ro >= 0) close(ro);
     }
+    /* the limits as set bound the helper; this file gets its share */
+    uint32_t cpu_cap = hl.child_cpu_seconds, wall_cap = hl.child_wall_seconds;
+    hl.child_cpu_seconds = share(cpu_cap, src.size, 1);
+    hl.child_wall_seconds = share(wall_cap, src.size, 5);
     npyg__h5_request req = {NPYG__H5_MAGIC, NPYG__H5_SCAN, hl,
                             {hl.max_objects, hl.max_nesting, ctx->limits.max_payload_bytes,
-                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth, sink != NULL, false},
+                             ctx->profile == NPYG_PROFILE_STRICT, hl.max_paths, hl.max_ref_depth, sink != NULL, false, hl.max_load_bytes},
                             src.size};
     int sent = send_scan(ctx, &req, in, pfd[1]);
     if (sent != 0) {
@@ -709,7 +743,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     uint64_t max_records = (uint64_t)hl.max_objects * 4 + 64;
     if (sink) max_records += ((uint64_t)hl.max_objects + hl.max_paths) * 8;
     reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0,
-                &src, false, 0};
+                &src, false, 0, 0, npyg__h5_load_budget(hl.max_load_bytes, src.size)};
     pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0, false};
     bool protocol = false, too_long = false;
     char *line;
@@ -764,11 +798,15 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     if (read_errno)
         rc = override(ctx, NPYG_EIO, "cannot read the HDF5 child's records (errno %d)", read_errno);
     else if (timeout)
-        rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library ran longer than %u s on this file%s",
-                      hl.child_wall_seconds, during);
+        rc = override(ctx, NPYG_EHDF5_TIMEOUT,
+                      "the HDF5 library ran longer than %u s on this file%s, the share of hdf5_wall_seconds (%u) "
+                      "a file of %llu bytes gets: raise hdf5_wall_seconds (--hdf5-time)",
+                      hl.child_wall_seconds, during, wall_cap, (unsigned long long)src.size);
     else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-        rc = override(ctx, NPYG_EHDF5_TIMEOUT, "the HDF5 library used more than %u s of CPU on this file%s",
-                      hl.child_cpu_seconds, during);
+        rc = override(ctx, NPYG_EHDF5_TIMEOUT,
+                      "the HDF5 library used more than %u s of CPU on this file%s, the share of hdf5_cpu_seconds "
+                      "(%u) a file of %llu bytes gets: raise hdf5_cpu_seconds (--hdf5-cpu)",
+                      hl.child_cpu_seconds, during, cpu_cap, (unsigned long long)src.size);
     else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
         rc = override(ctx, NPYG_EHDF5_CRASH,
                       "the HDF5 library tried a forbidden system call (opening another file?): signal %d (SIGSYS)",

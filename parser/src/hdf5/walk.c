@@ -192,6 +192,7 @@ typedef struct {
     haddr_t addr;
     char *path;      /* where the walk first met it */
     bool group;
+    uint64_t bytes;  /* a dataset's value as a reader makes it */
 } node;
 
 typedef struct {
@@ -332,7 +333,7 @@ static uint32_t add_node(walk *w, haddr_t addr, const char *path, bool group)
     char *copy = strdup(path);
     if (!copy) return UINT32_MAX;
     uint32_t i = w->nnodes++;
-    w->nodes[i] = (node){addr, copy, group};
+    w->nodes[i] = (node){addr, copy, group, 0};
     uint32_t k = hash_addr(addr, w->hashcap);
     while (w->hash[k]) k = (k + 1) & (w->hashcap - 1);
     w->hash[k] = i + 1;
@@ -1196,6 +1197,7 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
         in_file = false;
     }
 
+    w->nodes[n].bytes = bytes;
     sattrs s;
     scan_attrs(w, d, path, n, &s);
     npyg__h5s_check(&s, true, tname, tsz, ndim, dims, parent);
@@ -1537,7 +1539,9 @@ static void count_paths(walk *w)
     dfs d;
     uint64_t *visits = calloc((size_t)nn + 1, sizeof *visits), *links = calloc((size_t)nn + 1, sizeof *links);
     uint32_t *depth = calloc((size_t)nn + 1, sizeof *depth);
-    if (!dfs_init(w, &d) || !nn || !visits || !links || !depth) goto out;
+    /* the bytes each kind of reader makes from u, the same way */
+    uint64_t *made = calloc((size_t)nn + 1, sizeof *made), *made_l = calloc((size_t)nn + 1, sizeof *made_l);
+    if (!dfs_init(w, &d) || !nn || !visits || !links || !depth || !made || !made_l) goto out;
     uint32_t *start = d.start, *adj = d.adj, *stack = d.stack, *pos = d.pos;
     unsigned char *colour = d.colour;
     uint32_t sp = 0;
@@ -1553,7 +1557,7 @@ static void count_paths(walk *w)
             }
             continue;
         }
-        uint64_t v = 1, vl = 1;
+        uint64_t v = 1, vl = 1, m = w->nodes[u].bytes, ml = m;
         uint32_t deep = 0;
         for (uint32_t k = start[u]; k < start[u + 1]; k++) {
             const edge *e = &w->edges[adj[k]];
@@ -1562,14 +1566,19 @@ static void count_paths(walk *w)
                which it reaches by the references */
             if (u == 0 && !strcmp(w->nodes[e->to].path, "/#refs#")) {
                 if (!npyg__add_u64(vl, links[e->to], &vl)) vl = UINT64_MAX;
+                if (!npyg__add_u64(ml, made_l[e->to], &ml)) ml = UINT64_MAX;
                 continue;
             }
             if (!npyg__add_u64(v, visits[e->to], &v)) v = UINT64_MAX;
+            if (!npyg__add_u64(m, made[e->to], &m)) m = UINT64_MAX;
+            if (!e->ref && !npyg__add_u64(ml, made_l[e->to], &ml)) ml = UINT64_MAX;
             if (!e->ref && !npyg__add_u64(vl, links[e->to], &vl)) vl = UINT64_MAX;
             if (depth[e->to] + e->ref > deep) deep = depth[e->to] + e->ref;
         }
         visits[u] = v;
         links[u] = vl;
+        made[u] = m;
+        made_l[u] = ml;
         depth[u] = deep;
         colour[u] = 2;
         sp--;
@@ -1582,6 +1591,16 @@ static void count_paths(walk *w)
                "a recursive reader visits %llu%s objects along every path of links and references, more than "
                "max_paths (%llu): they reach the same objects many times",
                (unsigned long long)most, most == UINT64_MAX ? " or more" : "", (unsigned long long)w->p->max_paths);
+    /* a load sends every path's value, and hdf5storage makes one per
+       reference: the caller would hold this much (said of a file that
+       nothing else refuses: a refused file is not loaded) */
+    uint64_t load = made[0] > made_l[0] ? made[0] : made_l[0], budget = npyg__h5_load_budget(w->p->max_load, w->file_size);
+    if (load > budget && !w->hazards)
+        hazard(w, NPYG_ELIMIT_LOAD, "file", "/",
+               "loading it makes %llu%s bytes of values along every path of links and references, more than "
+               "its budget of %llu (max_load_bytes %llu + %u per byte of the file)", (unsigned long long)load,
+               load == UINT64_MAX ? " or more" : "", (unsigned long long)budget, (unsigned long long)w->p->max_load,
+               NPYG_LOAD_BYTES_PER_BYTE);
     if (depth[0] > w->p->max_ref_depth) {
         /* name the object where the deepest chain of references starts */
         uint32_t u = 0;
@@ -1603,6 +1622,8 @@ out:
     dfs_free(&d);
     free(visits);
     free(links);
+    free(made);
+    free(made_l);
     free(depth);
 }
 
