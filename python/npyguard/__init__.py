@@ -405,6 +405,24 @@ def _guarded(fn, *args):
         raise _io_error(e, "the file object failed") from e
 
 
+def _in_place(file) -> bool:
+    """Whether a file object can be read at offsets: it says it is
+    seekable and is not a pipe, FIFO or device underneath (/dev/zero
+    seeks, and has no end to seek to)."""
+    try:
+        fd = file.fileno()
+    except Exception:
+        fd = None
+    if isinstance(fd, int):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+        except OSError:
+            pass
+    seekable = getattr(file, "seekable", None)
+    return seekable is not None and bool(_guarded(seekable))
+
+
 def _contiguous(view: memoryview) -> memoryview:
     if not view.c_contiguous:
         raise TypeError("file: a non-contiguous memoryview; pass bytes(view) or a contiguous copy")
@@ -1095,8 +1113,7 @@ class NpzFile(collections.abc.Mapping):
             at = _guarded(file.tell)
             arg = memoryview(file.getvalue() if isinstance(file, io.BytesIO) else file)[at:]
         elif hasattr(file, "readinto") or hasattr(file, "read"):
-            seekable = getattr(file, "seekable", None)
-            if seekable is not None and _guarded(seekable):
+            if _in_place(file):
                 # Read in place, at offsets (seek, then readinto or read):
                 # a remote file transfers the directory and the members
                 # read, never the whole object.
