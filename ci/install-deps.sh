@@ -21,6 +21,7 @@ NPYG_PACKAGES=(
   libseccomp-dev                        # the HDF5 helper's allow lists (libseccomp)
   strace                                # proof that the HDF5 scan opens no other file; read-only opens (test_robustness.py)
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
+  python3-mypy python3-fsspec            # the package's typing checked as a user's; an fsspec file read in place
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the
