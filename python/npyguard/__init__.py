@@ -654,7 +654,8 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                   max_members, max_name_bytes, max_total_uncompressed,
                   max_ratio, ratio_grace_bytes, inflate_budget_bytes.
 
-    Returns an ndarray equal to ``numpy.load(file, allow_pickle=False)``:
+    Typed ``Any``, as numpy.load is. Returns an ndarray equal to
+    ``numpy.load(file, allow_pickle=False)``:
     same dtype, shape, order, flags and bytes; or, for a zip archive, an
     NpzFile (see load_npz); for a RawArray file, the array load_ra returns.
     The format is told by content, as numpy.load tells .npy from .npz; a
@@ -664,11 +665,18 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
     checked against the limits and the file, and only then is the array
     allocated and filled from the same open input.
 
-    Raises a subclass of npyguard.Error for a file npyguard refuses:
-    UnsafeError for object arrays; ShapeError for more dimensions than
-    numpy holds; InputError (NPYG_ENOMEM) when the declared payload is
-    valid but this process cannot allocate it. A limit of the wrong type
-    is a TypeError, out of range a ValueError, each naming the limit.
+    Raises a subclass of npyguard.Error for a file npyguard refuses, a
+    ValueError as numpy.load's are: UnsafeError for object arrays (its
+    imports say what the pickle would import); ShapeError for more
+    dimensions than numpy holds. A failure to read is an InputError, an
+    OSError (FileMissingError, a FileNotFoundError, for a missing path;
+    NPYG_ENOMEM when the declared payload is valid but this process
+    cannot allocate or map it). What the caller's own code raises
+    (KeyboardInterrupt, SystemExit, MemoryError) arrives as it was, and
+    Ctrl-C ends a load from a FIFO or of an HDF5/MAT file at once. A
+    limit of the wrong type is a TypeError, out of range a ValueError,
+    each naming the limit; every limit documented here is taken whatever
+    the content turns out to be.
     """
     if allow_pickle:
         raise ValueError("allow_pickle=True: npyguard never loads pickles (object arrays are refused)")
