@@ -383,11 +383,15 @@ def _plain_fd(file) -> Optional[int]:
         return None
 
 
-def _is_regular(fd: int) -> bool:
+def _is_stream(fd: int) -> bool:
+    """A FIFO, socket or character device: what is read in order, as a
+    stream (numpy.load reads them); a directory is left to the library,
+    which refuses it (NPYG_ENOTREG)."""
     try:
-        return stat.S_ISREG(os.fstat(fd).st_mode)
+        mode = os.fstat(fd).st_mode
     except OSError as e:
         raise _io_error(e, "cannot stat the file") from e
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 def _guarded(fn, *args):
@@ -452,13 +456,13 @@ class _Source:
             self.fd = _os_open(file) if opened is None else opened
             self.own_fd = True
             self.arg = self.fd
-            if not _is_regular(self.fd):
+            if _is_stream(self.fd):
                 # A FIFO, a character device, a socket: read as a stream
                 # through FileIO, whose reads give way to a signal
                 # (Ctrl-C ends the load; the library's own read would wait
                 # on for the writer).
                 if want_fd:
-                    raise ValueError("mmap_mode needs a path or a regular file")
+                    raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
                 self.fileobj = io.BufferedReader(io.FileIO(self.fd, "rb", closefd=False))
                 self.stream = True
                 self.start = None
@@ -466,7 +470,7 @@ class _Source:
             return
         if isinstance(file, (bytes, bytearray, memoryview)):
             if want_fd:
-                raise ValueError("mmap_mode needs a path or a regular file")
+                raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
             self.arg = _contiguous(memoryview(file))
             return
         if isinstance(file, io.TextIOBase):
@@ -491,7 +495,7 @@ class _Source:
             self.arg = fd
             return
         if want_fd:
-            raise ValueError("mmap_mode needs a path or a regular file")
+            raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
         self.stream = True
         if type(file) is io.BytesIO or isinstance(file, mmap.mmap):
             # In place, without a copy: a BytesIO's getvalue() is the bytes
@@ -507,7 +511,7 @@ class _Source:
 
     def head(self) -> bytes:
         """The input's first bytes, for a descriptor or bytes (b"" for a stream)."""
-        if self.fd is not None:
+        if self.fd is not None and self.start is not None:
             return os.pread(self.fd, 8, self.start)
         return self.arg[:8].tobytes() if isinstance(self.arg, memoryview) else b""
 
@@ -696,7 +700,7 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             if arr is not None:
                 return arr
         fd = _os_open(file)
-        if not _is_regular(fd):  # a FIFO, a device: a stream (below)
+        if _is_stream(fd):  # a FIFO, a device: a stream (below)
             return _load_source(_Source(file, opened=fd), file, None, strict, lim, limits, max_header_size)
         try:
             try:
@@ -1091,15 +1095,13 @@ class NpzFile(collections.abc.Mapping):
             arg = _contiguous(memoryview(file))
         elif isinstance(file, (str, os.PathLike)):
             fd = _os_open(file)
-            if _is_regular(fd):
-                arg = fd
-            else:  # a FIFO or device: a stream, read through FileIO (Ctrl-C ends it)
+            if _is_stream(fd):  # a FIFO or device: read through FileIO (Ctrl-C ends it)
                 try:
-                    arg = fd = _spool(io.FileIO(fd, "rb", closefd=True), _spool_bound(lim))
-                except BaseException:
+                    spooled = _spool(io.FileIO(fd, "rb", closefd=False), _spool_bound(lim))
+                finally:
                     os.close(fd)
-                    raise
-            self.fid = open(fd, "rb", closefd=False)
+                fd = spooled
+            arg = fd  # a directory: the library says what it is
         elif isinstance(file, io.TextIOBase):
             raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
         elif _guarded(_plain_fd, file) is not None:
@@ -1144,14 +1146,13 @@ class NpzFile(collections.abc.Mapping):
         except BaseException:
             if fd is not None:
                 os.close(fd)
-            if self.fid is not None:
-                self.fid.close()
-                self.fid = None
             raise
         finally:
             if restore is not None:
                 os.lseek(*restore, os.SEEK_SET)
         self._held = _Held(z, fd)
+        if isinstance(file, (str, os.PathLike)):  # numpy's fid: the file it opened itself
+            self.fid = open(fd, "rb", closefd=False)
         try:
             members = z.members()
         except BaseException:

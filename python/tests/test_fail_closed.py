@@ -469,6 +469,25 @@ def test_no_bare_builtin_escapes(tmp_path):
             npyguard.load(io.BytesIO(data))
 
 
+def test_special_files_raise_only_npyguard_errors(tmp_path):
+    out = run_child("""
+    import sys, npyguard
+    calls = [npyguard.load, npyguard.validate, npyguard.load_ra, npyguard.loadmat,
+             lambda p: npyguard.load(p, mmap_mode="r"), lambda p: npyguard.load_npz(p, max_total_uncompressed=1 << 20)]
+    for path in (%r, "/dev/null", "/dev/zero"):
+        for fn in calls:
+            try:
+                fn(path)
+                print("loaded", path)
+            except npyguard.Error as e:
+                print("refused", path, type(e).__name__)
+            except BaseException as e:
+                print("escaped", path, type(e).__name__, e)
+    """ % str(tmp_path))
+    assert "escaped" not in out and "loaded" not in out, out
+    assert out.count("refused") == 18, out
+
+
 @pytest.mark.skipif(HELPER is None, reason="no npyg-hdf5-helper built (set NPYG_HDF5_HELPER)")
 def test_every_documented_load_keyword_is_taken_whatever_the_content():
     path = _an_hdf5_file()
