@@ -563,14 +563,31 @@ static PyObject *raise_in(npyg_ctx *ctx, input *in, int rc)
    inputs that can be read again are scanned (a descriptor of a regular
    file, a buffer); a stream's bytes are gone. A failed scan leaves the
    error as it was. */
+/* imports and pickle_complete from a report, on the exception being raised. */
+static void set_imports(const npyg_pickle_report *r)
+{
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyErr_NormalizeException(&et, &ev, &tb);
+    size_t need = r && ev ? npyg_pickle_format_imports(r, NULL, 0) : 0;
+    char *names = r && ev ? PyMem_Malloc(need + 1) : NULL;
+    if (names) {
+        npyg_pickle_format_imports(r, names, need + 1);
+        PyObject *v = PyUnicode_DecodeASCII(names, (Py_ssize_t)need, "replace");
+        if (!v || PyObject_SetAttrString(ev, "imports", v) < 0 ||
+            PyObject_SetAttrString(ev, "pickle_complete", r->status == 0 ? Py_True : Py_False) < 0)
+            PyErr_Clear();
+        Py_XDECREF(v);
+        PyMem_Free(names);
+    }
+    PyErr_Restore(et, ev, tb);
+}
+
 static void name_imports(int rc, int fd, const void *buf, size_t len)
 {
     if (rc != NPYG_EOBJECT || (fd < 0 && !buf) || !PyErr_Occurred()) return;
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) return;
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    PyErr_NormalizeException(&et, &ev, &tb);
     npyg_ctx *pc = npyg_ctx_new(NULL);
     npyg_pickle_report *r = NULL;
     if (pc) {
@@ -579,22 +596,9 @@ static void name_imports(int rc, int fd, const void *buf, size_t len)
         else npyg_pickle_scan_npy_buffer(pc, buf, len, NULL, &r);
         Py_END_ALLOW_THREADS
     }
-    if (r && ev) {
-        size_t need = npyg_pickle_format_imports(r, NULL, 0);
-        char *names = PyMem_Malloc(need + 1);
-        if (names) {
-            npyg_pickle_format_imports(r, names, need + 1);
-            PyObject *v = PyUnicode_DecodeASCII(names, (Py_ssize_t)need, "replace");
-            if (!v || PyObject_SetAttrString(ev, "imports", v) < 0 ||
-                PyObject_SetAttrString(ev, "pickle_complete", r->status == 0 ? Py_True : Py_False) < 0)
-                PyErr_Clear();
-            Py_XDECREF(v);
-            PyMem_Free(names);
-        }
-    }
+    set_imports(r);
     npyg_pickle_report_free(pc, r);
     npyg_ctx_free(pc);
-    PyErr_Restore(et, ev, tb);
 }
 
 /* Npy and Zip take the same (source, strict, limits) arguments and may be
@@ -905,7 +909,23 @@ static PyObject *zip_read_locked(ZipObject *self, Py_ssize_t i, PyObject *make)
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_member(self->zip, i < 0 ? count : (size_t)i);
     Py_END_ALLOW_THREADS
-    if (rc) return raise_in(self->ctx, &self->in, rc);
+    if (rc) {
+        raise_in(self->ctx, &self->in, rc);
+        if (rc == NPYG_EOBJECT && i >= 0 && PyErr_Occurred()) { /* what the member's pickle would import */
+            /* the scan may read through the caller's file object: not with
+               the exception set */
+            npyg_pickle_report *r = NULL;
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            Py_BEGIN_ALLOW_THREADS npyg_zip_scan_member_pickle(self->zip, (size_t)i, NULL, &r);
+            Py_END_ALLOW_THREADS
+            Py_CLEAR(self->in.pending);
+            PyErr_Restore(et, ev, tb);
+            set_imports(r);
+            npyg_pickle_report_free(self->ctx, r);
+        }
+        return NULL;
+    }
     const npyg_info *info = npyg_get_info(self->ctx);
     PyObject *d = info ? info_dict(info) : Py_NewRef(Py_None);
     if (!d) return NULL;

@@ -456,6 +456,15 @@ def test_unsafe_error_names_what_the_pickle_would_import(tmp_path):
             npyguard.load(src)
         for name in names:
             assert name in e.value.imports, (name, e.value.imports)
+    # an archive's member, read in place or from bytes
+    npz = tmp_path / "obj.npz"
+    with zipfile.ZipFile(npz, "w") as zf:
+        zf.writestr("o.npy", obj.read_bytes())
+    for src in (str(npz), npz.read_bytes(), Counting(npz.read_bytes())):
+        with npyguard.load_npz(src) as z, pytest.raises(npyguard.UnsafeError) as e:
+            z["o"]
+        for name in names:
+            assert name in e.value.imports, (name, e.value.imports)
 
 
 def test_no_bare_builtin_escapes(tmp_path):
