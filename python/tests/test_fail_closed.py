@@ -253,7 +253,7 @@ def test_a_read_that_never_ends_is_bounded():
 SINK = """
     import io, sys, numpy as np, npyguard
     big = np.zeros((40 << 20) // 8)   # a stream payload past the 16 MiB the package reads at once
-    buf = io.BytesIO(); np.save(buf, big); data = buf.getvalue()
+    buf = io.BytesIO(); np.save(buf, big); data = buf.getvalue(); del buf, big
     class Pipe(io.RawIOBase):  # an unseekable stream
         def __init__(self): self.pos = 0
         def readable(self): return True
@@ -261,40 +261,43 @@ SINK = """
             n = min(len(b), len(data) - self.pos)
             b[:n] = data[self.pos:self.pos + n]; self.pos += n
             return n
-    what = {"KeyboardInterrupt": KeyboardInterrupt, "SystemExit": SystemExit, "MemoryError": MemoryError}[sys.argv[1]]
-    where = sys.argv[2]
-    if where == "sink":  # raised in the sink that grows the array
-        grow = npyguard._Growing.__call__
-        calls = [0]
-        def raising(self, chunk):
-            calls[0] += 1
-            if calls[0] == 3:
-                raise what("from the sink")
-            return grow(self, chunk)
-        npyguard._Growing.__call__ = raising
-        f = Pipe()
-    else:  # raised by the stream's readinto, past 16 MiB
-        class Raising(Pipe):
-            def readinto(self, b):
-                if self.pos > (20 << 20):
-                    raise what("from the readinto")
-                return Pipe.readinto(self, b)
-        f = Raising()
-    try:
-        npyguard.load(io.BufferedReader(f))
-    except what as e:
-        print(type(e).__name__, e.args[0])
+    grow = npyguard._Growing.__call__
+    for name in ("KeyboardInterrupt", "SystemExit", "MemoryError"):
+        what = {"KeyboardInterrupt": KeyboardInterrupt, "SystemExit": SystemExit, "MemoryError": MemoryError}[name]
+        for where in ("sink", "readinto"):
+            if where == "sink":  # raised in the sink that grows the array
+                calls = [0]
+                def raising(self, chunk, calls=calls, what=what):
+                    calls[0] += 1
+                    if calls[0] == 3:
+                        raise what("from the sink")
+                    return grow(self, chunk)
+                npyguard._Growing.__call__ = raising
+                f = Pipe()
+            else:  # raised by the stream's readinto, past 16 MiB
+                npyguard._Growing.__call__ = grow
+                class Raising(Pipe):
+                    def readinto(self, b, what=what):
+                        if self.pos > (20 << 20):
+                            raise what("from the readinto")
+                        return Pipe.readinto(self, b)
+                f = Raising()
+            try:
+                npyguard.load(io.BufferedReader(f))
+                print(name, where, "nothing raised")
+            except BaseException as e:
+                print(name, where, type(e).__name__, "|", e.args[0] if e.args else "", "|", e.__cause__ is None)
 """
 
 
-@pytest.mark.parametrize("what", ["KeyboardInterrupt", "SystemExit", "MemoryError"])
-@pytest.mark.parametrize("where", ["sink", "readinto"])
-def test_exceptions_in_a_stream_payload_arrive_unchanged(what, where):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG, os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", textwrap.dedent(SINK), what, where],
-                       env=env, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.split(None, 1) == [what, "from the " + where + "\n"], (r.stdout, r.stderr[-2000:])
+def test_exceptions_in_a_stream_payload_arrive_unchanged():
+    out = run_child(SINK, timeout=180)
+    lines = out.strip().split("\n")
+    assert len(lines) == 6, out
+    for line in lines:
+        name, where, rest = line.split(" ", 2)
+        # the very exception, with its own message, not an npyguard.InputError caused by it
+        assert rest == "%s | from the %s | True" % (name, where), line
 
 
 # ---------------------------------------------------------------- Ctrl-C
@@ -663,7 +666,7 @@ def test_bytesio_from_bytes_loads_without_a_second_copy():
     def kib(field):
         with open("/proc/self/status") as f:
             return next(int(l.split()[1]) for l in f if l.startswith(field + ":")) * 1024
-    n = 256 << 20
+    n = 96 << 20
     buf = io.BytesIO(); np.save(buf, np.ones(n, np.uint8)); data = buf.getvalue(); del buf
     f = io.BytesIO(data)
     with open("/proc/self/clear_refs", "w") as c:
@@ -675,5 +678,5 @@ def test_bytesio_from_bytes_loads_without_a_second_copy():
     print(peak - before)
     """, fsize=1 << 20, timeout=120)
     grown = int(out)
-    # the array itself (256 MiB), not the array plus a copy of the bytes
-    assert (256 << 20) * 0.9 < grown < (256 << 20) * 1.25, grown
+    # the array itself (96 MiB), not the array plus a copy of the bytes
+    assert (96 << 20) * 0.9 < grown < (96 << 20) * 1.25, grown
