@@ -25,6 +25,7 @@ NPYG_PACKAGES=(
   libvips-dev                           # sharp, which the read-npy-file conformance adapter loads (via numjs)
   python3-jsonschema git                # schema/ tests: the record schema, SARIF, the CI integrations
   python3-fsspec python3-aiohttp python3-requests  # the remote recipe (bench/remote_validate.py): fsspec's HTTP filesystem
+  python3-mypy                          # the package's typing checked as a user's
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

@@ -1117,6 +1117,15 @@ NPYG_API int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *li
    LIBEXECDIR/npyguard. Setting it ends a running helper. */
 NPYG_API int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path);
 
+/* While a scan or load waits for its child, fn(user) is called at least
+   every NPYG_HDF5_INTERRUPT_MS and whenever a signal cuts the wait short
+   (EINTR): non-zero ends the wait at once, the helper and its child
+   killed (the next file starts a fresh helper), and the call returns
+   NPYG_EIO, "interrupted". A binding polls its own interrupts here (the
+   Python package: Ctrl-C). NULL fn: none (the default). */
+#define NPYG_HDF5_INTERRUPT_MS 20
+NPYG_API int npyg_hdf5_set_interrupt(npyg_ctx *ctx, int (*fn)(void *user), void *user);
+
 /* Starts the context's helper if it is not running and writes which cage
    layers are in force for every file, e.g. "seccomp allow-list, landlock
    abi 4, user+net namespaces". A scan refuses to run (NPYG_EHDF5_SANDBOX)

@@ -264,6 +264,9 @@ struct npyg_ctx {
     uint32_t h5_layers;
     uint32_t h5_landlock_abi;
     char *h5_helper;
+    /* npyg_hdf5_set_interrupt: asked while a file's child is waited on */
+    int (*h5_interrupt)(void *user);
+    void *h5_interrupt_user;
 };
 
 /* Ends the context's HDF5 helper and frees its path (hdf5/scan.c, none.c). */

@@ -18,6 +18,7 @@ subclass of ``npyguard.Error`` carrying the C library's ``code``, ``name``,
 """
 
 import collections.abc
+import errno
 import hashlib
 import io
 import json
@@ -36,7 +37,7 @@ __all__ = [
     "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
     "Error", "UsageError", "InputError", "MagicError", "HeaderError", "DescrError", "ShapeError",
     "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError", "RawArrayError", "PickleError", "Hdf5Error",
-    "MatError", "UnsupportedError", "NotLoadableError", "load_ra",
+    "MatError", "UnsupportedError", "NotLoadableError", "load_ra", "FileMissingError", "SPOOL_DEFAULT_TOTAL",
 ]
 
 __version__ = _core.library_version
@@ -58,9 +59,13 @@ class Error(Exception):
                  decompressed bytes of an archive member)
       member  -- the archive member being read (its key), or None
 
-    ``args`` holds the constructor's arguments, so an error pickles and
-    copies with every field (a ``multiprocessing`` worker's error reaches
-    the parent whole).
+    Every class but InputError is also a ``ValueError`` (the file's
+    content is refused, as numpy.load raises ValueError for bad files and
+    pickles); InputError is also an ``OSError`` (reading failed), and
+    FileMissingError a ``FileNotFoundError``: code written for numpy.load
+    keeps catching them. ``args`` holds the constructor's arguments and
+    the pickle carries every attribute, so an error copies and pickles
+    whole (a ``multiprocessing`` worker's error reaches the parent whole).
     """
 
     def __init__(self, code: int, name: str, klass: str, offset: int, message: str, offset_space: str = "file",
@@ -74,85 +79,112 @@ class Error(Exception):
         self.offset_space = offset_space
         self.member = member
 
+    def __reduce__(self):
+        # OSError's own would rebuild from (errno, strerror): ours are the
+        # constructor's arguments, and every attribute set since (an
+        # OSError's errno, strerror and filename are slots, not in the dict).
+        state = dict(self.__dict__)
+        if isinstance(self, OSError):
+            state.update(errno=self.errno, strerror=self.strerror, filename=self.filename)
+        return type(self), tuple(self.args), state
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+
     def __str__(self) -> str:
         where = "" if self.member is None else " (member %r)" % self.member
         return f"{self.name} at byte {self.offset} of the {self.offset_space}{where}: {self.message}"
 
 
-class UsageError(Error):
+class UsageError(Error, ValueError):
     """Misuse of the library (class "usage")."""
 
 
-class InputError(Error):
-    """Reading the input failed, or memory ran out (class "io")."""
+class InputError(Error, OSError):
+    """Reading the input failed, or memory ran out (class "io"). An
+    ``OSError``; ``errno`` is the system's code when there is one."""
 
 
-class MagicError(Error):
+class FileMissingError(InputError, FileNotFoundError):
+    """The path names no file (class "io"): a ``FileNotFoundError``."""
+
+
+class MagicError(Error, ValueError):
     """Not an NPY file, unknown version, or truncated preamble (class "magic")."""
 
 
-class HeaderError(Error):
+class HeaderError(Error, ValueError):
     """The header text is not a valid header literal (class "header")."""
 
 
-class DescrError(Error):
+class DescrError(Error, ValueError):
     """The dtype descriptor is invalid (class "descr")."""
 
 
-class ShapeError(Error):
+class ShapeError(Error, ValueError):
     """The shape or fortran_order is invalid (class "shape")."""
 
 
-class TruncatedError(Error):
+class TruncatedError(Error, ValueError):
     """The payload is shorter than the header says (class "payload")."""
 
 
-class UnsafeError(Error):
-    """Object dtype: the payload would be a pickle (class "unsafe")."""
+class UnsafeError(Error, ValueError):
+    """Object dtype: the payload would be a pickle (class "unsafe").
+
+    ``imports`` names what the pickle would import (and how it uses it),
+    as ``npyvalidate`` prints it, from a scan of its opcodes that runs
+    none of them; "" when it imports nothing, None when the input could
+    not be read again to scan it (a stream). ``pickle_complete`` is False
+    when the scan stopped early (a malformed pickle or a limit)."""
+
+    imports: Optional[str] = None
+    pickle_complete: Optional[bool] = None
 
 
-class LimitError(Error):
+class LimitError(Error, ValueError):
     """A limit was exceeded (class "limit"); see ``npyguard.LIMITS``."""
 
 
-class StrictError(Error):
+class StrictError(Error, ValueError):
     """Refused by strict=True only (class "strict")."""
 
 
-class ZipError(Error):
+class ZipError(Error, ValueError):
     """The .npz archive is malformed or unsafe (class "zip")."""
 
 
-class RawArrayError(Error):
+class RawArrayError(Error, ValueError):
     """The RawArray (.ra) file is malformed (class "ra")."""
 
 
-class PickleError(Error):
+class PickleError(Error, ValueError):
     """An object array's pickle is malformed (class "pickle"): what its
     scan reports. Pickles are never loaded."""
 
 
-class Hdf5Error(Error):
+class Hdf5Error(Error, ValueError):
     """The HDF5 file is malformed or hazardous (class "hdf5")."""
 
 
-class MatError(Error):
+class MatError(Error, ValueError):
     """The MAT file's header is malformed (class "mat")."""
 
 
-class UnsupportedError(Error):
+class UnsupportedError(Error, ValueError):
     """A format npyguard names but does not read: MAT v5 and v4 (class
     "unsupported")."""
 
 
-class NotLoadableError(Error):
+class NotLoadableError(Error, ValueError):
     """A file npyguard accepts but the package cannot return as an array:
     RawArray element types numpy has no dtype for, such as 128-bit
     integers or complex halves (code NPYG_ERA_ELBYTE, at the elbyte
     field); HDF5 types the sandboxed load does not carry and values
     hdf5storage itself cannot read; HDF5 and MAT v7.3 files where this
-    build has no HDF5 helper (NPYG_EHDF5_UNAVAILABLE). ``klass`` is the
-    code's class."""
+    build has no HDF5 helper (NPYG_EHDF5_UNAVAILABLE), or given as a file
+    object without a descriptor. ``klass`` is the code's class."""
 
 
 _CLASSES = {
@@ -171,6 +203,29 @@ def _error(code: int, offset: int, message: str) -> Error:
     """An error the package finds itself, named and classed by the library."""
     name, klass = _core.error_info(code)
     return _make_error(code, name, klass, offset, message)
+
+
+_EIO, _ENOMEM = 3, 2
+
+
+def _io_error(e: BaseException, what: str, code: int = _EIO) -> InputError:
+    """An InputError for an OSError (or any failure of a caller's file
+    object): FileMissingError for a missing file; errno and strerror
+    kept. The caller raises it from e."""
+    name, klass = _core.error_info(code)
+    cls = FileMissingError if isinstance(e, FileNotFoundError) else InputError
+    err = cls(code, name, klass, 0, f"{what}: {e}" if str(e) else f"{what}: {type(e).__name__}")
+    if isinstance(e, OSError):
+        err.errno, err.strerror, err.filename = e.errno, e.strerror, e.filename
+    return err
+
+
+def _os_open(path) -> int:
+    """os.open of a path to read; an OSError is raised as an InputError."""
+    try:
+        return os.open(path, _O_RDONLY)
+    except OSError as e:
+        raise _io_error(e, "cannot open the file") from e
 
 
 def _not_loadable(code: int, offset: int, message: str) -> NotLoadableError:
@@ -328,6 +383,50 @@ def _plain_fd(file) -> Optional[int]:
         return None
 
 
+def _is_stream(fd: int) -> bool:
+    """A FIFO, socket or character device: what is read in order, as a
+    stream (numpy.load reads them); a directory is left to the library,
+    which refuses it (NPYG_ENOTREG)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as e:
+        raise _io_error(e, "cannot stat the file") from e
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _guarded(fn, *args):
+    """fn(*args) on a caller's file object: what it raises (but a
+    MemoryError, or what is not an Exception, such as KeyboardInterrupt,
+    which go on as they are) is an InputError, the object's failure
+    kept as the cause."""
+    try:
+        return fn(*args)
+    except MemoryError:
+        raise
+    except Error:
+        raise
+    except Exception as e:
+        raise _io_error(e, "the file object failed") from e
+
+
+def _in_place(file) -> bool:
+    """Whether a file object can be read at offsets: it says it is
+    seekable and is not a pipe, FIFO or device underneath (/dev/zero
+    seeks, and has no end to seek to)."""
+    try:
+        fd = file.fileno()
+    except Exception:
+        fd = None
+    if isinstance(fd, int):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+        except OSError:
+            pass
+    seekable = getattr(file, "seekable", None)
+    return seekable is not None and bool(_guarded(seekable))
+
+
 def _contiguous(view: memoryview) -> memoryview:
     if not view.c_contiguous:
         raise TypeError("file: a non-contiguous memoryview; pass bytes(view) or a contiguous copy")
@@ -346,7 +445,7 @@ class _Source:
     A file object is left just past the array, as numpy leaves it.
     """
 
-    def __init__(self, file, *, want_fd: bool = False):
+    def __init__(self, file, *, want_fd: bool = False, opened: Optional[int] = None):
         self.fd = None
         self.own_fd = False
         self.fileobj = None
@@ -354,13 +453,24 @@ class _Source:
         self.view = None  # a memoryview this object exported
         self.stream = False  # bytes after the array belong to the caller
         if isinstance(file, (str, os.PathLike)):
-            self.fd = os.open(file, _O_RDONLY)
+            self.fd = _os_open(file) if opened is None else opened
             self.own_fd = True
             self.arg = self.fd
+            if _is_stream(self.fd):
+                # A FIFO, a character device, a socket: read as a stream
+                # through FileIO, whose reads give way to a signal
+                # (Ctrl-C ends the load; the library's own read would wait
+                # on for the writer).
+                if want_fd:
+                    raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
+                self.fileobj = io.BufferedReader(io.FileIO(self.fd, "rb", closefd=False))
+                self.stream = True
+                self.start = None
+                self.arg = self.fileobj
             return
         if isinstance(file, (bytes, bytearray, memoryview)):
             if want_fd:
-                raise ValueError("mmap_mode needs a path or a regular file")
+                raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
             self.arg = _contiguous(memoryview(file))
             return
         if isinstance(file, io.TextIOBase):
@@ -369,24 +479,30 @@ class _Source:
             raise TypeError(f"file: expected a path, a bytes-like object or a binary file object, "
                             f"not {type(file).__name__}")
         self.fileobj = file
-        fd = _plain_fd(file)
+        fd = _guarded(_plain_fd, file)
         if fd is not None:
             # numpy reads from the current position: the library reads the
             # descriptor from there with pread. The two seeks empty a
             # buffered reader's buffer, so that the descriptor's offset is
             # the object's position, now and after finish or close.
-            self.start = file.tell()
-            file.seek(0, io.SEEK_END)
-            file.seek(self.start)
+            try:
+                self.start = file.tell()
+                file.seek(0, io.SEEK_END)
+                file.seek(self.start)
+            except Exception as e:
+                raise _io_error(e, "cannot seek the file object") from e
             self.fd = fd
             self.arg = fd
             return
         if want_fd:
-            raise ValueError("mmap_mode needs a path or a regular file")
+            raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
         self.stream = True
         if type(file) is io.BytesIO or isinstance(file, mmap.mmap):
+            # In place, without a copy: a BytesIO's getvalue() is the bytes
+            # object it holds (the one it was made from, while unmodified),
+            # where getbuffer() would copy a shared one whole.
             self.start = file.tell()
-            whole = file.getbuffer() if isinstance(file, io.BytesIO) else memoryview(file)
+            whole = memoryview(file.getvalue() if isinstance(file, io.BytesIO) else file)
             self.view = whole
             self.arg = whole[self.start:]
             return
@@ -395,7 +511,7 @@ class _Source:
 
     def head(self) -> bytes:
         """The input's first bytes, for a descriptor or bytes (b"" for a stream)."""
-        if self.fd is not None:
+        if self.fd is not None and self.start is not None:
             return os.pread(self.fd, 8, self.start)
         return self.arg[:8].tobytes() if isinstance(self.arg, memoryview) else b""
 
@@ -410,7 +526,7 @@ class _Source:
         """A RawArray file runs to the end of its input (metadata follows
         the data): a file object is left there."""
         if self.fileobj is not None and self.start is not None:
-            self.fileobj.seek(0, io.SEEK_END)
+            _guarded(self.fileobj.seek, 0, io.SEEK_END)
             self.finished = True
         return arr
 
@@ -418,14 +534,14 @@ class _Source:
         """Leaves a file object just past the array, as numpy does (a
         stream was read that far already)."""
         if self.fileobj is not None and self.start is not None:
-            self.fileobj.seek(self.start + end)
+            _guarded(self.fileobj.seek, self.start + end)
             self.finished = True
 
     def close(self) -> None:
         if self.fd is not None and not self.own_fd and not getattr(self, "finished", False):
             try:  # refused: the object is left where the load began
                 self.fileobj.seek(self.start)
-            except (OSError, ValueError):
+            except Exception:
                 pass
         if isinstance(self.arg, memoryview):
             self.arg.release()
@@ -516,7 +632,7 @@ class _Growing:
 
 def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_imports: bool = True,
          encoding: str = "ASCII", *, max_header_size: Optional[int] = None, strict: bool = False,
-         **limits: int) -> Union[np.ndarray, "NpzFile"]:
+         **limits: int) -> Any:
     """Validate and load one ``.npy`` array (or open a ``.npz``), safely.
 
     A drop-in for ``numpy.load(file, mmap_mode, allow_pickle=False)``:
@@ -542,7 +658,8 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                   max_members, max_name_bytes, max_total_uncompressed,
                   max_ratio, ratio_grace_bytes, inflate_budget_bytes.
 
-    Returns an ndarray equal to ``numpy.load(file, allow_pickle=False)``:
+    Typed ``Any``, as numpy.load is. Returns an ndarray equal to
+    ``numpy.load(file, allow_pickle=False)``:
     same dtype, shape, order, flags and bytes; or, for a zip archive, an
     NpzFile (see load_npz); for a RawArray file, the array load_ra returns.
     The format is told by content, as numpy.load tells .npy from .npz; a
@@ -552,11 +669,18 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
     checked against the limits and the file, and only then is the array
     allocated and filled from the same open input.
 
-    Raises a subclass of npyguard.Error for a file npyguard refuses:
-    UnsafeError for object arrays; ShapeError for more dimensions than
-    numpy holds; InputError (NPYG_ENOMEM) when the declared payload is
-    valid but this process cannot allocate it. A limit of the wrong type
-    is a TypeError, out of range a ValueError, each naming the limit.
+    Raises a subclass of npyguard.Error for a file npyguard refuses, a
+    ValueError as numpy.load's are: UnsafeError for object arrays (its
+    imports say what the pickle would import); ShapeError for more
+    dimensions than numpy holds. A failure to read is an InputError, an
+    OSError (FileMissingError, a FileNotFoundError, for a missing path;
+    NPYG_ENOMEM when the declared payload is valid but this process
+    cannot allocate or map it). What the caller's own code raises
+    (KeyboardInterrupt, SystemExit, MemoryError) arrives as it was, and
+    Ctrl-C ends a load from a FIFO or of an HDF5/MAT file at once. A
+    limit of the wrong type is a TypeError, out of range a ValueError,
+    each naming the limit; every limit documented here is taken whatever
+    the content turns out to be.
     """
     if allow_pickle:
         raise ValueError("allow_pickle=True: npyguard never loads pickles (object arrays are refused)")
@@ -567,10 +691,17 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
     lim = _limits(limits, max_header_size) if limits or max_header_size is not None else None
     if mmap_mode is None and isinstance(file, (str, os.PathLike)):  # the common case, kept short
         if lim is None:  # one call: opened, validated, read into its array, closed
-            arr = _core.load_path(file, strict, _DTYPES, _dtype, _empty, _NUMPY_MAX_DIMS)
+            try:
+                arr = _core.load_path(file, strict, _DTYPES, _dtype, _empty, _NUMPY_MAX_DIMS)
+            except Error:
+                raise
+            except OSError as e:
+                raise _io_error(e, "cannot open the file") from e
             if arr is not None:
                 return arr
-        fd = os.open(file, _O_RDONLY)
+        fd = _os_open(file)
+        if _is_stream(fd):  # a FIFO, a device: a stream (below)
+            return _load_source(_Source(file, opened=fd), file, None, strict, lim, limits, max_header_size)
         try:
             try:
                 npy = _core.Npy(fd, strict, lim)
@@ -580,7 +711,7 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                     return NpzFile(file, strict=strict, **(lim or {}))
                 if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
                     return _load_hdf5_kind(kind, fd, strict, limits, max_header_size)
-                return _read_ra(_core.Ra(fd, strict, lim))
+                return _read_ra(_core.Ra(fd, strict, lim), lim)
             try:
                 d = npy.layout()
                 try:
@@ -604,14 +735,20 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                 npy.close()
         finally:
             os.close(fd)
-    src = _Source(file, want_fd=mmap_mode is not None)
+    return _load_source(_Source(file, want_fd=mmap_mode is not None), file, mmap_mode, strict, lim, limits,
+                        max_header_size)
+
+
+def _load_source(src: "_Source", file, mmap_mode, strict, lim, limits, max_header_size) -> Any:
+    """load() of an input opened as src (which this closes)."""
     npy = None
     try:
-        kind = _core.sniff(_stream_head(file)) if src.stream and src.arg is file else _FORMAT_NPY
+        stream = src.stream and not isinstance(src.arg, memoryview)
+        kind = _core.sniff(_stream_head(src.arg)) if stream else _FORMAT_NPY
         if kind == _FORMAT_NPZ:
-            return NpzFile(file, strict=strict, **(lim or {}))
+            return NpzFile(src.arg, strict=strict, **(lim or {}))
         if kind == _FORMAT_RA:
-            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
+            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim), lim))
         try:
             npy = _core.Npy(src.arg, strict, lim)
         except MagicError as e:
@@ -620,11 +757,11 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
             if kind == _FORMAT_NPZ:
                 return NpzFile(file, strict=strict, **(lim or {}))
             if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
-                if src.fd is None:
+                if src.fd is None or src.stream:
                     raise _not_loadable(114, 0, "an HDF5 or MAT v7.3 file is loaded from a path, a "
                                                 "descriptor or a regular file's file object") from None
                 return _load_hdf5_kind(kind, src.fd, strict, limits, max_header_size)
-            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
+            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim), lim))
         d = npy.info()
         dtype = _dtype(d["descr"])
         n = d["payload_bytes"]
@@ -662,7 +799,9 @@ def _stream_head(file) -> bytes:
         at = file.tell()
         head = file.read(8)
         file.seek(at)
-    except (AttributeError, OSError, ValueError):
+    except MemoryError:
+        raise
+    except Exception:  # what the object does wrong is said when it is read
         return b""
     return head if isinstance(head, bytes) else b""
 
@@ -691,9 +830,13 @@ def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
 
 def _load_hdf5_kind(kind: int, fd: int, strict: bool, limits: Dict[str, Any], max_header_size: Any):
     """load() of an HDF5 or MAT v7.3 file, from the descriptor already open."""
+    from ._hdf5 import HDF5_LIMITS
     from ._matlab import load_hdf5, loadmat
     if max_header_size is not None:
         limits = dict(limits, max_header_bytes=max_header_size)
+    # Every keyword load() documents is taken whatever the content: the
+    # archive's limits have nothing to bound in an HDF5 file.
+    limits = {k: v for k, v in limits.items() if k in HDF5_LIMITS}
     if kind == _FORMAT_MAT73:
         return loadmat(fd, strict=strict, **limits)
     return load_hdf5(fd, strict=strict, **limits)
@@ -720,7 +863,18 @@ def _ra_dtype(d: Dict[str, Any]) -> np.dtype:
     return dtype
 
 
-def _read_ra(ra) -> np.ndarray:
+def _ra_ratio(d: Dict[str, Any], lim: Optional[Dict[str, int]]) -> None:
+    """An LZ4 data segment is held to the rule of a .npz member
+    (zip.c): past ratio_grace_bytes, at most max_ratio times its stored
+    bytes (NPYG_ELIMIT_RATIO), checked before the array is allocated."""
+    ratio = (lim or {}).get("max_ratio", LIMITS["max_ratio"])
+    grace = (lim or {}).get("ratio_grace_bytes", LIMITS["ratio_grace_bytes"])
+    if d["data_bytes"] > grace and d["data_bytes"] > d["size"] * ratio:
+        raise _error(88, d["data_offset"], f"the LZ4 data of {d['size']} bytes decodes to {d['data_bytes']}: "
+                                           f"over max_ratio ({ratio}) past ratio_grace_bytes ({grace})")
+
+
+def _read_ra(ra, lim: Optional[Dict[str, int]] = None) -> np.ndarray:
     """The array of an opened RawArray file, as ra.py returns it: shape
     the dims as stored, Fortran order (dims[0] fastest). Allocated once
     the header is validated, for exactly data_bytes."""
@@ -730,6 +884,8 @@ def _read_ra(ra) -> np.ndarray:
         dims = d["dims"]
         if len(dims) > _NUMPY_MAX_DIMS:
             raise _error(30, 40, f"{len(dims)} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
+        if d["compressed"]:
+            _ra_ratio(d, lim)
         try:
             flat = np.ndarray(d["count"], dtype=dtype)
         except MemoryError as e:
@@ -758,9 +914,10 @@ def load_ra(file, *, strict: bool = False, **limits: int) -> np.ndarray:
     RawArrayError (or LimitError) for a file npyguard refuses, and
     NotLoadableError for an element type numpy has no dtype for.
     """
+    lim = _limits(limits)
     src = _Source(file)
     try:
-        return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, _limits(limits))))
+        return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim), lim))
     finally:
         src.close()
 
@@ -769,15 +926,23 @@ def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) ->
     if len(d["shape"]) > _NUMPY_MAX_DIMS:
         _fresh(d, dtype)  # raises the ShapeError
     if d["payload_bytes"] == 0:
-        # nothing to map: an empty memmap, read-only as numpy's is
-        arr = _array_from(None, d, dtype).view(np.memmap)
+        # Nothing to map: numpy's memmap maps the header's bytes before the
+        # offset and makes the array over them with the file's order, so
+        # its strides and flags are those of an empty array in that order,
+        # writeable as the mode (ACCESS_READ for 'r') allows.
+        buf = bytes(1) if mode == "r" else bytearray(1)
+        arr = np.ndarray.__new__(np.memmap, tuple(d["shape"]), dtype=dtype, buffer=buf, offset=0,
+                                 order="F" if d["fortran_order"] else "C")
         arr._mmap, arr.offset, arr.mode = None, offset, mode
-        arr.flags.writeable = False
         return arr
     gran = mmap.ALLOCATIONGRANULARITY
     start = offset - offset % gran
     access = mmap.ACCESS_READ if mode == "r" else mmap.ACCESS_COPY
-    mm = mmap.mmap(fd, offset - start + d["payload_bytes"], access=access, offset=start)
+    try:
+        mm = mmap.mmap(fd, offset - start + d["payload_bytes"], access=access, offset=start)
+    except OSError as e:  # ENOMEM under an address-space limit, ENODEV, ...
+        raise _io_error(e, f"cannot map {d['payload_bytes']} bytes of the payload",
+                        _ENOMEM if e.errno == errno.ENOMEM else _EIO) from e
     # An np.memmap, as numpy.load returns, over the map of the descriptor
     # that was validated (numpy's own memmap would reopen the path).
     arr = _array_from(mm, d, dtype, offset - start).view(np.memmap)
@@ -850,55 +1015,149 @@ class _Bag:
         return list(object.__getattribute__(self, "_z").files)
 
 
+class _Held:
+    """What an archive holds open (the library's reader, a descriptor of
+    npyguard's own), shared by an NpzFile and its copies and released
+    once, when the last of them closes: copy.copy(z) never closes one
+    descriptor twice."""
+
+    def __init__(self, zip_, fd: Optional[int]):
+        self.zip, self.fd, self.users = zip_, fd, 1
+
+    def release(self) -> None:
+        self.users -= 1
+        if self.users:
+            return
+        z, self.zip = self.zip, None
+        if z is not None:
+            z.close()
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)
+
+
+class _ZipView:
+    """``z.zip``, as numpy's NpzFile has it: the archive's member names
+    as stored (namelist), and close()."""
+
+    def __init__(self, npz: "NpzFile", names):
+        self._npz, self._names = npz, list(names)
+
+    def namelist(self):
+        return list(self._names)
+
+    def close(self) -> None:
+        self._npz.close()
+
+
+#: The most bytes of archive members an unseekable stream's archive may
+#: declare when the caller sets no max_total_uncompressed: what it is
+#: copied to a temporary file within (a seekable file is read in place,
+#: never copied). A caller who expects more says so with the limit.
+SPOOL_DEFAULT_TOTAL = 256 << 20
+
+
+def _spool_bound(lim: Optional[Dict[str, int]]) -> int:
+    lim = dict(lim or {})
+    lim.setdefault("max_total_uncompressed", min(SPOOL_DEFAULT_TOTAL, LIMITS["max_total_uncompressed"]))
+    return _core.stream_bound(lim)
+
+
 class NpzFile(collections.abc.Mapping):
     """A ``.npz`` archive opened by ``load_npz``: a read-only Mapping.
 
     Keys are member names without ``.npy``, as numpy's NpzFile has them;
-    ``z["a.npy"]``, ``"a.npy" in z`` and ``z.f.a`` work as in numpy. The
-    archive's structure (end record, central directory, every local header)
-    is checked when it is opened; each member is inflated and validated
-    when it is read, with its CRC-32 and sizes checked. A member that is
-    not .npy is returned as bytes, as numpy does (refused with strict=True).
-    Threads may read members of one NpzFile at once; close() waits for the
-    reads in progress. Use as a context manager, or call close().
+    ``z["a.npy"]``, ``"a.npy" in z`` and ``z.f.a`` work as in numpy, and a
+    missing key raises numpy's ``KeyError('x is not a file in the
+    archive')``. The archive's structure (end record, central directory,
+    every local header) is checked when it is opened; each member is
+    inflated and validated when it is read, with its CRC-32 and sizes
+    checked. A member that is not .npy is returned as bytes, as numpy does
+    (refused with strict=True). ``z.zip`` (namelist(), close()) and
+    ``z.fid`` are as in numpy, None once closed; reading or asking
+    ``key in z`` for a member of a closed archive raises ValueError.
+    copy.copy(z) is another view of the same open archive, released when
+    the last of them closes. Threads may read members of one NpzFile at
+    once; close() waits for the reads in progress. Use as a context
+    manager, or call close().
     """
+
+    zip: Optional[_ZipView] = None
+    fid: Any = None
+    _held: Optional[_Held] = None
 
     def __init__(self, file, *, strict: bool = False, **limits: int):
         lim = _limits(limits)
-        self._zip = None
-        self._fd = None
+        fd = None
         restore = None
+        arg: Any
         if isinstance(file, (bytes, bytearray, memoryview)):
             arg = _contiguous(memoryview(file))
         elif isinstance(file, (str, os.PathLike)):
-            self._fd = arg = os.open(file, _O_RDONLY)
+            fd = _os_open(file)
+            if _is_stream(fd):  # a FIFO or device: read through FileIO (Ctrl-C ends it)
+                try:
+                    spooled = _spool(io.FileIO(fd, "rb", closefd=False), _spool_bound(lim))
+                finally:
+                    os.close(fd)
+                fd = spooled
+            arg = fd  # a directory: the library says what it is
         elif isinstance(file, io.TextIOBase):
             raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
-        elif _plain_fd(file) is not None:
+        elif _guarded(_plain_fd, file) is not None:
             # A descriptor of npyguard's own: the caller may close theirs,
             # and its number be reused, while the archive stays open. The
             # archive starts at the object's position; the offset the two
             # share is put back once the reader has taken it.
-            fd = _plain_fd(file)
-            restore = (fd, os.lseek(fd, 0, os.SEEK_CUR))
-            self._fd = arg = os.dup(fd)
-            os.lseek(arg, file.tell(), os.SEEK_SET)
+            own = _plain_fd(file)
+            try:
+                restore = (own, os.lseek(own, 0, os.SEEK_CUR))
+                fd = arg = os.dup(own)
+                os.lseek(arg, file.tell(), os.SEEK_SET)
+            except Exception as e:
+                if fd is not None:
+                    os.close(fd)
+                raise _io_error(e, "cannot take the file's descriptor") from e
+        elif type(file) is io.BytesIO or isinstance(file, mmap.mmap):
+            # in place, without a copy (see _Source)
+            at = _guarded(file.tell)
+            arg = memoryview(file.getvalue() if isinstance(file, io.BytesIO) else file)[at:]
         elif hasattr(file, "readinto") or hasattr(file, "read"):
-            # An archive is read from its end: a stream is copied first, to
-            # an anonymous file, no further than the zip limits admit.
-            self._fd = arg = _spool(file, _core.stream_bound(lim))
+            if _in_place(file):
+                # Read in place, at offsets (seek, then readinto or read):
+                # a remote file transfers the directory and the members
+                # read, never the whole object.
+                start = _guarded(file.tell)
+                end = _guarded(file.seek, 0, io.SEEK_END)
+                _guarded(file.seek, start)
+                if not isinstance(start, int) or not isinstance(end, int) or end < start:
+                    raise _error(_EIO, 0, f"the file object's tell() and seek() disagree ({start!r}, {end!r})")
+                arg = (file, start, end - start)
+            else:
+                # An archive is read from its end: an unseekable stream is
+                # copied first, to an anonymous file, within the caller's
+                # limits (and SPOOL_DEFAULT_TOTAL when they set none).
+                fd = arg = _spool(file, _spool_bound(lim))
         else:
             raise TypeError(f"file: expected a path, a bytes-like object or a binary file object, "
                             f"not {type(file).__name__}")
         try:
-            self._zip = _core.Zip(arg, strict, lim)
-            members = self._zip.members()
+            z = _core.Zip(arg, strict, lim)
         except BaseException:
-            self.close()
+            if fd is not None:
+                os.close(fd)
             raise
         finally:
             if restore is not None:
                 os.lseek(*restore, os.SEEK_SET)
+        self._held = _Held(z, fd)
+        if isinstance(file, (str, os.PathLike)):  # numpy's fid: the file it opened itself
+            self.fid = open(fd, "rb", closefd=False)
+        try:
+            members = z.members()
+        except BaseException:
+            self.close()
+            raise
         self._index = {}
         for i, m in enumerate(members):  # names as zipfile decodes them, by the library
             name = m["name"]
@@ -906,13 +1165,20 @@ class NpzFile(collections.abc.Mapping):
             if name.endswith(".npy"):
                 self._index.setdefault(name[:-4], i)
         self.files = [n[:-4] if n.endswith(".npy") else n for n in (m["name"] for m in members)]
+        self.zip = _ZipView(self, (m["name"] for m in members))
         self.f = _Bag(self)
 
-    def __getitem__(self, key: str) -> Union[np.ndarray, bytes]:
-        i = self._index[key]
-        z = self._zip
-        if z is None:
+    def _reader(self):
+        held = self._held
+        if held is None or held.zip is None:
             raise ValueError("the archive is closed")
+        return held.zip
+
+    def __getitem__(self, key: str) -> Union[np.ndarray, bytes]:
+        i = self._index.get(key) if isinstance(key, str) else None
+        if i is None:
+            raise KeyError("%s is not a file in the archive" % (key,))
+        z = self._reader()
         try:
             got = z.read(i, _member_buffer)
         except Error as e:
@@ -927,17 +1193,40 @@ class NpzFile(collections.abc.Mapping):
         return len(self.files)
 
     def __contains__(self, key) -> bool:
-        return key in self._index
+        # numpy's answers by reading the member: after close() it raises
+        if not isinstance(key, str) or key not in self._index:
+            return False
+        self._reader()
+        return True
+
+    def __copy__(self) -> "NpzFile":
+        held = self._held
+        if held is None:
+            raise ValueError("the archive is closed")
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        held.users += 1
+        other.fid = None
+        other.zip = _ZipView(other, self.zip.namelist() if self.zip else ())
+        other.f = _Bag(other)
+        return other
+
+    def __deepcopy__(self, memo) -> "NpzFile":
+        return self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError("an NpzFile holds an open archive and cannot be pickled; pickle its arrays")
 
     def close(self) -> None:
         """Release the archive (and the file npyguard opened), once the
-        reads in progress are done."""
-        z, self._zip = getattr(self, "_zip", None), None
-        if z is not None:
-            z.close()
-        fd, self._fd = getattr(self, "_fd", None), None
-        if fd is not None:
-            os.close(fd)
+        reads in progress are done and no copy of this NpzFile uses it."""
+        held, self._held = self._held, None
+        self.zip = None
+        fid, self.fid = self.fid, None
+        if fid is not None:
+            fid.close()
+        if held is not None:
+            held.release()
 
     def __enter__(self) -> "NpzFile":
         return self
@@ -952,43 +1241,83 @@ class NpzFile(collections.abc.Mapping):
         return f"<npyguard.NpzFile {len(self.files)} members>"
 
 
+def _count(n, want: int, where: int, what: str) -> int:
+    """A count a file object returned, checked: an int in 0..want."""
+    if n is None:
+        raise _error(_EIO, where, f"{what} returned None: a non-blocking stream with no data ready")
+    if type(n) is not int or not 0 <= n <= want:
+        raise _error(_EIO, where, f"{what} returned {n!r} for {want} bytes asked")
+    return n
+
+
 def _spool(file, bound: int) -> int:
     """Copies a stream to an anonymous temporary file, at most bound bytes
-    (NPYG_ELIMIT_STDIN past that); returns its descriptor, at 0."""
-    tmp = tempfile.TemporaryFile()
+    (LimitError NPYG_ELIMIT_STDIN past that); returns its descriptor, at
+    0. Every failure to read the stream or write the copy (a full disk,
+    RLIMIT_FSIZE) is an InputError; a count no read could return (negative,
+    not an int, more than asked, None) too."""
+    try:
+        tmp = tempfile.TemporaryFile()
+    except OSError as e:
+        raise _io_error(e, "cannot make a temporary file for the archive on a stream") from e
     try:
         chunk = bytearray(1 << 20)
+        view = memoryview(chunk)
         total = 0
+        readinto = getattr(file, "readinto", None)
         while True:
-            n = file.readinto(chunk) if hasattr(file, "readinto") else None
-            if n is None:
-                data = file.read(len(chunk))
+            want = min(len(chunk), bound - total + 1)  # one byte past the bound says it is passed
+            if readinto is not None:
+                n = _count(_guarded(readinto, view[:want]), want, total, "readinto")
+            else:
+                data = _guarded(file.read, want)
                 if isinstance(data, str):
-                    raise TypeError("file: read() returned str; open the file in binary mode ('rb')")
-                n = len(data)
-                chunk[:n] = data
+                    raise _error(_EIO, total, "read() returned str; open the file in binary mode ('rb')")
+                if data is None:
+                    _count(None, want, total, "read")
+                try:
+                    got = memoryview(data).cast("B")
+                except TypeError:
+                    raise _error(_EIO, total, f"read() returned {type(data).__name__}, not bytes") from None
+                n = _count(got.nbytes, want, total, "read")
+                view[:n] = got
             if not n:
                 break
             if n > bound - total:
                 raise _error(83, bound, f"archive on a stream is over {bound} bytes, the most the zip limits "
-                                        f"admit (see max_total_uncompressed)")
+                                        f"admit (max_total_uncompressed, {SPOOL_DEFAULT_TOTAL} bytes by default "
+                                        f"on a stream)")
             total += n
-            tmp.write(memoryview(chunk)[:n])
-        tmp.flush()
-        fd = os.dup(tmp.fileno())
-        os.lseek(fd, 0, os.SEEK_SET)
+            try:
+                tmp.write(view[:n])
+            except OSError as e:
+                raise _io_error(e, "cannot write the temporary copy of the archive on a stream") from e
+        try:
+            tmp.flush()
+            fd = os.dup(tmp.fileno())
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError as e:
+            raise _io_error(e, "cannot write the temporary copy of the archive on a stream") from e
         return fd
     finally:
-        tmp.close()
+        try:
+            tmp.close()
+        except OSError:
+            pass
 
 
 def load_npz(file, *, strict: bool = False, **limits: int) -> NpzFile:
     """Open a ``.npz`` archive safely; returns an NpzFile (a read-only Mapping).
 
-    file    -- a path, a bytes-like object or a binary file object (one
-               that is not a regular file is copied first to an anonymous
-               temporary file, no further than the zip limits admit:
-               LimitError NPYG_ELIMIT_STDIN past that).
+    file    -- a path, a bytes-like object or a binary file object. A
+               seekable one (a regular file, BytesIO, an fsspec, S3 or
+               HTTP file) is read in place, at offsets: only the directory
+               and the members read are transferred. An unseekable stream
+               (a pipe, a socket) is copied first to an anonymous
+               temporary file, no further than the zip limits admit
+               (max_total_uncompressed, else SPOOL_DEFAULT_TOTAL):
+               LimitError NPYG_ELIMIT_STDIN past that, InputError when
+               the copy cannot be written.
     strict  -- refuse what numpy's writer would not produce (comments,
                members that are not .npy, ...).
     **limits -- as for load().

@@ -13,13 +13,14 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import _DTYPES, _core, _dtype, _error
+from . import _DTYPES, _core, _dtype, _error, _os_open
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS", "h5py_value"]
 
 _PROTOCOL = 129  # NPYG_EHDF5_PROTOCOL
 _ENOMEM = 2  # NPYG_ENOMEM
+_ENOTREG = 5  # NPYG_ENOTREG
 
 # {name: (default, smallest, largest)}: the C library's table, the .npy
 # parser's limits (each value is a .npy) and the HDF5 walk's and child's.
@@ -90,11 +91,15 @@ def _fd_of(file) -> Tuple[int, bool]:
     if isinstance(file, int):
         return file, False
     if isinstance(file, (str, bytes, os.PathLike)):
-        return os.open(file, os.O_RDONLY | os.O_CLOEXEC), True
+        return _os_open(file), True
     fileno = getattr(file, "fileno", None)
     if fileno is None:
         raise TypeError("an HDF5 file is read from a path or a regular file's descriptor")
-    return fileno(), False
+    try:  # a BytesIO has fileno(), which says it has none
+        return fileno(), False
+    except (OSError, ValueError) as e:
+        raise _error(_ENOTREG, 0, "an HDF5 or MAT v7.3 file is read from a path, a descriptor or a "
+                                  "regular file's file object, not %s" % type(file).__name__) from e
 
 
 def load_tree(file, *, strict: bool = False, helper: Optional[str] = None, **limits: int) -> Dict[str, Node]:

@@ -47,6 +47,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from . import Error
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["read_tree", "loadmat_tree", "loadmat", "load_hdf5"]
@@ -224,6 +225,8 @@ class _Decoder:
         try:
             dims = tuple(int(d) for d in shape)
             dt = np.dtype(dtype)
+        except Error:  # npyguard's own refusals are ValueErrors too: they stand
+            raise
         except _VALUE_FAULTS as e:
             raise _Fails(path, "no array of shape %r: %s" % (shape, e))
         if any(d < 0 for d in dims):
@@ -234,6 +237,8 @@ class _Decoder:
         self.count(n, path, n if declared else 0)
         try:
             return np.zeros(shape, dtype=dtype)
+        except Error:  # npyguard's own refusals are ValueErrors too: they stand
+            raise
         except _VALUE_FAULTS as e:
             raise _Fails(path, str(e))
 
@@ -289,6 +294,8 @@ class _Decoder:
         self.refs += via_ref
         try:
             return self._read(path, node)
+        except Error:  # npyguard's own refusals are ValueErrors too: they stand
+            raise
         except _VALUE_FAULTS as e:
             raise _Fails(path, "%s: %s" % (type(e).__name__, e))
         finally:
@@ -762,6 +769,8 @@ def _is_one(path: str, value) -> bool:
         return False
     try:
         return bool(np.asarray(value == 1))
+    except Error:  # npyguard's own refusals are ValueErrors too: they stand
+        raise
     except _VALUE_FAULTS as e:
         raise _Fails(path, "an empty-marker attribute that is not one number: %s" % e)
 

@@ -316,6 +316,9 @@ typedef struct input {
     Py_buffer dstview;
     PyObject *pending; /* the exception the file object raised */
     PyObject *sink;    /* callable given each payload chunk, or NULL */
+    int positional;    /* file is read at offsets (seek, then readinto or read)... */
+    uint64_t base;     /* ...from this position of the object... */
+    uint64_t size;     /* ...for this many bytes */
 } input;
 
 /* A memoryview the file object may keep: a slice of the caller's own
@@ -340,10 +343,12 @@ static long long file_readinto(input *in, void *buf, size_t len)
     long long n = -1;
     if (r == Py_None) /* a non-blocking stream with nothing ready */
         PyErr_SetString(PyExc_BlockingIOError, "the file object has no data ready (non-blocking)");
+    else if (r && !PyLong_Check(r))
+        PyErr_Format(PyExc_OSError, "readinto returned %.100s, not an int", Py_TYPE(r)->tp_name);
     else if (r) {
         n = PyLong_AsLongLong(r);
         if (!PyErr_Occurred() && (n < 0 || (size_t)n > len)) {
-            PyErr_SetString(PyExc_OSError, "readinto returned an impossible count");
+            PyErr_Format(PyExc_OSError, "readinto returned %lld for a buffer of %zu bytes", n, len);
             n = -1;
         }
     }
@@ -389,16 +394,97 @@ static long long file_read(void *user, void *buf, size_t len)
     return n;
 }
 
+/* The input as a seekable file object, read in place at offsets (an
+   fsspec, S3 or HTTP file transfers what is read, not the whole object).
+   Called without the GIL, from the archive reader: takes it. One read
+   at a time per object (the archive's lock). */
+static long long file_pread(void *user, void *buf, size_t len, uint64_t offset)
+{
+    input *in = user;
+    PyGILState_STATE g = PyGILState_Ensure();
+    long long got = 0;
+    if (in->pending || offset > in->size) {
+        got = -1;
+        goto out;
+    }
+    if (len > in->size - offset) len = (size_t)(in->size - offset);
+    if (len > (1u << 30)) len = 1u << 30;
+    PyObject *r = PyObject_CallMethod(in->file, "seek", "K", (unsigned long long)(in->base + offset));
+    if (!r) {
+        got = -1;
+        goto out;
+    }
+    Py_DECREF(r);
+    while ((size_t)got < len) {
+        long long n;
+        if (in->has_readinto) {
+            PyObject *mv = PyMemoryView_FromMemory((char *)buf + got, (Py_ssize_t)(len - (size_t)got), PyBUF_WRITE);
+            r = mv ? PyObject_CallMethod(in->file, "readinto", "O", mv) : NULL;
+            n = -1;
+            if (r == Py_None)
+                PyErr_SetString(PyExc_BlockingIOError, "the file object has no data ready (non-blocking)");
+            else if (r && !PyLong_Check(r))
+                PyErr_Format(PyExc_OSError, "readinto returned %.100s, not an int", Py_TYPE(r)->tp_name);
+            else if (r) {
+                n = PyLong_AsLongLong(r);
+                if (!PyErr_Occurred() && (n < 0 || (size_t)n > len - (size_t)got)) {
+                    PyErr_Format(PyExc_OSError, "readinto returned %lld for a buffer of %zu bytes", n,
+                                 len - (size_t)got);
+                    n = -1;
+                }
+            }
+            Py_XDECREF(r);
+            if (mv) {
+                /* the object may not keep the memory it was lent */
+                PyObject *et, *ev, *tb;
+                PyErr_Fetch(&et, &ev, &tb);
+                PyObject *released = PyObject_CallMethod(mv, "release", NULL);
+                Py_DECREF(mv);
+                if (et) {
+                    Py_XDECREF(released);
+                    PyErr_Clear();
+                    PyErr_Restore(et, ev, tb);
+                } else if (!released) n = -1;
+                else Py_DECREF(released);
+            }
+        } else n = file_read_bytes(in, (char *)buf + got, len - (size_t)got);
+        if (n < 0 || PyErr_Occurred()) {
+            got = -1;
+            break;
+        }
+        if (n == 0) break;
+        got += n;
+    }
+out:
+    if (got < 0) {
+        if (!in->pending) in->pending = take_exception();
+        else PyErr_Clear();
+    }
+    PyGILState_Release(g);
+    return got;
+}
+
 static int sink_call(void *user, const void *data, size_t len)
 {
     input *in = user;
     PyObject *mv = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)len, PyBUF_READ);
     PyObject *r = mv ? PyObject_CallOneArg(in->sink, mv) : NULL;
     if (mv) {
-        PyObject *ignored = PyObject_CallMethod(mv, "release", NULL);
-        if (!ignored) PyErr_Clear();
-        Py_XDECREF(ignored);
+        /* release() runs with the sink's exception put aside, which then
+           stands as it was raised: a KeyboardInterrupt stays one. A sink
+           that kept a view of the chunk (which the library reuses) fails
+           the read with release()'s BufferError. */
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        PyObject *released = PyObject_CallMethod(mv, "release", NULL);
         Py_DECREF(mv);
+        if (et) {
+            Py_XDECREF(released);
+            PyErr_Clear();
+            PyErr_Restore(et, ev, tb);
+        } else if (!released) {
+            Py_CLEAR(r);
+        } else Py_DECREF(released);
     }
     if (!r) {
         if (!in->pending) in->pending = take_exception();
@@ -426,6 +512,17 @@ static int input_init(input *in, PyObject *src)
         }
         return 0;
     }
+    if (PyTuple_Check(src)) { /* (file object, position, size): read at offsets */
+        PyObject *f;
+        unsigned long long base, size;
+        if (!PyArg_ParseTuple(src, "OKK", &f, &base, &size)) return -1;
+        in->has_readinto = PyObject_HasAttrString(f, "readinto");
+        in->file = Py_NewRef(f);
+        in->positional = 1;
+        in->base = base;
+        in->size = size;
+        return 0;
+    }
     if (PyObject_CheckBuffer(src)) return PyObject_GetBuffer(src, &in->view, PyBUF_SIMPLE);
     in->has_readinto = PyObject_HasAttrString(src, "readinto");
     if (in->has_readinto || PyObject_HasAttrString(src, "read")) {
@@ -445,18 +542,63 @@ static void input_release(input *in)
 }
 
 /* The Python exception a callback raised becomes the cause of ours; one
-   that is not an Exception (KeyboardInterrupt, SystemExit) is raised as
-   it is: the user asked to stop, the file is not at fault. */
+   that is not an Exception (KeyboardInterrupt, SystemExit), and a
+   MemoryError, is raised as it is: the user asked to stop, or this
+   process ran out, and the file is not at fault. */
 static PyObject *raise_in(npyg_ctx *ctx, input *in, int rc)
 {
     PyObject *cause = in->pending;
     in->pending = NULL;
-    if (cause && !PyObject_IsInstance(cause, PyExc_Exception)) {
+    if (cause && (!PyObject_IsInstance(cause, PyExc_Exception) || PyObject_IsInstance(cause, PyExc_MemoryError))) {
         PyErr_SetObject((PyObject *)Py_TYPE(cause), cause);
         Py_DECREF(cause);
         return NULL;
     }
     return raise_ctx(ctx, rc, cause);
+}
+
+/* An UnsafeError (NPYG_EOBJECT, raised) is given what its pickle would
+   import, as npyvalidate prints it, from a scan that reads the opcodes
+   and runs none: imports (str, "" for none) and pickle_complete. Only
+   inputs that can be read again are scanned (a descriptor of a regular
+   file, a buffer); a stream's bytes are gone. A failed scan leaves the
+   error as it was. */
+/* imports and pickle_complete from a report, on the exception being raised. */
+static void set_imports(const npyg_pickle_report *r)
+{
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyErr_NormalizeException(&et, &ev, &tb);
+    size_t need = r && ev ? npyg_pickle_format_imports(r, NULL, 0) : 0;
+    char *names = r && ev ? PyMem_Malloc(need + 1) : NULL;
+    if (names) {
+        npyg_pickle_format_imports(r, names, need + 1);
+        PyObject *v = PyUnicode_DecodeASCII(names, (Py_ssize_t)need, "replace");
+        if (!v || PyObject_SetAttrString(ev, "imports", v) < 0 ||
+            PyObject_SetAttrString(ev, "pickle_complete", r->status == 0 ? Py_True : Py_False) < 0)
+            PyErr_Clear();
+        Py_XDECREF(v);
+        PyMem_Free(names);
+    }
+    PyErr_Restore(et, ev, tb);
+}
+
+static void name_imports(int rc, int fd, const void *buf, size_t len)
+{
+    if (rc != NPYG_EOBJECT || (fd < 0 && !buf) || !PyErr_Occurred()) return;
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) return;
+    npyg_ctx *pc = npyg_ctx_new(NULL);
+    npyg_pickle_report *r = NULL;
+    if (pc) {
+        Py_BEGIN_ALLOW_THREADS
+        if (fd >= 0) npyg_pickle_scan_npy_fd(pc, fd, NULL, &r);
+        else npyg_pickle_scan_npy_buffer(pc, buf, len, NULL, &r);
+        Py_END_ALLOW_THREADS
+    }
+    set_imports(r);
+    npyg_pickle_report_free(pc, r);
+    npyg_ctx_free(pc);
 }
 
 /* Npy and Zip take the same (source, strict, limits) arguments and may be
@@ -529,6 +671,7 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
     int rc = open_input(self->ctx, in, npyg_open_fd, npyg_open_buffer, npyg_open_read);
     if (rc) {
         raise_in(self->ctx, in, rc);
+        name_imports(rc, in->fd, in->view.obj ? in->view.buf : NULL, (size_t)in->view.len);
         return -1;
     }
     const npyg_info *info = npyg_get_info(self->ctx);
@@ -692,11 +835,23 @@ static int Zip_init(ZipObject *self, PyObject *args, PyObject *kw)
     }
     int unpooled; /* an archive's context is its own until the archive closes */
     if (object_init(&self->ctx, &unpooled, &self->in, &lim, args, kw) < 0) return -1;
-    if (self->in.file) {
-        PyErr_SetString(PyExc_TypeError, "an archive needs a descriptor or a buffer");
+    if (self->in.file && !self->in.positional) {
+        PyErr_SetString(PyExc_TypeError, "an archive needs a descriptor, a buffer or a seekable file object");
         return -1;
     }
     int rc;
+    if (self->in.positional) {
+        rc = npyg_set_input_pread(self->ctx, file_pread, &self->in, self->in.size);
+        if (!rc) {
+            Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open(self->ctx, NULL, &self->zip);
+            Py_END_ALLOW_THREADS
+        }
+        if (rc) {
+            raise_in(self->ctx, &self->in, rc);
+            return -1;
+        }
+        return 0;
+    }
     if (self->in.fd >= 0) {
         Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_fd(self->ctx, self->in.fd, NULL, &self->zip);
         Py_END_ALLOW_THREADS
@@ -754,7 +909,23 @@ static PyObject *zip_read_locked(ZipObject *self, Py_ssize_t i, PyObject *make)
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_member(self->zip, i < 0 ? count : (size_t)i);
     Py_END_ALLOW_THREADS
-    if (rc) return raise_ctx(self->ctx, rc, NULL);
+    if (rc) {
+        raise_in(self->ctx, &self->in, rc);
+        if (rc == NPYG_EOBJECT && i >= 0 && PyErr_Occurred()) { /* what the member's pickle would import */
+            /* the scan may read through the caller's file object: not with
+               the exception set */
+            npyg_pickle_report *r = NULL;
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            Py_BEGIN_ALLOW_THREADS npyg_zip_scan_member_pickle(self->zip, (size_t)i, NULL, &r);
+            Py_END_ALLOW_THREADS
+            Py_CLEAR(self->in.pending);
+            PyErr_Restore(et, ev, tb);
+            set_imports(r);
+            npyg_pickle_report_free(self->ctx, r);
+        }
+        return NULL;
+    }
     const npyg_info *info = npyg_get_info(self->ctx);
     PyObject *d = info ? info_dict(info) : Py_NewRef(Py_None);
     if (!d) return NULL;
@@ -776,7 +947,7 @@ static PyObject *zip_read_locked(ZipObject *self, Py_ssize_t i, PyObject *make)
     Py_BEGIN_ALLOW_THREADS rc = npyg_zip_read_member(self->zip, p, n);
     Py_END_ALLOW_THREADS
     if (view.obj) PyBuffer_Release(&view);
-    result = rc ? raise_ctx(self->ctx, rc, NULL) : Py_NewRef(result);
+    result = rc ? raise_in(self->ctx, &self->in, rc) : Py_NewRef(result);
     Py_DECREF(made);
     return result;
 }
@@ -972,16 +1143,19 @@ static PyObject *error_info(PyObject *self, PyObject *arg)
 }
 
 /* The most bytes an archive read from a stream may have: the largest
-   archive the zip limits admit. The same bound as npyvalidate's for
-   standard input (parser/tools/spool.c): member data at most the declared
-   total plus deflate's overhead on stored blocks, and per member its two
-   headers, names, extra fields, comment and data descriptor. */
+   archive the zip limits admit. Member data at most the declared total
+   plus deflate's overhead on stored blocks; per member its two headers,
+   names and data descriptor, and for the extra fields and comment what
+   real writers put there (numpy's zipfile: a zip64 extra of 20 bytes;
+   others a timestamp or a Unicode path), not the 3 x 64 KiB the format
+   could hold; the end records and the archive comment once. */
+#define STREAM_MEMBER_EXTRAS 1024u
 static PyObject *stream_bound(PyObject *self, PyObject *dict)
 {
     (void)self;
     limits l;
     if (parse_limits(dict, &l) < 0) return NULL;
-    uint64_t per_member = 30u + 46u + 2u * l.v[NPYG_LIMIT_MAX_NAME_BYTES] + 3u * 65535u + 24u;
+    uint64_t per_member = 30u + 46u + 2u * l.v[NPYG_LIMIT_MAX_NAME_BYTES] + STREAM_MEMBER_EXTRAS + 24u;
     uint64_t tail = 22u + 65535u + 56u + 20u;
     uint64_t data = l.v[NPYG_LIMIT_MAX_TOTAL_UNCOMPRESSED], bound = data + data / 256u + 64u;
     if (bound < data) return PyLong_FromUnsignedLongLong(UINT64_MAX);
@@ -1118,6 +1292,13 @@ static PyObject *load_path(PyObject *self, PyObject *const *a, Py_ssize_t n)
         return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, a[0]);
     }
     Py_DECREF(path);
+    /* A FIFO, a device, a socket: the package reads it as a stream, whose
+       reads give way to Ctrl-C; the library's would wait on. */
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        Py_RETURN_NONE;
+    }
     npyg_ctx *ctx = pool_take(strict, NULL);
     PyObject *arr = NULL;
     if (ctx) {
@@ -1128,7 +1309,10 @@ static PyObject *load_path(PyObject *self, PyObject *const *a, Py_ssize_t n)
         if (!rc) rc = npyg_open(ctx);
         Py_END_ALLOW_THREADS
         if (!rc) arr = fill_array(ctx, a);
-        else if (rc != NPYG_EMAGIC) raise_ctx(ctx, rc, NULL);
+        else if (rc != NPYG_EMAGIC) {
+            raise_ctx(ctx, rc, NULL);
+            name_imports(rc, small.buf ? -1 : fd, small.buf, small.len);
+        }
         pool_give(ctx, strict);
         PyMem_RawFree(small.buf);
     }
@@ -1310,6 +1494,19 @@ static npyg_ctx *h5_context(int strict, const limits *l, const char *helper)
     return ctx;
 }
 
+/* Asked by the load every NPYG_HDF5_INTERRUPT_MS while it waits for the
+   child, without the GIL: a signal handler that raised (Ctrl-C's
+   KeyboardInterrupt) stops the load, its exception left set for the
+   caller to raise. */
+static int h5_interrupt(void *user)
+{
+    (void)user;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = PyErr_Occurred() != NULL || PyErr_CheckSignals() < 0;
+    PyGILState_Release(g);
+    return stop;
+}
+
 static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -1334,9 +1531,11 @@ static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
     npyg_hdf5_sink sink = {h5_object, h5_value, h5_end, &h};
     if (!own) h5_kept.busy = 1;
     if (!rc) {
+        npyg_hdf5_set_interrupt(ctx, h5_interrupt, NULL);
         Py_BEGIN_ALLOW_THREADS
         rc = npyg_hdf5_load_fd(ctx, fd, NULL, &sink); /* the context's HDF5 limits */
         Py_END_ALLOW_THREADS
+        npyg_hdf5_set_interrupt(ctx, NULL, NULL);
     }
     if (!own) h5_kept.busy = 0;
     PyObject *r = NULL;

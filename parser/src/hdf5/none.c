@@ -39,6 +39,13 @@ int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path)
     return ctx ? 0 : NPYG_EINVAL;
 }
 
+int npyg_hdf5_set_interrupt(npyg_ctx *ctx, int (*fn)(void *user), void *user)
+{
+    (void)fn;
+    (void)user;
+    return ctx ? 0 : NPYG_EINVAL;
+}
+
 int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
 {
     if (!ctx || !out || !size) return NPYG_EINVAL;

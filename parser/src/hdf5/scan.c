@@ -252,15 +252,38 @@ int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path)
     return 0;
 }
 
-/* Waits for one message of exactly size bytes until deadline (ms). */
-static int receive(int sock, void *msg, size_t size, int64_t deadline)
+int npyg_hdf5_set_interrupt(npyg_ctx *ctx, int (*fn)(void *user), void *user)
+{
+    if (!ctx) return NPYG_EINVAL;
+    ctx->h5_interrupt = fn;
+    ctx->h5_interrupt_user = fn ? user : NULL;
+    return 0;
+}
+
+/* How long one poll of a wait lasts: short when the caller asks to be
+   interrupted, so that its answer comes within NPYG_HDF5_INTERRUPT_MS. */
+static int wait_slice(const npyg_ctx *ctx, int64_t left)
+{
+    int64_t most = ctx->h5_interrupt ? NPYG_HDF5_INTERRUPT_MS : 1000;
+    return left > most ? (int)most : (int)left;
+}
+
+static bool interrupted(const npyg_ctx *ctx)
+{
+    return ctx->h5_interrupt && ctx->h5_interrupt(ctx->h5_interrupt_user) != 0;
+}
+
+/* Waits for one message of exactly size bytes until deadline (ms);
+   ECANCELED when the caller's interrupt says so. */
+static int receive(const npyg_ctx *ctx, int sock, void *msg, size_t size, int64_t deadline)
 {
     for (;;) {
         int64_t left = deadline - now_ms();
         if (left <= 0) return errno = ETIMEDOUT, -1;
         struct pollfd p = {sock, POLLIN, 0};
-        int pr = poll(&p, 1, left > 1000 ? 1000 : (int)left);
+        int pr = poll(&p, 1, wait_slice(ctx, left));
         if (pr < 0 && errno != EINTR) return -1;
+        if (pr <= 0 && interrupted(ctx)) return errno = ECANCELED, -1;
         if (pr <= 0) continue;
         ssize_t n = recv(sock, msg, size, MSG_TRUNC);
         if (n < 0 && errno == EINTR) continue;
@@ -282,7 +305,7 @@ static int drain(npyg_ctx *ctx, uint32_t keep, int64_t deadline)
 {
     npyg__h5_done done;
     for (; ctx->h5_owed > keep; ctx->h5_owed--)
-        if (receive(ctx->h5_sock, &done, sizeof done, deadline) != 0) return -1;
+        if (receive(ctx, ctx->h5_sock, &done, sizeof done, deadline) != 0) return -1;
         else if (!is_done(&done) || done.error) return errno = EPROTO, -1;
     return 0;
 }
@@ -290,7 +313,7 @@ static int drain(npyg_ctx *ctx, uint32_t keep, int64_t deadline)
 static int next_done(npyg_ctx *ctx, npyg__h5_done *done, int64_t deadline)
 {
     if (drain(ctx, 0, deadline) != 0) return -1;
-    return receive(ctx->h5_sock, done, sizeof *done, deadline);
+    return receive(ctx, ctx->h5_sock, done, sizeof *done, deadline);
 }
 
 /* The helper runs in an empty environment; sanitizer builds keep only
@@ -352,7 +375,7 @@ static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
     ctx->h5_pid = child;
     ctx->h5_sock = sv[0];
     npyg__h5_hello h;
-    if (receive(sv[0], &h, sizeof h, now_ms() + (int64_t)hl->child_wall_seconds * 1000) != 0 ||
+    if (receive(ctx, sv[0], &h, sizeof h, now_ms() + (int64_t)hl->child_wall_seconds * 1000) != 0 ||
         h.magic != NPYG__H5_MAGIC || h.type != NPYG__H5_HELLO) {
         end_helper(ctx);
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "the HDF5 helper %s did not start", path);
@@ -397,6 +420,16 @@ int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
 
 /* ---------------- the pipe ---------------- */
 
+/* The caller's interrupt ended the wait: the helper and the file's child
+   are killed now (SIGKILL ends a stopped one too), not asked. */
+static int stop_interrupted(npyg_ctx *ctx, const npyg_hdf5_sink *sink)
+{
+    end_helper(ctx);
+    int rc = npyg__fail(ctx, NPYG_EIO, 0, "interrupted by the caller");
+    if (sink) sink->end(sink->user, rc);
+    return rc;
+}
+
 /* The child's records through one fixed buffer; values are read past it,
    straight into the sink's buffers. */
 typedef struct {
@@ -407,6 +440,8 @@ typedef struct {
     bool timeout, poll_failed;
     int read_errno;         /* our own read failed: not the file's doing */
     bool eof;               /* the child closed its end */
+    const npyg_ctx *ctx;    /* whose interrupt is asked while waiting */
+    bool interrupted;       /* it said stop */
 } pipe_in;
 
 /* Up to size more bytes into dst; false at the end of the input, at the
@@ -435,9 +470,13 @@ static bool pipe_fill(pipe_in *p, void *dst, size_t size, size_t *got)
             return false;
         }
         struct pollfd q = {p->fd, POLLIN, 0};
-        int pr = poll(&q, 1, left > 1000 ? 1000 : (int)left);
+        int pr = poll(&q, 1, wait_slice(p->ctx, left));
         if (pr < 0 && errno != EINTR) {
             p->poll_failed = true;
+            return false;
+        }
+        if (pr <= 0 && interrupted(p->ctx)) {
+            p->interrupted = true;
             return false;
         }
     }
@@ -744,7 +783,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     if (sink) max_records += ((uint64_t)hl.max_objects + hl.max_paths) * 8;
     reader r = {ctx, fn, user, 0, max_records, false, false, 0, "", sink, buf + BUF_SIZE, hcap, 0, "", "", 0,
                 &src, false, 0, 0, npyg__h5_load_budget(hl.max_load_bytes, src.size)};
-    pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0, false};
+    pipe_in p = {pfd[0], buf, 0, 0, now_ms() + (int64_t)hl.child_wall_seconds * 1000, false, false, 0, false, ctx, false};
     bool protocol = false, too_long = false;
     char *line;
     while (!protocol && !(r.stopped && sink) && (line = pipe_line(&p, &too_long))) {
@@ -762,6 +801,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     int read_errno = p.read_errno;
     close(pfd[0]);
     npyg__xfree(ctx, buf, BUF_SIZE + hcap);
+    if (p.interrupted) return stop_interrupted(ctx, sink);
 
     /* The child's end, from the helper. A child that closed its pipe and
        kept running meets the same deadline; a helper that does not answer
@@ -777,10 +817,12 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
     } else {
         got = next_done(ctx, &done, killed ? now_ms() + 5000 : p.deadline);
     }
+    if (got != 0 && errno == ECANCELED) return stop_interrupted(ctx, sink);
     if (got != 0 && !killed && errno == ETIMEDOUT) {
         timeout = killed = true;
         send(ctx->h5_sock, &kill_msg, sizeof kill_msg, MSG_NOSIGNAL);
         got = next_done(ctx, &done, now_ms() + 5000);
+        if (got != 0 && errno == ECANCELED) return stop_interrupted(ctx, sink);
     }
     if (got != 0 || !is_done(&done) || done.error) {
         int e = got != 0 ? errno : done.error ? done.error : EPROTO;
