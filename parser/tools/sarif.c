@@ -124,7 +124,16 @@ void sarif_result(strbuf *b, const char *path, int code, const char *message, ui
         sb_json_str(b, name, name_len);
         sb_puts(b, "}]");
     }
-    sb_printf(b, "}], \"properties\": {\"code\": %d, \"class\": \"%s\"", code, npyg_error_class(code));
+    /* The same refusal in the same file is the same alert from run to run:
+       a viewer cannot hash the lines of a binary file, so the fingerprint
+       is the rule and what inside the file it concerns. */
+    strbuf fp = {0};
+    sb_printf(&fp, "%s:%s:", rule, where ? where : "file");
+    if (where) sb_put(&fp, name, name_len);
+    sb_puts(b, "}], \"partialFingerprints\": {\"npyvalidate/v1\": ");
+    sb_json_str(b, fp.p, fp.len);
+    free(fp.p);
+    sb_printf(b, "}, \"properties\": {\"code\": %d, \"class\": \"%s\"", code, npyg_error_class(code));
     if (offset_space >= 0) {
         sb_printf(b, ", \"offset\": ");
         sb_json_u64(b, offset);
