@@ -175,10 +175,10 @@ static int probe_mat(npyg_ctx *ctx, npyg__input *in, uint64_t size,
 /* A file of a leading-magic format that also carries an HDF5 superblock
    where libhdf5 searches for one: h5py, hdf5storage and MATLAB read it as
    HDF5 whatever its name, and what they read is not what was checked. */
-static int polyglot(npyg_ctx *ctx, npyg_format lead, uint64_t at)
+static int polyglot(npyg_ctx *ctx, int space, npyg_format lead, uint64_t at)
 {
     const char *name = lead == NPYG_FORMAT_NPY ? ".npy" : lead == NPYG_FORMAT_NPZ ? ".npz (zip)" : ".ra";
-    return npyg__fail(ctx, NPYG_EPOLYGLOT, at,
+    return npyg__fail_in(ctx, space, NPYG_EPOLYGLOT, at,
                       "a %s file that also holds an HDF5 superblock at offset %llu: libhdf5, h5py and "
                       "hdf5storage read it as HDF5",
                       name, (unsigned long long)at);
@@ -194,9 +194,10 @@ int npyg__refuse_polyglot(npyg_ctx *ctx, npyg__input *in, npyg_format reader)
     if (want == 0 || npyg__in_read_at(in, 0, h, want) != (long long)want) return 0; /* the reader says why */
     if (npyg_sniff_format(h, want) != reader) return 0; /* not this reader's file: its magic check says so */
     bool ioerr = false;
+    int space = reader == NPYG_FORMAT_NPZ ? NPYG_OFFSET_ARCHIVE : NPYG_OFFSET_FILE;
     for (uint64_t off = MAT73_USERBLOCK; off + 8 <= in->size && off <= UINT64_MAX / 2; off *= 2)
-        if (hdf5_sig_at(in, off, &ioerr)) return polyglot(ctx, reader, off);
-        else if (ioerr) return npyg__fail(ctx, NPYG_EIO, off, READ_ERROR);
+        if (hdf5_sig_at(in, off, &ioerr)) return polyglot(ctx, space, reader, off);
+        else if (ioerr) return npyg__fail_in(ctx, space, NPYG_EIO, off, READ_ERROR);
     return 0;
 }
 
@@ -215,7 +216,7 @@ static int probe(npyg_ctx *ctx, npyg__input *in, npyg_probe_info *info)
     if (lead != NPYG_FORMAT_UNKNOWN) {
         info->format = lead;
         if (find_hdf5(in, size, &info->hdf5_offset, &ioerr))
-            return polyglot(ctx, lead, info->hdf5_offset);
+            return polyglot(ctx, NPYG_OFFSET_FILE, lead, info->hdf5_offset);
     } else if (n >= 6 && memcmp(h, "MATLAB", 6) == 0) {
         return probe_mat(ctx, in, size, h, n, info, &ioerr);
     } else if (find_hdf5(in, size, &info->hdf5_offset, &ioerr)) {
