@@ -257,16 +257,17 @@ int npyg_detect(npyg_ctx *ctx, npyg_format *format)
     npyg__input in;
     if (npyg__input_begin(ctx, &in, NPYG__IN_RANDOM, NPYG_OFFSET_FILE, NULL)) return npyg_last_error(ctx)->code;
     unsigned char h[8];
-    size_t want = in.size < sizeof h ? (size_t)in.size : sizeof h;
-    long long got = want ? npyg__in_read_at(&in, 0, h, want) : 0;
+    /* a file gives what it holds whatever fstat says (/proc's say 0) */
+    long long got = npyg__in_read_at(&in, 0, h, sizeof h);
     if (got < 0) return npyg__fail(ctx, NPYG_EIO, 0, READ_ERROR);
     if (got == 0)
         return npyg__fail(ctx, NPYG_EUNRECOGNIZED, 0,
                           "empty input: none of .npy, .npz, .ra, HDF5 or MAT v7.3");
     char hex[3 * sizeof h + 1];
-    for (long long k = 0; k < got; k++) snprintf(hex + 3 * k, 4, "%s%02x", k ? " " : "", h[k]);
+    size_t at = 0;
+    for (long long k = 0; k < got; k++) at += (size_t)snprintf(hex + at, sizeof hex - at, " %02x", h[k]);
     return npyg__fail(ctx, NPYG_EUNRECOGNIZED, 0,
-                      "none of .npy, .npz, .ra, HDF5 or MAT v7.3: starts with bytes %s", hex);
+                      "none of .npy, .npz, .ra, HDF5 or MAT v7.3: starts with bytes%s", hex);
 }
 
 const npyg_probe_info *npyg_get_probe_info(const npyg_ctx *ctx)

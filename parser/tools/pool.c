@@ -29,11 +29,13 @@ typedef struct progress progress;
 
 typedef struct run {
     const options *o;
-    job *jobs;
-    size_t njobs;
+    source *src;
+    job *ring;         /* window slots: job i lives in ring[i % window] */
     size_t next;       /* next job to hand out */
     size_t printed;    /* jobs printed so far */
     size_t window;     /* max jobs handed out ahead of printing */
+    size_t filled;     /* jobs taken from src into the ring so far */
+    bool ended;        /* src has no more */
     unsigned waiting;  /* workers waiting for room in the window */
     bool printing;     /* a worker is printing; only it moves printed */
     int status;        /* worst status printed, written by the printing worker */
@@ -43,7 +45,25 @@ typedef struct run {
 } run;
 
 static void emit(job *j, int *status, progress *p);
-static void progress_tick(progress *p, size_t done, size_t n);
+static void progress_tick(progress *p, size_t done);
+
+static job *slot(run *r, size_t i) { return &r->ring[i % r->window]; }
+
+/* With r->mu held: job i from the source into its slot, unless it is
+   there already; false when the source has ended before it. The list is
+   read under the lock, in order, as the window makes room. */
+static bool fetch(run *r, size_t i)
+{
+    if (i < r->filled) return true;
+    if (r->ended) return false;
+    job *j = slot(r, i);
+    if (!source_next(r->src, j)) {
+        r->ended = true;
+        return false;
+    }
+    r->filled++;
+    return true;
+}
 
 /* With r->mu held: print every finished job in order, unless another
    worker is already doing so (it will see ours before it stops). */
@@ -52,8 +72,8 @@ static void print_ready(run *r)
     if (r->printing) return;
     r->printing = true;
     size_t from = r->printed;
-    while (r->printed < r->njobs && r->jobs[r->printed].done) {
-        job *j = &r->jobs[r->printed];
+    while (r->printed < r->next && slot(r, r->printed)->done) {
+        job *j = slot(r, r->printed);
         pthread_mutex_unlock(&r->mu);
         emit(j, &r->status, r->p);
         pthread_mutex_lock(&r->mu);
@@ -61,7 +81,7 @@ static void print_ready(run *r)
     }
     r->printing = false;
     if (r->printed != from) {
-        progress_tick(r->p, r->printed, r->njobs);
+        progress_tick(r->p, r->printed);
         if (r->waiting) pthread_cond_broadcast(&r->room);
     }
 }
@@ -73,23 +93,22 @@ static void *worker(void *arg)
     scratch sc = SCRATCH_INIT;
     pthread_mutex_lock(&r->mu);
     for (;;) {
-        while (r->next < r->njobs && r->next >= r->printed + r->window) {
+        while (!(r->ended && r->next >= r->filled) && r->next >= r->printed + r->window) {
             r->waiting++;
             pthread_cond_wait(&r->room, &r->mu);
             r->waiting--;
         }
-        if (r->next >= r->njobs) break;
         /* A batch of consecutive jobs per lock: one lock and hand-off per
            file made the futex calls half the -j2 system time (strace -c -f:
            18,684 futex calls for 10,000 files). */
-        size_t first = r->next, k = r->njobs - first, room = r->printed + r->window - first;
-        if (k > BATCH) k = BATCH;
-        if (k > room) k = room;
+        size_t first = r->next, k = 0, room = r->printed + r->window - first;
+        while (k < BATCH && k < room && fetch(r, first + k)) k++;
+        if (k == 0) break; /* the source has ended and every job is handed out */
         r->next += k;
         pthread_mutex_unlock(&r->mu);
-        for (size_t i = 0; i < k; i++) validate_one(r->o, ctx, &sc, &r->jobs[first + i]);
+        for (size_t i = 0; i < k; i++) validate_one(r->o, ctx, &sc, slot(r, first + i));
         pthread_mutex_lock(&r->mu);
-        for (size_t i = 0; i < k; i++) r->jobs[first + i].done = true;
+        for (size_t i = 0; i < k; i++) slot(r, first + i)->done = true;
         if (first == r->printed) print_ready(r);
     }
     pthread_mutex_unlock(&r->mu);
@@ -111,12 +130,12 @@ struct progress {
     double start, last;
 };
 
-static void progress_tick(progress *p, size_t done, size_t n)
+static void progress_tick(progress *p, size_t done)
 {
     if (!p->on) return;
     double t = now();
     if (t - p->start > 1.0 && t - p->last > 0.2) {
-        fprintf(stderr, "\r%zu/%zu files", done, n);
+        fprintf(stderr, "\r%zu files", done);
         p->last = t;
         p->shown = true;
     }
@@ -131,31 +150,40 @@ static void emit(job *j, int *status, progress *p)
     if (j->out) fputs(j->out, stdout);
     if (j->status > *status) *status = j->status;
     free(j->out);
-    j->out = NULL;
+    free(j->path);
+    *j = (job){0};
 }
 
-int run_all(const options *o, job *jobs, size_t n)
+int run_all(const options *o, source *src)
 {
-    progress p = {isatty(STDERR_FILENO) && n > 1, false, now(), now()};
+    progress p = {isatty(STDERR_FILENO), false, now(), now()};
+    /* The first two jobs decide: one input needs no thread at all. */
+    size_t window = (size_t)o->jobs * 64;
+    job *ring = calloc(window, sizeof *ring);
+    if (!ring) die_oom();
+    run r = {.o = o, .src = src, .ring = ring, .window = window, .p = &p};
+    fetch(&r, 0);
+    fetch(&r, 1);
     int status = 0;
-    int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
-    if (nthreads <= 1) { /* no hand-off between threads at all */
+    if (o->jobs <= 1 || r.filled <= 1) { /* no hand-off between threads at all */
         npyg_ctx *ctx = new_context(o);
         scratch sc = SCRATCH_INIT;
-        for (size_t k = 0; k < n; k++) {
-            validate_one(o, ctx, &sc, &jobs[k]);
-            emit(&jobs[k], &status, &p);
-            progress_tick(&p, k + 1, n);
+        for (size_t k = 0; fetch(&r, k); k++) {
+            job *j = slot(&r, k);
+            validate_one(o, ctx, &sc, j);
+            emit(j, &status, &p);
+            progress_tick(&p, k + 1);
         }
         scratch_free(&sc);
         npyg_ctx_free(ctx);
         if (p.shown) fputs("\r\033[K", stderr);
+        free(ring);
         return status;
     }
 
-    run r = {.o = o, .jobs = jobs, .njobs = n, .window = (size_t)o->jobs * 64, .p = &p};
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.room, NULL);
+    int nthreads = o->jobs;
     pthread_t *th = calloc((size_t)nthreads, sizeof *th);
     if (!th) die_oom();
     for (int k = 0; k < nthreads; k++)
@@ -165,8 +193,8 @@ int run_all(const options *o, job *jobs, size_t n)
        printed it, and no worker leaves while a job is still handed out. */
     if (p.shown) fputs("\r\033[K", stderr);
     free(th);
+    free(ring);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.room);
-    status = r.status;
-    return status;
+    return r.status;
 }

@@ -367,11 +367,39 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
     }
 }
 
+void report_unchecked(const options *o, strbuf *b, const char *path, const char *kind, const npyg_error *e)
+{
+    if (!o->json) { /* no offset: nothing was read */
+        sb_text0(b, path);
+        human_error_unplaced(b, e->code, e->message);
+        return;
+    }
+    json_path(b, path);
+    sb_printf(b, ", \"ok\": false, \"not_checked\": \"%s\", \"error\": ", kind);
+    sb_json_error(b, e);
+    sb_puts(b, "}\n");
+}
+
+void report_skipped(const options *o, strbuf *b, const char *path, const char *reason, const char *message)
+{
+    if (o->json) {
+        json_path(b, path);
+        sb_printf(b, ", \"ok\": null, \"skipped\": \"%s\", \"message\": ", reason);
+        sb_json_str(b, message, strlen(message));
+        sb_puts(b, "}\n");
+    } else if (!o->quiet) {
+        sb_text0(b, path);
+        sb_puts(b, ": skipped: ");
+        sb_text0(b, message);
+        sb_puts(b, "\n");
+    }
+}
+
 void report_refused(const options *o, strbuf *b, const char *path, unsigned mode)
 {
     npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
     if (S_ISDIR((mode_t)mode))
-        snprintf(e.message, sizeof e.message, "is a directory: use -r to validate the *.npy and *.npz files under it");
+        snprintf(e.message, sizeof e.message, "is a directory: use -r to validate the files under it");
     else
         snprintf(e.message, sizeof e.message,
                  "is %s, not a regular file: refused unopened, as reading it could block or never end "
@@ -448,6 +476,11 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
 }
 
 /* ---------------- archives ---------------- */
+
+void report_file_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
+{
+    file_error(o, b, path, e, false, NULL);
+}
 
 void report_archive_error(const options *o, strbuf *b, const char *path, const npyg_error *e)
 {
