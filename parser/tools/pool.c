@@ -45,7 +45,7 @@ typedef struct run {
 } run;
 
 static void emit(job *j, int *status, progress *p);
-static void progress_tick(progress *p, size_t done);
+static void progress_tick(progress *p, size_t done, size_t total);
 
 static job *slot(run *r, size_t i) { return &r->ring[i % r->window]; }
 
@@ -81,7 +81,7 @@ static void print_ready(run *r)
     }
     r->printing = false;
     if (r->printed != from) {
-        progress_tick(r->p, r->printed);
+        progress_tick(r->p, r->printed, r->ended ? r->filled : 0);
         if (r->waiting) pthread_cond_broadcast(&r->room);
     }
 }
@@ -130,12 +130,14 @@ struct progress {
     double start, last;
 };
 
-static void progress_tick(progress *p, size_t done)
+/* total: 0 while the inputs are still being listed */
+static void progress_tick(progress *p, size_t done, size_t total)
 {
     if (!p->on) return;
     double t = now();
     if (t - p->start > 1.0 && t - p->last > 0.2) {
-        fprintf(stderr, "\r%zu files", done);
+        if (total) fprintf(stderr, "\r%zu/%zu files", done, total);
+        else fprintf(stderr, "\r%zu files", done);
         p->last = t;
         p->shown = true;
     }
@@ -157,13 +159,13 @@ static void emit(job *j, int *status, progress *p)
 int run_all(const options *o, source *src)
 {
     progress p = {isatty(STDERR_FILENO), false, now(), now()};
-    /* The first two jobs decide: one input needs no thread at all. */
+    /* The first jobs decide: one input needs no thread at all, and a
+       short run knows its total for the progress line. */
     size_t window = (size_t)o->jobs * 64;
     job *ring = calloc(window, sizeof *ring);
     if (!ring) die_oom();
     run r = {.o = o, .src = src, .ring = ring, .window = window, .p = &p};
-    fetch(&r, 0);
-    fetch(&r, 1);
+    for (size_t k = 0; k < 3 && fetch(&r, k); k++) continue;
     int status = 0;
     if (o->jobs <= 1 || r.filled <= 1) { /* no hand-off between threads at all */
         npyg_ctx *ctx = new_context(o);
@@ -172,7 +174,7 @@ int run_all(const options *o, source *src)
             job *j = slot(&r, k);
             validate_one(o, ctx, &sc, j);
             emit(j, &status, &p);
-            progress_tick(&p, k + 1);
+            progress_tick(&p, k + 1, r.ended ? r.filled : 0);
         }
         scratch_free(&sc);
         npyg_ctx_free(ctx);
