@@ -205,15 +205,22 @@ typedef struct source {
     size_t next_arg;
     entry *walked; /* the directory being handed out */
     size_t nwalked, walk_pos, walk_cap;
-    FILE *list;    /* the list being read, or NULL */
+    int list_fd;   /* the list being read, or -1 */
     const char *list_name;
-    char *line;
-    size_t line_cap;
+    bool list_regular, list_eof;
+    bool streamed;  /* a list came from a pipe or terminal: print as verdicts come */
+    char *lbuf;     /* list bytes read, the record being cut at lstart */
+    size_t lstart, lend, lcap;
 } source;
 void source_init(source *s, const options *o, const arglist *args);
 /* The next job (path owned by it), or false when there are no more. */
 bool source_next(source *s, job *j);
 void source_free(source *s);
+/* The next job can be taken without waiting for a list's writer. */
+bool source_ready(const source *s);
+/* The descriptor to poll before taking the next job, or -1 when it is
+   ready. */
+int source_wait_fd(const source *s);
 /* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */
 const char *file_kind(unsigned mode);
 

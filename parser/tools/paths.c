@@ -11,10 +11,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_RECURSION 64
 
@@ -141,6 +144,71 @@ static void walk(source *s, const char *dir, int depth)
 
 /* ---------------- lists ---------------- */
 
+/* A list is read with read(2) into a buffer that holds the record being
+   cut, so the run knows when the next record is not there yet: a batch
+   then stops at what has arrived, and a worker waits for more with the
+   lock released (find | npyvalidate --files-from - gives verdicts as
+   paths arrive). */
+#define LIST_CHUNK 65536
+
+static bool list_open(source *s, const char *name)
+{
+    int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
+    s->list_fd = fd;
+    s->list_name = name;
+    s->list_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!s->list_regular) s->streamed = true;
+    s->list_eof = false;
+    s->lstart = s->lend = 0;
+    return true;
+}
+
+static void list_close(source *s)
+{
+    if (s->list_fd > STDIN_FILENO) close(s->list_fd);
+    s->list_fd = -1;
+}
+
+/* A whole record is in the buffer, or the list has ended. */
+static bool list_has_record(const source *s)
+{
+    int delim = s->o->null_list ? '\0' : '\n';
+    return s->list_eof || memchr(s->lbuf + s->lstart, delim, s->lend - s->lstart) != NULL;
+}
+
+/* More bytes into the buffer (blocking); false at the end or on an error
+   (*err set). */
+static bool list_fill(source *s, int *err)
+{
+    if (s->lstart > 0) { /* keep the record being cut at the front */
+        memmove(s->lbuf, s->lbuf + s->lstart, s->lend - s->lstart);
+        s->lend -= s->lstart;
+        s->lstart = 0;
+    }
+    if (s->lcap - s->lend < LIST_CHUNK) {
+        size_t cap = s->lcap ? s->lcap * 2 : 2 * LIST_CHUNK;
+        char *b = realloc(s->lbuf, cap);
+        if (!b) die_oom();
+        s->lbuf = b;
+        s->lcap = cap;
+    }
+    for (;;) {
+        ssize_t n = read(s->list_fd, s->lbuf + s->lend, s->lcap - s->lend);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) { /* a non-blocking descriptor we were given */
+            struct pollfd p = {.fd = s->list_fd, .events = POLLIN};
+            poll(&p, 1, -1);
+            continue;
+        }
+        if (n < 0) *err = errno;
+        if (n <= 0) return false;
+        s->lend += (size_t)n;
+        return true;
+    }
+}
+
 /* The next path of the list being read, or false at its end (a read
    error leaves a record). One record in memory at a time: a list of a
    hundred million paths costs its longest line, not its length. */
@@ -148,32 +216,54 @@ static bool list_next(source *s, job *j)
 {
     int delim = s->o->null_list ? '\0' : '\n';
     for (;;) {
-        errno = 0;
-        ssize_t n = getdelim(&s->line, &s->line_cap, delim, s->list);
-        if (n < 0) {
-            int err = ferror(s->list) ? (errno ? errno : EIO) : 0;
-            if (s->list != stdin) fclose(s->list);
-            s->list = NULL;
-            if (!err) return false;
-            *j = (job){.path = dup_or_die(s->list_name), .kind = ENTRY_LIST_ERROR, .err = err};
-            return true;
+        char *rec = s->lbuf + s->lstart;
+        char *cut = s->lend > s->lstart ? memchr(rec, delim, s->lend - s->lstart) : NULL;
+        int err = 0;
+        if (!cut && !s->list_eof && list_fill(s, &err)) continue;
+        if (!cut && !s->list_eof) {
+            s->list_eof = true;
+            if (err) {
+                list_close(s);
+                *j = (job){.path = dup_or_die(s->list_name), .kind = ENTRY_LIST_ERROR, .err = err};
+                s->lstart = s->lend = 0;
+                return true;
+            }
+            continue;
         }
-        if (n > 0 && s->line[n - 1] == delim) s->line[--n] = '\0';
+        if (!cut && s->lstart == s->lend) { /* the end */
+            list_close(s);
+            return false;
+        }
+        size_t n = cut ? (size_t)(cut - rec) : s->lend - s->lstart; /* the last record may lack its delimiter */
+        s->lstart += n + (cut ? 1 : 0);
         if (!s->o->null_list)
-            while (n > 0 && s->line[n - 1] == '\r') s->line[--n] = '\0';
+            while (n > 0 && rec[n - 1] == '\r') n--;
         if (n == 0) continue; /* blank lines (empty records) name nothing */
-        if (strlen(s->line) != (size_t)n) { /* a NUL inside a line: not a path the list can mean */
-            *j = (job){.path = dup_or_die(s->line), .kind = ENTRY_LIST_NUL};
-            return true;
-        }
-        *j = (job){.path = dup_or_die(s->line), .kind = ENTRY_CHECK};
+        char *path = malloc(n + 1);
+        if (!path) die_oom();
+        memcpy(path, rec, n);
+        path[n] = '\0';
+        /* a NUL inside a line: not a path the list can mean */
+        *j = (job){.path = path, .kind = memchr(rec, '\0', n) ? ENTRY_LIST_NUL : ENTRY_CHECK};
         return true;
     }
 }
 
+bool source_ready(const source *s)
+{
+    if (s->walk_pos < s->nwalked || s->list_fd < 0 || s->list_regular || list_has_record(s)) return true;
+    struct pollfd p = {.fd = s->list_fd, .events = POLLIN};
+    return poll(&p, 1, 0) != 0;
+}
+
+int source_wait_fd(const source *s)
+{
+    return source_ready(s) ? -1 : s->list_fd;
+}
+
 void source_init(source *s, const options *o, const arglist *args)
 {
-    *s = (source){.o = o, .args = args};
+    *s = (source){.o = o, .args = args, .list_fd = -1};
 }
 
 bool source_next(source *s, job *j)
@@ -185,16 +275,14 @@ bool source_next(source *s, job *j)
             return true;
         }
         s->walk_pos = s->nwalked = 0;
-        if (s->list) {
+        if (s->list_fd >= 0) {
             if (list_next(s, j)) return true;
             continue;
         }
         if (s->next_arg >= s->args->n) return false;
         const input_arg *a = &s->args->v[s->next_arg++];
         if (a->list) {
-            s->list_name = a->text;
-            s->list = strcmp(a->text, "-") == 0 ? stdin : fopen(a->text, "re");
-            if (!s->list) {
+            if (!list_open(s, a->text)) {
                 *j = (job){.path = dup_or_die(a->text), .kind = ENTRY_LIST_ERROR, .err = errno};
                 return true;
             }
@@ -214,7 +302,7 @@ void source_free(source *s)
 {
     for (size_t k = s->walk_pos; k < s->nwalked; k++) free(s->walked[k].path);
     free(s->walked);
-    free(s->line);
-    if (s->list && s->list != stdin) fclose(s->list);
-    *s = (source){0};
+    free(s->lbuf);
+    list_close(s);
+    *s = (source){.list_fd = -1};
 }

@@ -18,6 +18,7 @@
  */
 #include "npyvalidate.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -49,6 +50,9 @@ static void progress_tick(progress *p, size_t done, size_t total);
 
 static job *slot(run *r, size_t i) { return &r->ring[i % r->window]; }
 
+/* With r->mu held: job i can be had without waiting for a list's writer. */
+static bool ready(run *r, size_t i) { return i < r->filled || r->ended || source_ready(r->src); }
+
 /* With r->mu held: job i from the source into its slot, unless it is
    there already; false when the source has ended before it. The list is
    read under the lock, in order, as the window makes room. */
@@ -76,6 +80,7 @@ static void print_ready(run *r)
         job *j = slot(r, r->printed);
         pthread_mutex_unlock(&r->mu);
         emit(j, &r->status, r->p);
+        if (r->src->streamed) fflush(stdout); /* a list from a pipe: each verdict as it comes */
         pthread_mutex_lock(&r->mu);
         r->printed++;
     }
@@ -102,7 +107,16 @@ static void *worker(void *arg)
            file made the futex calls half the -j2 system time (strace -c -f:
            18,684 futex calls for 10,000 files). */
         size_t first = r->next, k = 0, room = r->printed + r->window - first;
-        while (k < BATCH && k < room && fetch(r, first + k)) k++;
+        int fd = ready(r, first) ? -1 : source_wait_fd(r->src);
+        if (fd >= 0) { /* the list's writer is slow: wait for it unlocked, so the others print */
+            pthread_mutex_unlock(&r->mu);
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            poll(&pfd, 1, -1);
+            pthread_mutex_lock(&r->mu);
+            continue;
+        }
+        /* ... and a batch stops at what has arrived */
+        while (k < BATCH && k < room && (k == 0 || ready(r, first + k)) && fetch(r, first + k)) k++;
         if (k == 0) break; /* the source has ended and every job is handed out */
         r->next += k;
         pthread_mutex_unlock(&r->mu);
@@ -165,15 +179,16 @@ int run_all(const options *o, source *src)
     job *ring = calloc(window, sizeof *ring);
     if (!ring) die_oom();
     run r = {.o = o, .src = src, .ring = ring, .window = window, .p = &p};
-    for (size_t k = 0; k < 3 && fetch(&r, k); k++) continue;
+    for (size_t k = 0; k < 3 && (k == 0 || ready(&r, k)) && fetch(&r, k); k++) continue;
     int status = 0;
-    if (o->jobs <= 1 || r.filled <= 1) { /* no hand-off between threads at all */
+    if (o->jobs <= 1 || (r.ended && r.filled <= 1)) { /* no hand-off between threads at all */
         npyg_ctx *ctx = new_context(o);
         scratch sc = SCRATCH_INIT;
         for (size_t k = 0; fetch(&r, k); k++) {
             job *j = slot(&r, k);
             validate_one(o, ctx, &sc, j);
             emit(j, &status, &p);
+            if (src->streamed) fflush(stdout);
             progress_tick(&p, k + 1, r.ended ? r.filled : 0);
         }
         scratch_free(&sc);
