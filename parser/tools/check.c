@@ -448,6 +448,11 @@ static int record(const options *o, strbuf *b, const job *j)
                  strerror(j->err));
         kind = "unreadable_list";
         break;
+    case ENTRY_LIST_LONG:
+        e.code = NPYG_EINVAL;
+        snprintf(e.message, sizeof e.message, "an entry of this file list is longer than any path: dropped");
+        kind = "bad_list_entry";
+        break;
     default: /* ENTRY_LIST_NUL */
         e.code = NPYG_EINVAL;
         snprintf(e.message, sizeof e.message,

@@ -143,7 +143,8 @@ enum entry_kind {
     ENTRY_STAT_ERROR,  /* lstat failed otherwise (err) */
     ENTRY_EXCLUDED,    /* a walked name no --include matches */
     ENTRY_LIST_ERROR,  /* a --files-from list that cannot be read (err) */
-    ENTRY_LIST_NUL     /* a NUL inside a newline-separated list line */
+    ENTRY_LIST_NUL,    /* a NUL inside a newline-separated list line */
+    ENTRY_LIST_LONG    /* a list record longer than any path */
 };
 
 typedef struct job {
@@ -208,6 +209,7 @@ typedef struct source {
     int list_fd;   /* the list being read, or -1 */
     const char *list_name;
     bool list_regular, list_eof;
+    bool list_long; /* dropping a record longer than any path */
     bool streamed;  /* a list came from a pipe or terminal: print as verdicts come */
     char *lbuf;     /* list bytes read, the record being cut at lstart */
     size_t lstart, lend, lcap;

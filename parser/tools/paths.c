@@ -150,6 +150,7 @@ static void walk(source *s, const char *dir, int depth)
    lock released (find | npyvalidate --files-from - gives verdicts as
    paths arrive). */
 #define LIST_CHUNK 65536
+#define LIST_MAX_RECORD 65536 /* bytes of one path in a list, at most */
 
 static bool list_open(source *s, const char *name)
 {
@@ -160,7 +161,7 @@ static bool list_open(source *s, const char *name)
     s->list_name = name;
     s->list_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (!s->list_regular) s->streamed = true;
-    s->list_eof = false;
+    s->list_eof = s->list_long = false;
     s->lstart = s->lend = 0;
     return true;
 }
@@ -219,6 +220,27 @@ static bool list_next(source *s, job *j)
         char *rec = s->lbuf + s->lstart;
         char *cut = s->lend > s->lstart ? memchr(rec, delim, s->lend - s->lstart) : NULL;
         int err = 0;
+        if (!cut && s->lend - s->lstart > LIST_MAX_RECORD) {
+            /* No path is this long (PATH_MAX is 4096): the record is
+               dropped as it streams past, with one record saying so, and
+               memory stays bounded by this length, not the list's. */
+            if (!s->list_long) {
+                s->list_long = true;
+                *j = (job){.path = dup_or_die(s->list_name), .kind = ENTRY_LIST_LONG};
+                s->lstart = s->lend = 0;
+                return true;
+            }
+            s->lstart = s->lend = 0;
+        }
+        if (cut && s->list_long) { /* the end of the record being dropped */
+            s->list_long = false;
+            s->lstart += (size_t)(cut - rec) + 1;
+            continue;
+        }
+        if (s->list_long && s->list_eof) {
+            s->list_long = false;
+            s->lstart = s->lend;
+        }
         if (!cut && !s->list_eof && list_fill(s, &err)) continue;
         if (!cut && !s->list_eof) {
             s->list_eof = true;
