@@ -56,6 +56,8 @@ static bool path_dependent(int rc)
 
 static void agree(const fuzz_result *a, const fuzz_result *b, const char *what)
 {
+    /* a stream is not searched for an HDF5 superblock; an input that can seek is */
+    if (a->rc == NPYG_EPOLYGLOT && b->rc == 0) return;
     if (path_dependent(a->rc) || path_dependent(b->rc)) return;
     FUZZ_CHECK(a->rc == b->rc, "%s: %s by buffer, %s here (%s)", what, npyg_error_name(a->rc),
                npyg_error_name(b->rc), b->err.message);
@@ -105,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!inject) {
         if (rh.rc == 0) {
             FUZZ_CHECK(rb.rc == 0 || rb.rc == NPYG_ETRUNC_PAYLOAD || rb.rc == NPYG_ETRAILING ||
-                           (rb.rc == NPYG_EIO && sink_refused),
+                           (rb.rc == NPYG_EIO && sink_refused) || rb.rc == NPYG_EPOLYGLOT,
                        "header parses, but validate_buffer says %s", npyg_error_name(rb.rc));
             if (rb.rc == 0) fuzz_same_info(&rb, &rh, false, "parse_header");
         } else {

@@ -86,6 +86,7 @@ typedef enum npyg_status {
     NPYG_ETRUNC_HEADER = 13, /* ends inside the header text */
     NPYG_EUTF8 = 14,         /* v3 header is not valid UTF-8 */
     NPYG_ENUL = 15,          /* NUL byte in the header text */
+    NPYG_EUNRECOGNIZED = 16, /* none of the formats npyguard reads (npyg_detect) */
 
     /* 20-29: the header as a Python literal */
     NPYG_ESYNTAX = 20,       /* not a Python literal expression */
@@ -712,6 +713,10 @@ typedef enum npyg_format {
     NPYG_FORMAT_MAT4 = 7        /* npyg_probe only, with NPYG_EMAT_V4 */
 } npyg_format;
 #define NPYG_SNIFF_BYTES 8u
+/* The leading-magic part of npyg_detect, for a stream whose first bytes
+   the caller holds and cannot read twice: it sees no HDF5 superblock
+   further in and no MAT header, so a caller that can seek asks
+   npyg_detect instead. */
 NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);
 
 typedef struct npyg_zip npyg_zip;
@@ -937,6 +942,22 @@ typedef struct npyg_probe_info {
    512. Reads at most 128 bytes plus 8 at each power of two from 512 up to
    the size. Allocates nothing. */
 NPYG_API int npyg_probe_input(npyg_ctx *ctx);
+
+/* Which format the input set last is, by its content: the one decision
+   every entry point takes before it picks a reader (npyvalidate, the
+   Python package, the conformance adapter), so that none loads what
+   another refuses. It is npyg_probe_input's answer, with one more
+   refusal: 0 with *format NPY, NPZ, RA, HDF5 or MAT73; NPYG_EPOLYGLOT,
+   NPYG_EMAT_V5, NPYG_EMAT_V4, NPYG_EMAT_HEADER as npyg_probe_input
+   (*format says what was seen); NPYG_EUNRECOGNIZED, *format UNKNOWN,
+   for an input that is none of the formats (an empty one included);
+   NPYG_ENOTREG for a stream, whose first bytes npyg_sniff_format reads
+   instead. The readers refuse a polyglot of their own format as well
+   (npyg_validate, npyg_open, npyg_ra_validate, npyg_ra_open and
+   npyg_zip_open on an input that can seek), so a caller that skips
+   this call cannot load one either. format may be NULL. Allocates
+   nothing; npyg_get_probe_info describes the input afterwards. */
+NPYG_API int npyg_detect(npyg_ctx *ctx, npyg_format *format);
 
 /* The info of the last npyg_probe_input once it read the input: after 0,
    and after the refusals above, with what was seen (format, offsets, the

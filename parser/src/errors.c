@@ -30,6 +30,7 @@ static const err_entry errors[] = {
     {NPYG_ETRUNC_HEADER, "NPYG_ETRUNC_HEADER", "header", "file ends inside the header"},
     {NPYG_EUTF8, "NPYG_EUTF8", "header", "header is not valid UTF-8"},
     {NPYG_ENUL, "NPYG_ENUL", "header", "NUL byte in the header"},
+    {NPYG_EUNRECOGNIZED, "NPYG_EUNRECOGNIZED", "magic", "not a format npyguard reads"},
     {NPYG_ESYNTAX, "NPYG_ESYNTAX", "header", "header is not a Python literal"},
     {NPYG_ENOTLITERAL, "NPYG_ENOTLITERAL", "header", "expression in the header is not a literal"},
     {NPYG_ENOTDICT, "NPYG_ENOTDICT", "header", "header is not a dict"},

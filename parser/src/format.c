@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Which format a file is, from its first bytes: the one place a tool asks
- * before it picks a validator. A new format adds its signature here.
+ * The leading magics: which format a file's first bytes name. npyg_detect
+ * (mat.c, beside the HDF5 search and the MAT header it also needs) is
+ * what a caller asks; this is its first step, and a stream's whole answer.
+ * A new format adds its signature here.
  */
 #include "internal.h"
 

@@ -373,6 +373,11 @@ int npyg__build_dtype(npyg_ctx *ctx, const npyg__value *descr,
    two-step load and zip members (read.c; load.c; zip.c). npyg__validate_input
    and npyg__open_input begin a call on an input built already (a zip
    member's): they reset the context first. */
+/* mat.c: NPYG_EPOLYGLOT when the input starts with reader's magic and
+   also holds an HDF5 superblock signature where libhdf5 searches; 0
+   otherwise (a stream, another format, no signature). What npyg_detect
+   refuses, refused by the reader itself. */
+int npyg__refuse_polyglot(npyg_ctx *ctx, npyg__input *in, npyg_format reader);
 int npyg__parse_header_in(npyg_ctx *ctx, npyg__input *in);
 int npyg__payload(npyg_ctx *ctx, npyg__input *in);
 int npyg__validate_input(npyg_ctx *ctx, npyg__input *in);

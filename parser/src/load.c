@@ -40,6 +40,7 @@ int npyg_open(npyg_ctx *ctx)
     npyg__ctx_reset(ctx);
     npyg__input s;
     int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
+    if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_NPY);
     if (!rc) rc = npyg__parse_header_in(ctx, &s);
     return opened(ctx, &s, rc);
 }
@@ -106,6 +107,7 @@ int npyg_ra_open(npyg_ctx *ctx)
     memset(&ctx->ra_info, 0, sizeof ctx->ra_info);
     npyg__input s;
     int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
+    if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_RA);
     return ra_opened(ctx, &s, rc ? rc : npyg__ra_open(ctx, &s));
 }
 

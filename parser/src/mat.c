@@ -18,6 +18,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MAT_HEADER_LEN 128u
@@ -174,13 +175,30 @@ static int probe_mat(npyg_ctx *ctx, npyg__input *in, uint64_t size,
 /* A file of a leading-magic format that also carries an HDF5 superblock
    where libhdf5 searches for one: h5py, hdf5storage and MATLAB read it as
    HDF5 whatever its name, and what they read is not what was checked. */
-static int polyglot(npyg_ctx *ctx, npyg_format lead, uint64_t at)
+static int polyglot(npyg_ctx *ctx, int space, npyg_format lead, uint64_t at)
 {
     const char *name = lead == NPYG_FORMAT_NPY ? ".npy" : lead == NPYG_FORMAT_NPZ ? ".npz (zip)" : ".ra";
-    return npyg__fail(ctx, NPYG_EPOLYGLOT, at,
+    return npyg__fail_in(ctx, space, NPYG_EPOLYGLOT, at,
                       "a %s file that also holds an HDF5 superblock at offset %llu: libhdf5, h5py and "
                       "hdf5storage read it as HDF5",
                       name, (unsigned long long)at);
+}
+
+int npyg__refuse_polyglot(npyg_ctx *ctx, npyg__input *in, npyg_format reader)
+{
+    /* Only an input of known size can be searched; a stream is read once,
+       in order, and no HDF5 reader opens one. */
+    if (!in->size_known) return 0;
+    unsigned char h[NPYG_SNIFF_BYTES];
+    size_t want = in->size < sizeof h ? (size_t)in->size : sizeof h;
+    if (want == 0 || npyg__in_read_at(in, 0, h, want) != (long long)want) return 0; /* the reader says why */
+    if (npyg_sniff_format(h, want) != reader) return 0; /* not this reader's file: its magic check says so */
+    bool ioerr = false;
+    int space = reader == NPYG_FORMAT_NPZ ? NPYG_OFFSET_ARCHIVE : NPYG_OFFSET_FILE;
+    for (uint64_t off = MAT73_USERBLOCK; off + 8 <= in->size && off <= UINT64_MAX / 2; off *= 2)
+        if (hdf5_sig_at(in, off, &ioerr)) return polyglot(ctx, space, reader, off);
+        else if (ioerr) return npyg__fail_in(ctx, space, NPYG_EIO, off, READ_ERROR);
+    return 0;
 }
 
 static int probe(npyg_ctx *ctx, npyg__input *in, npyg_probe_info *info)
@@ -198,7 +216,7 @@ static int probe(npyg_ctx *ctx, npyg__input *in, npyg_probe_info *info)
     if (lead != NPYG_FORMAT_UNKNOWN) {
         info->format = lead;
         if (find_hdf5(in, size, &info->hdf5_offset, &ioerr))
-            return polyglot(ctx, lead, info->hdf5_offset);
+            return polyglot(ctx, NPYG_OFFSET_FILE, lead, info->hdf5_offset);
     } else if (n >= 6 && memcmp(h, "MATLAB", 6) == 0) {
         return probe_mat(ctx, in, size, h, n, info, &ioerr);
     } else if (find_hdf5(in, size, &info->hdf5_offset, &ioerr)) {
@@ -224,6 +242,32 @@ int npyg_probe_input(npyg_ctx *ctx)
     memset(&ctx->probe_info, 0, sizeof ctx->probe_info);
     ctx->have_probe_info = true;
     return probe(ctx, &in, &ctx->probe_info);
+}
+
+int npyg_detect(npyg_ctx *ctx, npyg_format *format)
+{
+    if (format) *format = NPYG_FORMAT_UNKNOWN;
+    int rc = npyg_probe_input(ctx);
+    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
+    if (!pi) return rc;
+    if (format) *format = pi->format;
+    if (rc || pi->format != NPYG_FORMAT_UNKNOWN) return rc;
+    /* None of the formats: say what the file starts with, so that an
+       empty file, a text file and a corrupt array read differently. */
+    npyg__input in;
+    if (npyg__input_begin(ctx, &in, NPYG__IN_RANDOM, NPYG_OFFSET_FILE, NULL)) return npyg_last_error(ctx)->code;
+    unsigned char h[8];
+    /* a file gives what it holds whatever fstat says (/proc's say 0) */
+    long long got = npyg__in_read_at(&in, 0, h, sizeof h);
+    if (got < 0) return npyg__fail(ctx, NPYG_EIO, 0, READ_ERROR);
+    if (got == 0)
+        return npyg__fail(ctx, NPYG_EUNRECOGNIZED, 0,
+                          "empty input: none of .npy, .npz, .ra, HDF5 or MAT v7.3");
+    char hex[3 * sizeof h + 1];
+    size_t at = 0;
+    for (long long k = 0; k < got; k++) at += (size_t)snprintf(hex + at, sizeof hex - at, " %02x", h[k]);
+    return npyg__fail(ctx, NPYG_EUNRECOGNIZED, 0,
+                      "none of .npy, .npz, .ra, HDF5 or MAT v7.3: starts with bytes%s", hex);
 }
 
 const npyg_probe_info *npyg_get_probe_info(const npyg_ctx *ctx)

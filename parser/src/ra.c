@@ -293,6 +293,7 @@ int npyg_ra_validate(npyg_ctx *ctx)
     begin(ctx);
     ra_src s;
     int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
+    if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_RA);
     return rc ? rc : run(ctx, &s);
 }
 

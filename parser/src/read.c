@@ -247,6 +247,7 @@ int npyg_validate(npyg_ctx *ctx)
     npyg__ctx_reset(ctx);
     input s;
     int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
+    if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_NPY);
     return rc ? done(ctx, rc) : run(ctx, &s);
 }
 

@@ -822,6 +822,7 @@ int npyg_zip_open(npyg_ctx *ctx, const npyg_zip_limits *zl, npyg_zip **out)
     npyg__input in;
     int rc = npyg__input_begin(ctx, &in, NPYG__IN_RANDOM, NPYG_OFFSET_ARCHIVE,
                                "a zip archive needs a regular file (random access)");
+    if (!rc) rc = npyg__refuse_polyglot(ctx, &in, NPYG_FORMAT_NPZ);
     if (rc) return rc;
     npyg_zip *z = zip_new(ctx, zl);
     if (!z) return znomem(ctx, 0);

@@ -364,14 +364,17 @@ def test_what_is_read_is_what_the_file_gives():
     to see whether there is more; when there is (the file grew, or it is
     one of /proc's regular files, which stat() calls empty), the verdict
     is on what the file gives, as numpy.load reads it (to its end), not on
-    an empty file. /proc/self/status is text, not the NPY magic."""
+    an empty file. /proc/self/status is text: none of the formats, and
+    the refusal names its first bytes, not an empty input."""
     p = "/proc/self/status"
     with open(p, "rb") as f:
         text = f.read()
     check(os.stat(p).st_size == 0 and len(text) > 0 and not text.startswith(b"\x93NUMPY"),
           "stat() calls %s empty; it holds %d bytes of text" % (p, len(text)))
     r = run_json(p)
-    check(r["error"]["name"] == "NPYG_EMAGIC", "%s: refused for its magic, not as empty: %r" % (p, r))
+    first = " ".join("%02x" % c for c in text[:6])  # "Name:\t", then each process's own name
+    check(r["error"]["name"] == "NPYG_EUNRECOGNIZED" and "starts with bytes " + first in r["error"]["message"],
+          "%s: refused for its content, not as empty: %r" % (p, r))
 
 
 def zeros_archive(n, size):

@@ -251,8 +251,7 @@ static int validate_hdf5(const options *o, npyg_ctx *ctx, strbuf *b, input *in, 
 
 typedef int (*validator_fn)(const options *o, npyg_ctx *ctx, strbuf *b, input *in);
 
-/* By sniffed format. NPYG_FORMAT_UNKNOWN goes to the .npy validator, whose
-   magic check says what is wrong with the file. */
+/* By detected format; NPYG_FORMAT_UNKNOWN is refused before this table. */
 static const struct {
     npyg_format format;
     validator_fn validate;
@@ -261,25 +260,41 @@ static const struct {
     {NPYG_FORMAT_NPZ, validate_npz, true},
     {NPYG_FORMAT_NPY, validate_npy, false},
     {NPYG_FORMAT_RA, validate_ra, false},
-    {NPYG_FORMAT_UNKNOWN, validate_npy, false},
 };
+
+/* Content that is none of the formats: refused with its own code, or,
+   under --skip-unrecognized, a record of the skip. */
+static int unrecognized(const options *o, strbuf *b, const char *path, const npyg_error *e)
+{
+    if (o->skip_unrecognized) {
+        report_skipped(o, b, path, "unrecognized", e->message);
+        return 0;
+    }
+    report_error(o, b, path, e, NPYG_FORMAT_UNKNOWN);
+    return status_of(e->code);
+}
 
 static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     unsigned char head[NPYG_SNIFF_BYTES];
     npyg_format f;
     if (in->regular) {
-        /* A file can be probed further: HDF5 behind a user block, and the
-           MAT header, which npyguard checks itself before libhdf5 runs. */
-        npyg_probe_info pi = {0};
-        int prc = in->data ? npyg_probe_buffer(ctx, in->data, in->len, &pi) : npyg_probe_fd(ctx, in->fd, &pi);
+        /* The library's one answer (npyg_detect): leading magic, HDF5
+           behind a user block, the MAT header, polyglots. */
+        npyg_probe_info pi;
+        if (in->data) npyg_set_input_buffer(ctx, in->data, in->len);
+        else npyg_set_input_fd(ctx, in->fd);
+        int prc = npyg_detect(ctx, &f);
+        if (prc == NPYG_EUNRECOGNIZED) return unrecognized(o, b, in->path, npyg_last_error(ctx));
         if (prc) {
-            report_error(o, b, in->path, npyg_last_error(ctx), pi.format);
+            report_error(o, b, in->path, npyg_last_error(ctx), f);
             return status_of(prc);
         }
-        if (pi.format == NPYG_FORMAT_HDF5 || pi.format == NPYG_FORMAT_MAT73) return validate_hdf5(o, ctx, b, in, &pi);
-        f = pi.format;
+        pi = *npyg_get_probe_info(ctx);
+        if (f == NPYG_FORMAT_HDF5 || f == NPYG_FORMAT_MAT73) return validate_hdf5(o, ctx, b, in, &pi);
     } else {
+        /* A stream cannot be read twice: its first bytes decide, and are
+           handed back to the reader. */
         size_t got = sniff_bytes(in, head, sizeof head);
         f = npyg_sniff_format(head, got);
         if (got == sizeof head && (!memcmp(head, "\x89HDF\r\n\x1a\n", 8) || !memcmp(head, "MATLAB", 6))) {
@@ -288,9 +303,18 @@ static int dispatch(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
             report_error(o, b, in->path, &e, head[0] == 'M' ? NPYG_FORMAT_MAT73 : NPYG_FORMAT_HDF5);
             return status_of(e.code);
         }
+        if (f == NPYG_FORMAT_UNKNOWN) {
+            npyg_error e = {.code = NPYG_EUNRECOGNIZED, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+            int n = snprintf(e.message, sizeof e.message, got ? "none of .npy, .npz, .ra, HDF5 or MAT v7.3: starts with bytes"
+                                                               : "empty input: none of .npy, .npz, .ra, HDF5 or MAT v7.3");
+            for (size_t k = 0; k < got && n > 0 && (size_t)n + 4 < sizeof e.message; k++)
+                n += snprintf(e.message + n, sizeof e.message - (size_t)n, " %02x", head[k]);
+            return unrecognized(o, b, in->path, &e);
+        }
     }
     size_t k = 0;
     while (k + 1 < sizeof validators / sizeof validators[0] && validators[k].format != f) k++;
+    if (validators[k].format != f) abort(); /* npyg_detect answers only formats of the table here */
     in->format = validators[k].format;
     if (validators[k].needs_regular && !in->regular) {
         npyg_error e;
@@ -394,9 +418,68 @@ static bool recheck_opened(const options *o, strbuf *b, const char *path, int fd
     return true;
 }
 
+/* A job that names what a walk or a list found instead of a file to
+   check: its record, and the status it counts for. */
+static int record(const options *o, strbuf *b, const job *j)
+{
+    npyg_error e = {.code = NPYG_EIO, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
+    const char *kind = "unreadable_directory";
+    switch (j->kind) {
+    case ENTRY_EXCLUDED:
+        report_skipped(o, b, j->path, "excluded", "the name matches no --include pattern");
+        return 0;
+    case ENTRY_SYMLINK:
+    case ENTRY_SPECIAL:
+        e.code = NPYG_ENOTREG;
+        kind = j->kind == ENTRY_SYMLINK ? "symlink" : "special";
+        snprintf(e.message, sizeof e.message, "is %s: not %s under -r, not checked", file_kind(j->mode),
+                 j->kind == ENTRY_SYMLINK ? "followed" : "opened");
+        break;
+    case ENTRY_DIR_ERROR:
+        snprintf(e.message, sizeof e.message, "directory cannot be read: %s: nothing under it was checked",
+                 strerror(j->err));
+        break;
+    case ENTRY_TOO_DEEP:
+        snprintf(e.message, sizeof e.message, "directories nested deeper than the walk's bound: not checked");
+        kind = "too_deep";
+        break;
+    case ENTRY_VANISHED:
+        snprintf(e.message, sizeof e.message, "vanished between readdir and lstat: not checked");
+        kind = "vanished";
+        break;
+    case ENTRY_STAT_ERROR:
+        snprintf(e.message, sizeof e.message, "cannot stat: %s: not checked", strerror(j->err));
+        kind = "unstattable";
+        break;
+    case ENTRY_LIST_ERROR:
+        snprintf(e.message, sizeof e.message, "file list cannot be read: %s: the paths in it were not checked",
+                 strerror(j->err));
+        kind = "unreadable_list";
+        break;
+    case ENTRY_LIST_LONG:
+        e.code = NPYG_EINVAL;
+        snprintf(e.message, sizeof e.message, "an entry of this file list is longer than any path: dropped");
+        kind = "bad_list_entry";
+        break;
+    default: /* ENTRY_LIST_NUL */
+        e.code = NPYG_EINVAL;
+        snprintf(e.message, sizeof e.message,
+                 "a NUL byte inside a line of the file list: no path holds one (use -0 for NUL-separated lists)");
+        kind = "bad_list_entry";
+        break;
+    }
+    report_unchecked(o, b, j->path, kind, &e);
+    return e.code == NPYG_EINVAL ? 2 : status_of(e.code);
+}
+
 void validate_one(const options *o, npyg_ctx *ctx, scratch *s, job *j)
 {
     strbuf b = {0};
+    if (j->kind != ENTRY_CHECK) {
+        j->status = record(o, &b, j);
+        j->out = b.p;
+        return;
+    }
     bool is_stdin = strcmp(j->path, "-") == 0;
     uint64_t size = 0;
     input in = {.path = j->path, .fd = is_stdin ? STDIN_FILENO : open_input(o, &b, &s->dir, j->path, &size)};

@@ -12,16 +12,16 @@
 #include "npyvalidate.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 int main(int argc, char **argv)
 {
     options o;
-    pathlist args = {0}, paths = {0};
+    arglist args = {0};
     int status = parse_options(argc, argv, &o, &args);
-    if (status >= 0) return status;
-    status = 0;
+    if (status >= 0) {
+        free_args(&args);
+        return status;
+    }
     sha256_api sha;
     if (o.hash) {
         const char *why;
@@ -36,37 +36,23 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.extract) {
-        if (args.n != 1 || o.recursive) {
+        if (args.n != 1 || args.v[0].list || o.recursive) {
             fputs("npyvalidate: --extract takes exactly one HDF5 or MAT v7.3 file\n", stderr);
+            free_args(&args);
             return 2;
         }
-        status = extract_npz(&o, args.v[0], o.extract);
-        free(args.v[0]);
-        free(args.v);
+        status = extract_npz(&o, args.v[0].text, o.extract);
+        free_args(&args);
         return status;
     }
-    for (size_t k = 0; k < args.n; k++) {
-        struct stat st;
-        if (o.recursive && strcmp(args.v[k], "-") && stat(args.v[k], &st) == 0 && S_ISDIR(st.st_mode)) {
-            int s = walk(&paths, args.v[k], 0);
-            if (s > status) status = s;
-            free(args.v[k]);
-        } else {
-            take_path(&paths, args.v[k]);
-        }
-    }
-    free(args.v);
-
-    job *jobs = calloc(paths.n ? paths.n : 1, sizeof *jobs);
-    if (!jobs) die_oom();
-    for (size_t k = 0; k < paths.n; k++) jobs[k].path = paths.v[k];
+    source src;
+    source_init(&src, &o, &args);
     if (o.sarif) sarif_begin(stdout);
-    int s = paths.n ? run_all(&o, jobs, paths.n) : 0;
+    status = run_all(&o, &src);
     if (o.sarif) sarif_end(stdout);
-    if (s > status) status = s;
-    for (size_t k = 0; k < paths.n; k++) free(paths.v[k]);
-    free(paths.v);
-    free(jobs);
+    source_free(&src);
+    free_args(&args);
+    free(o.include);
     if (fflush(stdout) != 0) return 2;
     return status;
 }

@@ -29,6 +29,10 @@ int sha256_load(sha256_api *api, const char **why);
 typedef struct options {
     bool json, hash, quiet, recursive;
     bool sarif; /* one SARIF 2.1.0 log of the refusals instead of reports */
+    bool skip_unrecognized; /* --skip-unrecognized: a record, not a refusal */
+    bool null_list;           /* -0: list entries end with NUL, not newline */
+    const char **include;     /* --include GLOB...: names a walk checks */
+    size_t ninclude;
     const char *extract;      /* --extract OUT.npz */
     const sha256_api *sha256; /* set when hash */
     npyg_profile profile;
@@ -78,6 +82,13 @@ void report_error(const options *o, strbuf *b, const char *path, const npyg_erro
 const char *format_name(npyg_format f);
 /* A RawArray .ra input (or the error that stopped it). */
 void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int rc, const char *sha);
+/* A path that was not checked, as a record that counts in the exit
+   status: kind is the JSON "not_checked" value ("symlink", "special",
+   "unreadable_directory", "vanished", ...), e the reason. */
+void report_unchecked(const options *o, strbuf *b, const char *path, const char *kind, const npyg_error *e);
+/* A path skipped on the user's word (--skip-unrecognized, --include): a
+   record with "ok": null and "skipped": reason; text unless -q. */
+void report_skipped(const options *o, strbuf *b, const char *path, const char *reason, const char *message);
 /* An error found before any validator ran (open, stat, kind of file). */
 void report_io(const options *o, strbuf *b, const char *path, const char *what, int err);
 /* A path that is not a regular file (st_mode), refused before it is opened. */
@@ -138,8 +149,27 @@ void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, i
 int status_of(int code);
 
 /* ---------------- check.c: one input, by its format ---------------- */
+/* What an input is before it is opened: a file to check, or what a walk
+   or a list found instead (each becomes a record, never nothing). */
+enum entry_kind {
+    ENTRY_CHECK = 0,   /* open it and check it by its content */
+    ENTRY_SYMLINK,     /* a walk does not follow symbolic links */
+    ENTRY_SPECIAL,     /* a FIFO, socket or device met by a walk */
+    ENTRY_DIR_ERROR,   /* a directory that cannot be opened or read (err) */
+    ENTRY_TOO_DEEP,    /* directories nested past the walk's bound */
+    ENTRY_VANISHED,    /* listed by readdir, gone at lstat */
+    ENTRY_STAT_ERROR,  /* lstat failed otherwise (err) */
+    ENTRY_EXCLUDED,    /* a walked name no --include matches */
+    ENTRY_LIST_ERROR,  /* a --files-from list that cannot be read (err) */
+    ENTRY_LIST_NUL,    /* a NUL inside a newline-separated list line */
+    ENTRY_LIST_LONG    /* a list record longer than any path */
+};
+
 typedef struct job {
-    const char *path;
+    char *path;   /* owned, freed once printed */
+    int kind;     /* enum entry_kind */
+    int err;      /* errno, for the kinds that carry one */
+    unsigned mode; /* st_mode, for ENTRY_SYMLINK and ENTRY_SPECIAL */
     char *out;    /* the finished report */
     int status;   /* 0 valid, 1 invalid, 2 I/O */
     bool done;
@@ -167,10 +197,58 @@ void scratch_free(scratch *s);
 
 void validate_one(const options *o, npyg_ctx *ctx, scratch *s, job *j);
 
+/* ---------------- paths.c: the inputs ---------------- */
+typedef struct input_arg {
+    char *text;
+    bool list; /* --files-from FILE: text names a list */
+} input_arg;
+typedef struct arglist {
+    input_arg *v;
+    size_t n, cap;
+} arglist;
+void add_arg(arglist *l, const char *text, bool list); /* a copy of text */
+void free_args(arglist *l);
+
+typedef struct entry {
+    char *path;
+    int kind, err;
+    unsigned mode;
+} entry;
+
+/* The jobs the arguments stand for, in order, one at a time: a list is
+   read as its paths are taken, a directory (with -r) walked when it is
+   reached. */
+typedef struct source {
+    const options *o;
+    const arglist *args;
+    size_t next_arg;
+    entry *walked; /* the directory being handed out */
+    size_t nwalked, walk_pos, walk_cap;
+    int list_fd;   /* the list being read, or -1 */
+    const char *list_name;
+    bool list_regular, list_eof;
+    bool list_long; /* dropping a record longer than any path */
+    bool streamed;  /* a list came from a pipe or terminal: print as verdicts come */
+    char *lbuf;     /* list bytes read, the record being cut at lstart */
+    size_t lstart, lend, lcap;
+} source;
+void source_init(source *s, const options *o, const arglist *args);
+/* The next job (path owned by it), or false when there are no more. */
+bool source_next(source *s, job *j);
+void source_free(source *s);
+/* The next job can be taken without waiting for a list's writer. */
+bool source_ready(const source *s);
+/* The descriptor to poll before taking the next job, or -1 when it is
+   ready. */
+int source_wait_fd(const source *s);
+/* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */
+const char *file_kind(unsigned mode);
+
 /* ---------------- pool.c: ordered parallel run ---------------- */
-/* Validates every job with o->jobs workers; prints reports in job order.
-   Returns the worst status. */
-int run_all(const options *o, job *jobs, size_t n);
+/* Validates every job src gives with o->jobs workers; prints reports in
+   job order, holding at most a window of jobs at once. Returns the
+   worst status. */
+int run_all(const options *o, source *src);
 
 /* ---------------- spool.c: an archive on standard input ---------------- */
 /* All n bytes to fd, retried after EINTR; false on a write error. */
@@ -182,23 +260,10 @@ uint64_t spool_bound(const options *o);
    -1 with *e filled (NPYG_ELIMIT_STDIN past the bound, NPYG_EIO). */
 int spool_stream(const options *o, const unsigned char *head, size_t head_len, int in, npyg_error *e);
 
-/* ---------------- paths.c: the inputs ---------------- */
-typedef struct pathlist {
-    char **v;
-    size_t n, cap;
-} pathlist;
-
-void add_path(pathlist *l, const char *p); /* a copy of p */
-void take_path(pathlist *l, char *p);       /* p itself, from malloc */
-int walk(pathlist *l, const char *dir, int depth); /* sorted, *.npy *.npz *.ra *.mat *.h5 *.hdf5 */
-int read_list(pathlist *l, const char *file);      /* one path per line */
-/* What a st_mode is, for people: "a FIFO (named pipe)", "a character device". */
-const char *file_kind(unsigned mode);
-
 /* ---------------- options.c ---------------- */
 /* Fills o and the path arguments. Returns -1 to go on, else the exit
    status (0 after --help/--version, 2 for a usage error). */
-int parse_options(int argc, char **argv, options *o, pathlist *args);
+int parse_options(int argc, char **argv, options *o, arglist *args);
 void usage(FILE *to);
 /* A context with the options' profile and limits (exits when memory runs out). */
 npyg_ctx *new_context(const options *o);

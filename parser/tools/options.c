@@ -35,8 +35,15 @@ void usage(FILE *to)
           "MAT v7.3 files before loading them (the format is recognised by its content). PATH may be a\n"
           "file, a directory (with -r) or - for standard input.\n"
           "\n"
-          "  -r, --recursive         validate every *.npy, *.npz, *.ra, *.mat, *.h5, *.hdf5 file under directories\n"
-          "      --files-from FILE   read paths from FILE, one per line (- for stdin)\n"
+          "  -r, --recursive         validate every regular file under directories, by its\n"
+          "                            content; symbolic links, special files and unreadable\n"
+          "                            directories are reported as not checked\n"
+          "      --include GLOB      with -r, check only files whose name matches GLOB\n"
+          "                            (repeatable; the others are reported as skipped)\n"
+          "      --skip-unrecognized report files of no known format as skipped, not invalid\n"
+          "      --files-from FILE   read paths from FILE, one per line (- for stdin), as\n"
+          "                            they are validated\n"
+          "  -0, --null              --files-from entries end with NUL, not newline\n"
           "      --json              one JSON object per file (JSON Lines; docs/json.md)\n"
           "      --sarif             one SARIF 2.1.0 log of the refused files, for code scanning\n"
           "      --hash              print the SHA-256 of each payload as stored (HDF5: of\n"
@@ -97,13 +104,14 @@ static int sandbox_info(void)
 static bool takes_no_value(const char *a)
 {
     static const char *const flags[] = {"--", "-h", "--help", "--version", "--sandbox-info", "-r", "--recursive", "--json",
-                                        "--sarif", "--hash", "--strict", "-q", "--quiet"};
+                                        "--sarif", "--hash", "--strict", "-q", "--quiet", "-0", "--null",
+                                        "--skip-unrecognized"};
     for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
         if (!strcmp(a, flags[k])) return true;
     return false;
 }
 
-int parse_options(int argc, char **argv, options *out, pathlist *args)
+int parse_options(int argc, char **argv, options *out, arglist *args)
 {
     options o = {.profile = NPYG_PROFILE_NUMPY};
     for (int id = 0; id < NPYG_LIMIT_END_; id++) o.limits[id] = npyg_limit_info((npyg_limit)id)->default_value;
@@ -113,7 +121,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (only_paths || a[0] != '-' || strcmp(a, "-") == 0) { add_path(args, a); continue; }
+        if (only_paths || a[0] != '-' || strcmp(a, "-") == 0) { add_arg(args, a, false); continue; }
         const char *val = NULL;
         const char *eq = strchr(a, '=');
         char name[64];
@@ -128,6 +136,7 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
             for (; *c && *c != 'j'; c++) {
                 if (*c == 'r') o.recursive = true;
                 else if (*c == 'q') o.quiet = true;
+                else if (*c == '0') o.null_list = true;
                 else if (*c == 'h') { usage(stdout); return 0; }
                 else {
                     char opt[3] = {'-', *c, '\0'};
@@ -167,9 +176,17 @@ int parse_options(int argc, char **argv, options *out, pathlist *args)
         else if (!strcmp(a, "--hash")) o.hash = true;
         else if (!strcmp(a, "--strict")) o.profile = NPYG_PROFILE_STRICT;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
+        else if (!strcmp(a, "-0") || !strcmp(a, "--null")) o.null_list = true;
+        else if (!strcmp(a, "--skip-unrecognized")) o.skip_unrecognized = true;
         else if (!strcmp(a, "--files-from")) {
             TAKE();
-            if (read_list(args, val)) return 2;
+            add_arg(args, val, true);
+        } else if (!strcmp(a, "--include")) {
+            TAKE();
+            const char **v = realloc(o.include, (o.ninclude + 1) * sizeof *v);
+            if (!v) die_oom();
+            o.include = v;
+            o.include[o.ninclude++] = val;
         } else if (!strcmp(a, "--extract")) {
             TAKE();
             o.extract = val;

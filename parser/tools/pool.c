@@ -18,6 +18,7 @@
  */
 #include "npyvalidate.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,11 +30,13 @@ typedef struct progress progress;
 
 typedef struct run {
     const options *o;
-    job *jobs;
-    size_t njobs;
+    source *src;
+    job *ring;         /* window slots: job i lives in ring[i % window] */
     size_t next;       /* next job to hand out */
     size_t printed;    /* jobs printed so far */
     size_t window;     /* max jobs handed out ahead of printing */
+    size_t filled;     /* jobs taken from src into the ring so far */
+    bool ended;        /* src has no more */
     unsigned waiting;  /* workers waiting for room in the window */
     bool printing;     /* a worker is printing; only it moves printed */
     int status;        /* worst status printed, written by the printing worker */
@@ -43,7 +46,28 @@ typedef struct run {
 } run;
 
 static void emit(job *j, int *status, progress *p);
-static void progress_tick(progress *p, size_t done, size_t n);
+static void progress_tick(progress *p, size_t done, size_t total);
+
+static job *slot(run *r, size_t i) { return &r->ring[i % r->window]; }
+
+/* With r->mu held: job i can be had without waiting for a list's writer. */
+static bool ready(run *r, size_t i) { return i < r->filled || r->ended || source_ready(r->src); }
+
+/* With r->mu held: job i from the source into its slot, unless it is
+   there already; false when the source has ended before it. The list is
+   read under the lock, in order, as the window makes room. */
+static bool fetch(run *r, size_t i)
+{
+    if (i < r->filled) return true;
+    if (r->ended) return false;
+    job *j = slot(r, i);
+    if (!source_next(r->src, j)) {
+        r->ended = true;
+        return false;
+    }
+    r->filled++;
+    return true;
+}
 
 /* With r->mu held: print every finished job in order, unless another
    worker is already doing so (it will see ours before it stops). */
@@ -52,16 +76,17 @@ static void print_ready(run *r)
     if (r->printing) return;
     r->printing = true;
     size_t from = r->printed;
-    while (r->printed < r->njobs && r->jobs[r->printed].done) {
-        job *j = &r->jobs[r->printed];
+    while (r->printed < r->next && slot(r, r->printed)->done) {
+        job *j = slot(r, r->printed);
         pthread_mutex_unlock(&r->mu);
         emit(j, &r->status, r->p);
+        if (r->src->streamed) fflush(stdout); /* a list from a pipe: each verdict as it comes */
         pthread_mutex_lock(&r->mu);
         r->printed++;
     }
     r->printing = false;
     if (r->printed != from) {
-        progress_tick(r->p, r->printed, r->njobs);
+        progress_tick(r->p, r->printed, r->ended ? r->filled : 0);
         if (r->waiting) pthread_cond_broadcast(&r->room);
     }
 }
@@ -73,23 +98,31 @@ static void *worker(void *arg)
     scratch sc = SCRATCH_INIT;
     pthread_mutex_lock(&r->mu);
     for (;;) {
-        while (r->next < r->njobs && r->next >= r->printed + r->window) {
+        while (!(r->ended && r->next >= r->filled) && r->next >= r->printed + r->window) {
             r->waiting++;
             pthread_cond_wait(&r->room, &r->mu);
             r->waiting--;
         }
-        if (r->next >= r->njobs) break;
         /* A batch of consecutive jobs per lock: one lock and hand-off per
            file made the futex calls half the -j2 system time (strace -c -f:
            18,684 futex calls for 10,000 files). */
-        size_t first = r->next, k = r->njobs - first, room = r->printed + r->window - first;
-        if (k > BATCH) k = BATCH;
-        if (k > room) k = room;
+        size_t first = r->next, k = 0, room = r->printed + r->window - first;
+        int fd = ready(r, first) ? -1 : source_wait_fd(r->src);
+        if (fd >= 0) { /* the list's writer is slow: wait for it unlocked, so the others print */
+            pthread_mutex_unlock(&r->mu);
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            poll(&pfd, 1, -1);
+            pthread_mutex_lock(&r->mu);
+            continue;
+        }
+        /* ... and a batch stops at what has arrived */
+        while (k < BATCH && k < room && (k == 0 || ready(r, first + k)) && fetch(r, first + k)) k++;
+        if (k == 0) break; /* the source has ended and every job is handed out */
         r->next += k;
         pthread_mutex_unlock(&r->mu);
-        for (size_t i = 0; i < k; i++) validate_one(r->o, ctx, &sc, &r->jobs[first + i]);
+        for (size_t i = 0; i < k; i++) validate_one(r->o, ctx, &sc, slot(r, first + i));
         pthread_mutex_lock(&r->mu);
-        for (size_t i = 0; i < k; i++) r->jobs[first + i].done = true;
+        for (size_t i = 0; i < k; i++) slot(r, first + i)->done = true;
         if (first == r->printed) print_ready(r);
     }
     pthread_mutex_unlock(&r->mu);
@@ -113,12 +146,14 @@ struct progress {
     double start, last;
 };
 
-static void progress_tick(progress *p, size_t done, size_t n)
+/* total: 0 while the inputs are still being listed */
+static void progress_tick(progress *p, size_t done, size_t total)
 {
     if (!p->on) return;
     double t = now();
     if (t - p->start > 1.0 && t - p->last > 0.2) {
-        fprintf(stderr, "\r%zu/%zu files", done, n);
+        if (total) fprintf(stderr, "\r%zu/%zu files", done, total);
+        else fprintf(stderr, "\r%zu files", done);
         p->last = t;
         p->shown = true;
     }
@@ -137,31 +172,41 @@ static void emit(job *j, int *status, progress *p)
     }
     if (j->status > *status) *status = j->status;
     free(j->out);
-    j->out = NULL;
+    free(j->path);
+    *j = (job){0};
 }
 
-int run_all(const options *o, job *jobs, size_t n)
+int run_all(const options *o, source *src)
 {
-    progress p = {.on = isatty(STDERR_FILENO) && n > 1, .comma = o->sarif, .start = now(), .last = now()};
+    progress p = {.on = isatty(STDERR_FILENO), .comma = o->sarif, .start = now(), .last = now()};
+    /* The first jobs decide: one input needs no thread at all, and a
+       short run knows its total for the progress line. */
+    size_t window = (size_t)o->jobs * 64;
+    job *ring = calloc(window, sizeof *ring);
+    if (!ring) die_oom();
+    run r = {.o = o, .src = src, .ring = ring, .window = window, .p = &p};
+    for (size_t k = 0; k < 3 && (k == 0 || ready(&r, k)) && fetch(&r, k); k++) continue;
     int status = 0;
-    int nthreads = o->jobs < (int)n ? o->jobs : (int)n;
-    if (nthreads <= 1) { /* no hand-off between threads at all */
+    if (o->jobs <= 1 || (r.ended && r.filled <= 1)) { /* no hand-off between threads at all */
         npyg_ctx *ctx = new_context(o);
         scratch sc = SCRATCH_INIT;
-        for (size_t k = 0; k < n; k++) {
-            validate_one(o, ctx, &sc, &jobs[k]);
-            emit(&jobs[k], &status, &p);
-            progress_tick(&p, k + 1, n);
+        for (size_t k = 0; fetch(&r, k); k++) {
+            job *j = slot(&r, k);
+            validate_one(o, ctx, &sc, j);
+            emit(j, &status, &p);
+            if (src->streamed) fflush(stdout);
+            progress_tick(&p, k + 1, r.ended ? r.filled : 0);
         }
         scratch_free(&sc);
         npyg_ctx_free(ctx);
         if (p.shown) fputs("\r\033[K", stderr);
+        free(ring);
         return status;
     }
 
-    run r = {.o = o, .jobs = jobs, .njobs = n, .window = (size_t)o->jobs * 64, .p = &p};
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.room, NULL);
+    int nthreads = o->jobs;
     pthread_t *th = calloc((size_t)nthreads, sizeof *th);
     if (!th) die_oom();
     for (int k = 0; k < nthreads; k++)
@@ -171,8 +216,8 @@ int run_all(const options *o, job *jobs, size_t n)
        printed it, and no worker leaves while a job is still handed out. */
     if (p.shown) fputs("\r\033[K", stderr);
     free(th);
+    free(ring);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.room);
-    status = r.status;
-    return status;
+    return r.status;
 }

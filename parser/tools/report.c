@@ -470,11 +470,45 @@ void report_io(const options *o, strbuf *b, const char *path, const char *what, 
     }
 }
 
+void report_unchecked(const options *o, strbuf *b, const char *path, const char *kind, const npyg_error *e)
+{
+    if (o->sarif) {
+        sarif_of(b, path, e, NULL, NULL, 0);
+        return;
+    }
+    if (!o->json) { /* no offset: nothing was read */
+        sb_text0(b, path);
+        human_error_unplaced(b, e->code, e->message);
+        return;
+    }
+    json_head(b, path, NPYG_FORMAT_UNKNOWN, false);
+    sb_printf(b, ", \"not_checked\": \"%s\", \"error\": ", kind);
+    sb_json_error(b, e);
+    sb_puts(b, ", \"warnings\": []}\n");
+}
+
+/* Not a refusal: no SARIF result. */
+void report_skipped(const options *o, strbuf *b, const char *path, const char *reason, const char *message)
+{
+    if (o->json) {
+        sb_puts(b, "{\"schema\": \"" SCHEMA_ID "\", ");
+        sb_json_name(b, "path", path, strlen(path));
+        sb_printf(b, ", \"format\": \"unknown\", \"ok\": null, \"skipped\": \"%s\", \"message\": ", reason);
+        sb_json_str(b, message, strlen(message));
+        sb_puts(b, ", \"warnings\": []}\n");
+    } else if (!o->quiet && !o->sarif) {
+        sb_text0(b, path);
+        sb_puts(b, ": skipped: ");
+        sb_text0(b, message);
+        sb_puts(b, "\n");
+    }
+}
+
 void report_refused(const options *o, strbuf *b, const char *path, unsigned mode)
 {
     npyg_error e = {.code = NPYG_ENOTREG, .offset = 0, .offset_space = NPYG_OFFSET_FILE};
     if (S_ISDIR((mode_t)mode))
-        snprintf(e.message, sizeof e.message, "is a directory: use -r to validate the *.npy and *.npz files under it");
+        snprintf(e.message, sizeof e.message, "is a directory: use -r to validate the files under it");
     else
         snprintf(e.message, sizeof e.message,
                  "is %s, not a regular file: refused unopened, as reading it could block or never end "

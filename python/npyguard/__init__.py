@@ -811,21 +811,26 @@ _FORMAT_NPY, _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5, _FORMAT_MAT73 = 1, 2, 3, 4, 
 
 
 def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
-    """What a file that is not .npy is, as the library recognises it by
-    content: _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5 or _FORMAT_MAT73, to be
-    loaded; anything else raises e."""
+    """What a file that is not .npy is, as the library's npyg_detect tells
+    every entry point (npyvalidate included): _FORMAT_NPZ, _FORMAT_RA,
+    _FORMAT_HDF5 or _FORMAT_MAT73, to be loaded; a refusal (a polyglot,
+    MAT v5/v4) raises its error, and content of no format raises e."""
     if e.code != 10:
         raise e
-    kind = _core.sniff(head)
-    if kind in (_FORMAT_NPZ, _FORMAT_RA):
-        return kind
-    if probe_arg is not None:
-        code, kind, offset, message = _core.probe(probe_arg)
-        if code:
-            raise _error(code, offset, message) from None
-        if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
+    if probe_arg is None:  # a stream: its first bytes are all there is
+        kind = _core.sniff(head)
+        if kind in (_FORMAT_NPZ, _FORMAT_RA):
             return kind
-    raise e
+        raise e
+    code, kind, offset, message = _core.detect(probe_arg)
+    if code == _EUNRECOGNIZED:
+        raise e
+    if code:
+        raise _error(code, offset, message) from None
+    return kind
+
+
+_EUNRECOGNIZED = 16
 
 
 def _load_hdf5_kind(kind: int, fd: int, strict: bool, limits: Dict[str, Any], max_header_size: Any):
@@ -967,7 +972,11 @@ def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -
     src = _Source(file)
     npy = None
     try:
-        npy = _core.Npy(src.arg, strict, lim)
+        try:
+            npy = _core.Npy(src.arg, strict, lim)
+        except MagicError as e:  # what the file is refused as (a polyglot) comes first
+            _not_npy(e, src.head(), src.probe_arg())
+            raise
         if src.stream and isinstance(src.arg, memoryview):
             d = npy.info()
             end = d["data_offset"] + d["payload_bytes"]

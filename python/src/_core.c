@@ -1119,6 +1119,39 @@ static PyObject *probe(PyObject *self, PyObject *src)
     return r;
 }
 
+/* detect(fd or bytes-like) -> (code, format, offset, message): npyg_detect,
+   the library's one answer to which format an input is, for every entry
+   point of the package as for npyvalidate. */
+static PyObject *detect(PyObject *self, PyObject *src)
+{
+    (void)self;
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    if (!ctx) return PyErr_NoMemory();
+    npyg_format f = NPYG_FORMAT_UNKNOWN;
+    int rc = -1;
+    Py_buffer view = {0};
+    bool have_view = false;
+    if (PyLong_Check(src)) {
+        int fd = (int)PyLong_AsLong(src);
+        if (!(fd == -1 && PyErr_Occurred())) {
+            npyg_set_input_fd(ctx, fd);
+            rc = npyg_detect(ctx, &f);
+        }
+    } else if (PyObject_GetBuffer(src, &view, PyBUF_SIMPLE) == 0) {
+        have_view = true;
+        npyg_set_input_buffer(ctx, view.buf, (size_t)view.len);
+        rc = npyg_detect(ctx, &f);
+    }
+    PyObject *r = NULL;
+    if (rc >= 0) {
+        const npyg_error *e = npyg_last_error(ctx);
+        r = Py_BuildValue("(iiKs)", rc, (int)f, rc ? (unsigned long long)e->offset : 0ULL, rc ? e->message : "");
+    }
+    if (have_view) PyBuffer_Release(&view);
+    npyg_ctx_free(ctx);
+    return r;
+}
+
 /* ---------------- module ---------------- */
 
 static PyObject *worst_case_alloc(PyObject *self, PyObject *dict)
@@ -1332,6 +1365,7 @@ static PyMethodDef module_methods[] = {
     {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
     {"probe", probe, METH_O, "probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe."},
     {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
+    {"detect", detect, METH_O, "detect(fd or bytes-like) -> (code, format, offset, message): npyg_detect."},
     {"stream_bound", stream_bound, METH_O,
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {"hdf5_load", (PyCFunction)(void (*)(void))hdf5_load, METH_VARARGS | METH_KEYWORDS,
