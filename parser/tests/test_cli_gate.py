@@ -75,7 +75,7 @@ def test_walk_reads_every_file_by_content():
             check(o is not None and o["ok"] is False and o["error"]["name"] == want_err,
                   "-r reads %s by content: %r" % (name, o))
         o = got.get(os.path.join(d, "sub", "array"))
-        check(o is not None and o["ok"] is True and o["shape"] == MANIFEST[VALID]["shape"],
+        check(o is not None and o["ok"] is True and o["npy"]["shape"] == MANIFEST[VALID]["shape"],
               "-r reads a valid array without an extension: %r" % o)
         for name in ("notes.txt", "empty"):
             o = got.get(os.path.join(d, name))

@@ -108,6 +108,26 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"unchecked entries: status {st}, {[(r['ok'], r['format']) for r in extra]}")
     if extra and extra[-1].get("path_bytes") != odd.hex():
         fail(f"non-UTF-8 name: path_bytes {extra[-1].get('path_bytes')!r}")
+    # A walk records what it did not check (a symlink, a special file) and,
+    # on the user's word, what it skipped (no format; a name --include
+    # leaves out), each as a record of its own kind.
+    walk = os.path.join(tmp, "walk")
+    os.mkdir(walk)
+    os.symlink(files[0], os.path.join(walk, "link.npy"))
+    os.mkfifo(os.path.join(walk, "fifo"))
+    with open(os.path.join(walk, "notes.txt"), "w") as f:
+        f.write("not an array\n")
+    with open(os.path.join(walk, "a.npy"), "wb") as f, open(files[0], "rb") as g:
+        f.write(g.read())
+    for opts, want in ((["--skip-unrecognized"], {"not_checked": 2, "skipped": 1}),
+                       (["--include", "*.txt"], {"not_checked": 2, "skipped": 1}),
+                       ([], {"not_checked": 2, "skipped": 0})):
+        _, walked = records(["-r", *opts, walk])
+        for r in walked:
+            check(r, f"-r {opts} {r['path']}")
+        got = {k: sum(k in r for r in walked) for k in want}
+        if got != want:
+            fail(f"-r {opts}: {got} records of each kind, not {want}")
     with open(files[0], "rb") as f:
         _, piped = records(["-"], stdin=f.read())
     for r in piped:
