@@ -51,7 +51,7 @@ extern "C" {
 /* The project's version, written here only: CMake and the Python package
    read these three lines. */
 #define NPYG_VERSION_MAJOR 0
-#define NPYG_VERSION_MINOR 1
+#define NPYG_VERSION_MINOR 2
 #define NPYG_VERSION_PATCH 0
 #define NPYG__STR_(x) #x
 #define NPYG__STR(x) NPYG__STR_(x)
