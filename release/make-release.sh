@@ -14,20 +14,25 @@
 # fixed path (BUILDDIR, default /tmp/npyguard-release), because compilers
 # write the build path into the debugging information of the .so, the
 # helper and the .debs. Two runs with different BUILDDIRs differ in those.
-#   usage: release/make-release.sh [OUTDIR]
+# REV (default HEAD) names the commit to build, so that a second run can
+# build the very commit of the first whatever was committed since.
+#   usage: [REV=commit] release/make-release.sh [OUTDIR]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$src/build/dist}")
 build=${BUILDDIR:-/tmp/npyguard-release}
 py=${NPYG_PYTHON:-/usr/bin/python3}
 die() { echo "make-release: $*" >&2; exit 1; }
-[ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ] ||
-  die "uncommitted changes: the release is built from HEAD; commit or stash them"
-SOURCE_DATE_EPOCH=$(git -C "$src" log -1 --format=%ct)
+rev=$(git -C "$src" rev-parse --verify "${REV:-HEAD}^{commit}")
+if [ -z "${REV:-}" ]; then
+  [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ] ||
+    die "uncommitted changes: the release is built from HEAD; commit or stash them"
+fi
+SOURCE_DATE_EPOCH=$(git -C "$src" log -1 --format=%ct "$rev")
 export SOURCE_DATE_EPOCH TZ=UTC LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
 version=$(for p in MAJOR MINOR PATCH; do
-  sed -n "s/^#define NPYG_VERSION_$p \([0-9]*\)$/\1/p" "$src/parser/include/npyguard.h"; done | paste -sd.)
-debversion=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+  git -C "$src" show "$rev:parser/include/npyguard.h" | sed -n "s/^#define NPYG_VERSION_$p \([0-9]*\)$/\1/p"; done | paste -sd.)
+debversion=$(git -C "$src" show "$rev:debian/changelog" | dpkg-parsechangelog -l - -S Version)
 [ "$debversion" = "$version" ] || die "debian/changelog is at $debversion, npyguard.h at $version"
 name=npyguard-$version
 # deterministic tar.gz of DIR's entry NAME: TARBALL DIR NAME
@@ -38,8 +43,8 @@ pack() {
 
 rm -rf "$build" "$out"
 mkdir -p "$build" "$out"
-echo "== source tarball (git archive of $(git -C "$src" rev-parse --short HEAD))"
-git -C "$src" archive --format=tar --prefix="$name/" HEAD | gzip -9 -n > "$out/$name.tar.gz"
+echo "== source tarball (git archive of $rev)"
+git -C "$src" archive --format=tar --prefix="$name/" "$rev" | gzip -9 -n > "$out/$name.tar.gz"
 tar -C "$build" -xzf "$out/$name.tar.gz"
 tree=$build/$name
 
