@@ -21,6 +21,8 @@ NPYG_PACKAGES=(
   libseccomp-dev                        # the HDF5 helper's allow lists (libseccomp)
   strace                                # proof that the HDF5 scan opens no other file; read-only opens (test_robustness.py)
   parallel python3-dask python3-distributed  # the many-machines recipes (bench/test_recipes.sh)
+  debhelper dh-python python3-all-dev dpkg-dev  # the Debian packages (debian/, release/make-release.sh)
+  lintian devscripts                    # lintian and hardening-check on them (ci/deb-test.sh)
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the
