@@ -11,7 +11,7 @@ small sizes and fewer rounds. Data goes to a temporary directory that is
 removed at the end, whatever happens.
 
 Every figure is the median of several runs, the contenders of a benchmark
-run alternately in the same session (rotating who goes first), after one
+run alternately in the same run (rotating who goes first), after one
 unmeasured warm-up run each; ratios compare those medians. Absolute times
 are printed for information and never checked.
 """
@@ -373,8 +373,8 @@ def table(r):
         add("5. npy_header_fuzzer, -runs=%d" % fz["runs"], "%.0f exec/s" % fz["execs_per_s"], "plain parse (1.)",
             "%.0f parses per exec" % fz.get("exec_cost_in_parses", 0), "health", "")
     m = r["machine"]
-    head = "commit %s; %s, %d cores, load %.2f / %.2f / %.2f at start, %.2f at the end; %s; numpy %s; %s%s" % (
-        m["commit"], m["cpu"], m["nproc"], *m["loadavg_start"], m["loadavg_end"][0], m["kernel"], m["numpy"], m["openssl"],
+    head = "%s, %d cores, load %.2f / %.2f / %.2f at start, %.2f at the end; %s; numpy %s; %s%s" % (
+        m["cpu"], m["nproc"], *m["loadavg_start"], m["loadavg_end"][0], m["kernel"], m["numpy"], m["openssl"],
         "; quick mode" if r["quick"] else "")
     return "Measured %s on: %s.\n\n%s\n" % (m["date"], head, "\n".join(rows))
 

@@ -6,7 +6,7 @@
 
 --pkg: where the npyguard package is installed (default build/release/python,
 where `ctest --preset release` installs it; or run ci/python-test.sh DIR). Two benchmarks, each contender in a fresh
-process, contenders alternating in one session (rotating which goes
+process, contenders alternating in one run (rotating which goes
 first), one unmeasured warm-up each (which also fills the page cache);
 the figure is the ratio of the medians:
 

@@ -22,7 +22,7 @@ load alone, result touched (every page read once):
                reference C reader's ra_read and ra_decompress do (ra.py
                cannot read compressed files).
 
-Contenders alternate in one session, rotating which goes first, after one
+Contenders alternate in one run, rotating which goes first, after one
 unmeasured warm-up each (which also fills the page cache); the figure is
 the ratio of the medians. Nothing asserts a figure.
 """

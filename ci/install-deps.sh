@@ -26,6 +26,8 @@ NPYG_PACKAGES=(
   python3-jsonschema git                # schema/ tests: the record schema, SARIF, the CI integrations
   python3-fsspec python3-aiohttp python3-requests  # the remote recipe (bench/remote_validate.py): fsspec's HTTP filesystem
   python3-mypy                          # the package's typing checked as a user's
+  debhelper dh-python python3-all-dev dpkg-dev  # the Debian packages (debian/, release/make-release.sh)
+  lintian devscripts                    # lintian and hardening-check on them (ci/deb-test.sh)
 )
 
 # Node.js (for the npyjs conformance adapter) usually comes with the

@@ -1610,7 +1610,7 @@ def cases_align():
 
 
 def cases_parity():
-    """Inputs on which an earlier npyguard disagreed with numpy (issue 18)."""
+    """Inputs on which an earlier npyguard disagreed with numpy."""
     tail = "'fortran_order': False, 'shape': (3,), }"
     # unhashable values are built even when a later key wins
     for k, v in (('set-of-list', '{[1]}'), ('dict-list-key', '{[]: 1}'),

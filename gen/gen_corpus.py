@@ -759,7 +759,7 @@ def gen_compat():
                            f8(6)),
       "33 dims, Fortran order, 6 items: over numpy 1.x's limit of 32", _expect="reject")
 
-    # --- where an earlier npyguard differed from numpy (issue 18)
+    # --- where an earlier npyguard differed from numpy
     c("object-in-pad-v1", craft((1, 0), H("[('', '|O', (2,)), ('b', '<f8')]"), f8(6)),
       "an object subarray in a '' pad: numpy drops the pad before building the dtype, so "
       "no object and no pickle")
@@ -795,7 +795,7 @@ def gen_invalid():
     def bad(name, data, code, desc, **kw):
         add("invalid", name, data, desc, npyguard_error=code, **kw)
 
-    # --- where an earlier npyguard accepted what numpy refuses (issue 18)
+    # --- where an earlier npyguard accepted what numpy refuses
     bad("dup-key-unhashable-v1", craft((1, 0), "{'descr': {[1]}, 'descr': '<f8', "
                                        "'fortran_order': False, 'shape': (2,), }", P2),
         "NPYG_ENOTLITERAL", "a discarded duplicate value {[1]}: literal_eval builds the set and "

@@ -488,7 +488,7 @@ test suites of four public MAT-file readers and not copied here:
 skjerns/mat7.3 (13), foreverallama/matio (13),
 Social-Evolution-and-Behavior/pymatreader (3), tbeu/matio (2).
 hdf5storage.loadmat (%(hdf5storage)s) reads all 31 without an exception.
-npyvalidate before this section's rules (5272077): `ok` for all 31 with
+npyvalidate without this section's rules: `ok` for all 31 with
 3,516 objects warned about (3,418 `H5PATH X but the object is in Y`, 98
 `MATLAB_class X is not a MATLAB class`), and `--strict` refused 24 of the
 31; after: no warning, no refusal.

@@ -468,7 +468,7 @@ def gen_crafted():
          build_zip([dict(name=b"x.npy", data=xb.replace(b"'descr'", b"'descx'"))]),
          "a member whose .npy header has a wrong key", error="NPYG_EKEYS", member="x.npy")
 
-    # ---- where zipfile reads a field or a name differently than npyguard did (issue 18)
+    # ---- where zipfile reads a field or a name differently than npyguard did
     case("crafted", "version-needed-63.npz", build_zip([dict(good[0], cd_version=63), good[1]]),
          "'version needed to extract' 6.3 in the directory, the highest zipfile opens")
     case("crafted", "version-needed-64.npz", build_zip([dict(good[0], cd_version=64), good[1]]),

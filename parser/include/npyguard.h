@@ -51,7 +51,7 @@ extern "C" {
 /* The project's version, written here only: CMake and the Python package
    read these three lines. */
 #define NPYG_VERSION_MAJOR 0
-#define NPYG_VERSION_MINOR 1
+#define NPYG_VERSION_MINOR 2
 #define NPYG_VERSION_PATCH 0
 #define NPYG__STR_(x) #x
 #define NPYG__STR(x) NPYG__STR_(x)
@@ -901,7 +901,8 @@ NPYG_API int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size);
 /* are recognised and refused as unsupported.                          */
 /*                                                                     */
 /* The HDF5 structure is read by libhdf5 (optional at build time:      */
-/* npyg_hdf5_available()), never by npyguard, and only in a child      */
+/* npyg_hdf5_available()) and, for variable-length data, by the walk's */
+/* own parser of the global-heap collections; both only in a child     */
 /* process: forked per file, with its address space, CPU time, file    */
 /* size and descriptors limited (setrlimit), plugin loading off, and a  */
 /* seccomp filter installed once the input is open that kills the child */
@@ -1016,8 +1017,9 @@ typedef struct npyg_hdf5_limits {
 
 NPYG_API void npyg_hdf5_limits_default(npyg_hdf5_limits *limits);
 
-/* 1 when HDF5 files can be scanned: this build has the scan and libhdf5
-   loads (it is mapped on first use, not at start-up), else 0. */
+/* 1 when this build has the HDF5 scan and its helper program is found
+   and executable, else 0. Whether libhdf5 then loads is known only when
+   the helper starts (NPYG_EHDF5_UNAVAILABLE, naming the package). */
 NPYG_API int npyg_hdf5_available(void);
 
 /* Warnings of one object (npyg_hdf5_object.warnings). */

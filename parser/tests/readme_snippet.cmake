@@ -3,6 +3,8 @@
 # Usage: cmake -DREADME=... -DEXAMPLE=... -P readme_snippet.cmake
 file(READ ${README} readme)
 file(READ ${EXAMPLE} example)
+# the file's licence line is the repository's, not the example's
+string(REGEX REPLACE "^/\\* SPDX-License-Identifier: [^\n]*\\*/\n" "" example "${example}")
 string(FIND "${readme}" "\n```c\n" start)
 if(start EQUAL -1)
   message(FATAL_ERROR "${README} has no ```c block")

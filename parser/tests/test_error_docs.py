@@ -2,7 +2,7 @@
 """The documents that list error codes agree with the library's table.
 
 error_table (built from parser/tests/error_table.c) prints errors.c's table
-through the public API. README.md's "Error codes" table, the class list in
+through the public API. docs/errors.md's table, the class list in
 npyguard.h and the exit-status section of npyvalidate(1) must say the same,
 so that none of them can drift from the code.
 
@@ -41,14 +41,14 @@ class ErrorDocs(unittest.TestCase):
         self.assertGreater(len(self.lib), 90)
 
     def test_readme_table_is_the_librarys(self):
-        readme = section((SRC / "README.md").read_text(), "## Error codes")
+        readme = section((SRC / "docs/errors.md").read_text(), "# Error codes")
         doc = {}
         for m in re.finditer(r"^\| (\d+) \| `(\w+)` \| ([\w ]+) \| (.*) \|$", readme, re.M):
             self.assertNotIn(int(m.group(1)), doc, f"code {m.group(1)} listed twice")
             doc[int(m.group(1))] = (m.group(2), m.group(3), m.group(4))
         want = {code: row[:3] for code, row in self.lib.items()}
         for code in sorted(set(want) | set(doc)):
-            self.assertEqual(doc.get(code), want.get(code), f"README.md row for code {code}")
+            self.assertEqual(doc.get(code), want.get(code), f"docs/errors.md row for code {code}")
 
     def test_header_names_every_class(self):
         header = (SRC / "parser/include/npyguard.h").read_text()

@@ -2,7 +2,7 @@
 """The documents that list limits agree with the library's table.
 
 limit_table (built from parser/tests/limit_table.c) prints limits.c's
-table through the public API. README.md's option table, npyvalidate(1),
+table through the public API. docs/cli.md's option table, npyvalidate(1),
 npyvalidate --help and the Python package must give every limit with its
 default (and its largest value where they name one), so that none of them
 can drift from the code.
@@ -65,11 +65,11 @@ class LimitDocs(unittest.TestCase):
                          f"{where} lists limits the library does not have")
 
     def test_readme_option_table(self):
-        readme = (SRC / "README.md").read_text()
+        readme = (SRC / "docs/cli.md").read_text()
         entries = {m.group(1): m.group(2)
                    for m in re.finditer(r"^\| `--([\w-]+) N` \| (.*) \|$", readme, re.M)
                    if m.group(1) not in ("jobs", "files-from")}
-        self.check_entries("README.md", entries)
+        self.check_entries("docs/cli.md", entries)
 
     def test_man_page(self):
         man = (SRC / "man/npyvalidate.1").read_text()

@@ -20,10 +20,15 @@ NPZ = manifest("npz")
 
 def hdf5_helper():
     """The HDF5 sandbox's helper program the tests run: $NPYG_HDF5_HELPER,
-    else a build's in the checkout, else None."""
+    else the one installed beside the extension (the wheel's), else a
+    build's in the checkout, else None."""
     found = os.environ.get("NPYG_HDF5_HELPER")
     if found:
         return found
+    import npyguard._core
+    packaged = os.path.join(os.path.dirname(npyguard._core.__file__), "npyg-hdf5-helper")
+    if os.access(packaged, os.X_OK):
+        return packaged
     for preset in ("release", "asan"):
         p = os.path.join(ROOT, "build", preset, "parser", "npyg-hdf5-helper")
         if os.access(p, os.X_OK):

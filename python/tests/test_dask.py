@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """bench/dask_npyguard.py on Debian's python3-distributed LocalCluster:
 files validated in worker processes, refusals back in the client as
-npyguard.Error with the codes of README.md's table. Skipped only when
+npyguard.Error with the codes of docs/errors.md's table. Skipped only when
 dask.distributed cannot be imported."""
 import hashlib
 import json

@@ -24,9 +24,9 @@ from corpus_files import CORPUS, MANIFEST, NPZ, ROOT
 
 
 def _readme_classes():
-    """code name -> class, from README.md's error table."""
+    """code name -> class, from docs/errors.md's error table."""
     out = {}
-    with open(os.path.join(ROOT, "README.md")) as f:
+    with open(os.path.join(ROOT, "docs", "errors.md")) as f:
         for line in f:
             m = re.match(r"\|\s*(\d+)\s*\|\s*`(NPYG_\w+)`\s*\|\s*(\w+)\s*\|", line)
             if m:
@@ -98,7 +98,7 @@ def expect_error(exc_info, name):
     assert e.offset_space in ("file", "archive", "member")
 
 
-with open(os.path.join(ROOT, "README.md")) as f:
+with open(os.path.join(ROOT, "docs", "errors.md")) as f:
     README = f.read()
 
 

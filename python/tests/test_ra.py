@@ -22,10 +22,10 @@ RA = os.path.join(ROOT, "corpus", "ra")
 
 with open(os.path.join(RA, "manifest.json")) as f:
     MANIFEST = json.load(f)["files"]
-with open(os.path.join(ROOT, "README.md")) as f:
+with open(os.path.join(ROOT, "docs", "errors.md")) as f:
     README = f.read()
 
-# code name -> (code, class), from README.md's error table
+# code name -> (code, class), from docs/errors.md's error table
 CODES = {m.group(2): (int(m.group(1)), m.group(3))
          for m in re.finditer(r"^\|\s*(\d+)\s*\|\s*`(NPYG_\w+)`\s*\|\s*(\w+)\s*\|", README, re.M)}
 EXC = {"ra": npyguard.RawArrayError, "limit": npyguard.LimitError}

@@ -14,6 +14,11 @@
 #include <pthread.h>
 #include <stdio.h>
 
+/* the package to install when libhdf5 will not load, as the build found it */
+#ifndef NPYG_HDF5_PACKAGE
+#define NPYG_HDF5_PACKAGE "libhdf5"
+#endif
+
 static npyg__h5api table;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int status = NPYG_EHDF5_UNAVAILABLE;
@@ -24,7 +29,8 @@ static void load(void)
     void *lib = dlopen(NPYG_HDF5_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *e = dlerror();
-        snprintf(reason, sizeof reason, "cannot load %s: %s", NPYG_HDF5_SONAME, e ? e : "unknown error");
+        snprintf(reason, sizeof reason, "cannot load %s (install %s): %s", NPYG_HDF5_SONAME, NPYG_HDF5_PACKAGE,
+                 e ? e : "unknown error");
         return;
     }
     npyg__h5api t;
