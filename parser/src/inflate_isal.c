@@ -61,8 +61,11 @@ int npyg__inflate_step(npyg__inflater *f, const uint8_t *in, size_t len, size_t 
     s->next_out = out;
     s->avail_out = olen;
     int r = isal_inflate(s);
-    *used = ilen - s->avail_in;
-    *made = olen - s->avail_out;
+    /* On a refusal ISA-L can leave avail_in past what it was given (it
+       hands back the bit buffer, read-ahead padding included): the
+       count is only an offset for the message then, never trusted. */
+    *used = s->avail_in <= ilen ? ilen - s->avail_in : 0;
+    *made = s->avail_out <= olen ? olen - s->avail_out : 0;
     if (r < 0) {
         *msg = isal_msg(r);
         return NPYG__INF_BAD;
