@@ -5,8 +5,8 @@ The extension and the C library are one parser: the sources are compiled
 in, not copied into the repository. From a checkout they are read from
 ../parser; a source package (`python3 setup.py sdist`) carries them in its
 own parser/ folder, so it builds anywhere with a C compiler, the Python
-headers, and the zlib and liblz4 headers (Debian: python3-dev zlib1g-dev
-liblz4-dev). No network and no build isolation are needed.
+headers, and the zlib, ISA-L and liblz4 headers (Debian: python3-dev
+zlib1g-dev libisal-dev liblz4-dev; NPYG_INFLATE=zlib builds without ISA-L). No network and no build isolation are needed.
 """
 import glob
 import os
@@ -39,6 +39,12 @@ def library_version():
 
 # setuptools wants source paths relative to setup.py.
 library = sorted(os.path.relpath(p, here) for p in glob.glob(os.path.join(parser, "src", "*.c")))
+# One inflater (parser/src/inflate.h): ISA-L unless NPYG_INFLATE=zlib, as
+# in the CMake build.
+inflater = os.environ.get("NPYG_INFLATE", "isal")
+if inflater not in ("isal", "zlib"):
+    raise SystemExit("npyguard: NPYG_INFLATE must be isal or zlib, not %r" % inflater)
+library = [p for p in library if not os.path.basename(p).startswith("inflate_") or p.endswith("inflate_%s.c" % inflater)]
 # HDF5 files are loaded through the library's sandbox: the parent side
 # (scan.c) is linked, libhdf5 is not a dependency; the helper program
 # (npyg-hdf5-helper, built with the C library) is found through
@@ -74,7 +80,8 @@ setup(
                            ("NPYG_HDF5_LIBEXECDIR", '"%s"' % libexec),
                            ("NPYG_HDF5_LIBEXEC_FROM_LIB", '"../libexec"'),
                            ("NPYG_HDF5_LIBEXEC_FROM_BIN", '"../libexec"')],
-            libraries=["z", "lz4"],  # zlib for .npz, liblz4 for compressed RawArray
+            # zlib (and ISA-L) for .npz, liblz4 for compressed RawArray
+            libraries=["z", "lz4"] + (["isal"] if inflater == "isal" else []),
             extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
         )
     ],
