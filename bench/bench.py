@@ -403,6 +403,8 @@ def main():
     for k, p in b.items():
         if not os.access(p, os.X_OK):
             raise SystemExit("bench: %s not built (%s)" % (k, p))
+    whole = os.path.join(a.build, "bench", "floor_whole")  # only where ISA-L and libdeflate are
+    b["floor_whole"] = whole if os.access(whole, os.X_OK) else None
     global RUNRSS
     RUNRSS = b["runrss"]
     b["pkg"] = a.pkg or os.path.join(a.build, "python")

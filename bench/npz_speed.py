@@ -15,6 +15,10 @@ alternately in one session (bench.alternate):
   6e. npyguard.load(io.BytesIO(data))       against numpy.load of the same,
       data being the file's bytes as one bytes object: the case users
       write, where BytesIO.getbuffer() would copy the whole payload
+  6f. floor_whole: every deflated member inflated whole into one buffer
+      and CRC-checked, libdeflate against ISA-L (CPU seconds of that work
+      alone): whether the load path, which inflates a member straight into
+      the array's memory, would gain from libdeflate
 
 Every contender runs in a fresh process. The command-line rows time the
 process (runrss); the Python rows time the load alone, in the child, after
@@ -141,6 +145,12 @@ def bench_npz_speed(b, tmp, quick, checked, alternate, log):
         raise SystemExit("bench: npyguard.load and numpy.load disagree on %s" % npy)
     out["bytesio_load"] = {"seconds": {k: v["s"] for k, v in r.items()},
                            "x_numpy": r["npyguard"]["s"] / r["numpy"]["s"]}
+    if b.get("floor_whole"):
+        log("   6f. whole-member inflate+CRC, libdeflate against ISA-L")
+        whole = lambda engine: (lambda: {"s": json.loads(checked([b["floor_whole"], engine, deflated, members])["out"])["seconds"]})
+        r = alternate({"isal": whole("isal"), "libdeflate": whole("libdeflate"), "zlib": whole("zlib")}, rounds)
+        out["whole_member"] = {"seconds": {k: v["s"] for k, v in r.items()},
+                               "libdeflate_x_isal": r["libdeflate"]["s"] / r["isal"]["s"]}
     for p in (stored, deflated, npy, members):
         os.unlink(p)
 
@@ -175,6 +185,11 @@ def rows(z, add, yes):
         x = z[key]
         add(label, "%.3f s" % x["seconds"]["npyguard"], "numpy.load %.3f s" % x["seconds"]["numpy"],
             "%.2fx faster" % x["speedup"], g[key][1], yes(g[key][0]))
+    w = z.get("whole_member")
+    if w:
+        add("6f. whole-member inflate+CRC (CPU), libdeflate", "%.3f s" % w["seconds"]["libdeflate"],
+            "ISA-L %.3f s (zlib %.3f s)" % (w["seconds"]["isal"], w["seconds"]["zlib"]),
+            "%.2fx ISA-L's time" % w["libdeflate_x_isal"], "decides the load path", "")
     x = z["bytesio_load"]
     add("6e. load(io.BytesIO(bytes)), %d MiB .npy" % z["npy_mib"], "%.3f s" % x["seconds"]["npyguard"],
         "numpy.load %.3f s" % x["seconds"]["numpy"], "%.2fx numpy's time" % x["x_numpy"], g["bytesio_load"][1],
