@@ -76,7 +76,7 @@ static int run_zlib(const uint8_t *in, size_t len, size_t *out_len, size_t *used
    explained in fuzz/README.md: ISA-L builds a decoding table from a
    dynamic block's code lengths without zlib's check that they make a
    complete prefix code, and inflates a stream whose decoding never meets
-   an unassigned code. */
+   an unassigned code (to its end, or past the harness's output cap). */
 static bool known_lax(const char *why)
 {
     static const char *const sets[] = {"invalid code lengths set", "invalid literal/lengths set",
@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fv = run_fast(f, in, len, cfg, &flen, &fused);
     const char *name = npyg__inflate_backend();
 
-    if (!(zv == REFUSE && fv == ACCEPT && known_lax(why)))
+    if (!(zv == REFUSE && fv != REFUSE && known_lax(why)))
         FUZZ_CHECK(zv == fv, "zlib says %s (%s), %s says %s", verdict_name[zv], why ? why : "", name,
                    verdict_name[fv]);
     size_t common = zlen < flen ? zlen : flen;
