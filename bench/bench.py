@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+import npz_speed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 NPSIDE = os.path.join(HERE, "npside.py")
@@ -41,13 +43,13 @@ def log(*a):
 RUNRSS = None  # bench/runrss of the build: wall time and peak RSS of one command
 
 
-def run(cmd, capture=True):
+def run(cmd, capture=True, env=None):
     """Runs cmd under runrss; returns wall seconds, peak RSS (KiB), stdout,
     stderr and exit status."""
     fd, stats = tempfile.mkstemp(prefix="npyguard-bench-rss-")
     os.close(fd)
     try:
-        p = subprocess.run([RUNRSS, stats] + cmd if RUNRSS else cmd, cwd=ROOT, stderr=subprocess.PIPE,
+        p = subprocess.run([RUNRSS, stats] + cmd if RUNRSS else cmd, cwd=ROOT, stderr=subprocess.PIPE, env=env,
                            stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
         with open(stats) as fh:
             f = fh.read().split() if RUNRSS else []
@@ -59,8 +61,8 @@ def run(cmd, capture=True):
             "err": p.stderr.decode(errors="replace"), "rc": int(f[2])}
 
 
-def checked(cmd, capture=True, ok=(0,)):
-    r = run(cmd, capture)
+def checked(cmd, capture=True, ok=(0,), env=None):
+    r = run(cmd, capture, env)
     if r["rc"] not in ok:
         raise SystemExit("bench: %s exited with %d\n%s%s" % (" ".join(cmd), r["rc"], r["out"][-2000:], r["err"][-2000:]))
     return r
@@ -368,6 +370,8 @@ def table(r):
         add("4. (same)", "", "numpy %.0f MB/s" % (g["numpy"] * 1e3), "%.1fx faster" % z["vs_numpy"], "", "")
         add("4. peak RSS", "%.1f MiB" % z["rss_mib"]["npyvalidate"], "numpy %.0f MiB, floor %.1f MiB" % (
             z["rss_mib"]["numpy"], z["rss_mib"]["floor inflate+crc32"]), "", "bounded", yes(z["rss_mib"]["npyvalidate"] <= 64))
+    if r.get("npzspeed"):
+        npz_speed.rows(r["npzspeed"], add, yes)
     fz = r.get("fuzz")
     if fz and "skipped" not in fz:
         add("5. npy_header_fuzzer, -runs=%d" % fz["runs"], "%.0f exec/s" % fz["execs_per_s"], "plain parse (1.)",
@@ -385,7 +389,8 @@ def main():
     ap.add_argument("--fuzz")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
-    ap.add_argument("--only", help="comma-separated: header,files,hash,npz,fuzz")
+    ap.add_argument("--pkg", help="the installed npyguard Python package (default: BUILD/python)")
+    ap.add_argument("--only", help="comma-separated: header,files,hash,npz,npzspeed,fuzz")
     a = ap.parse_args()
     quick = os.environ.get("BENCH_QUICK", "") not in ("", "0")
     b = {
@@ -398,9 +403,14 @@ def main():
     for k, p in b.items():
         if not os.access(p, os.X_OK):
             raise SystemExit("bench: %s not built (%s)" % (k, p))
+    whole = os.path.join(a.build, "bench", "floor_whole")  # only where ISA-L and libdeflate are
+    b["floor_whole"] = whole if os.access(whole, os.X_OK) else None
     global RUNRSS
     RUNRSS = b["runrss"]
-    only = set((a.only or "header,files,hash,npz,fuzz").split(","))
+    b["pkg"] = a.pkg or os.path.join(a.build, "python")
+    only = set((a.only or "header,files,hash,npz,npzspeed,fuzz").split(","))
+    if "npzspeed" in only and not os.path.isdir(os.path.join(b["pkg"], "npyguard")):
+        raise SystemExit("bench: no npyguard package in %s (ci/bench.sh installs it)" % b["pkg"])
     tmp = tempfile.mkdtemp(prefix="npyguard-bench-")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     r = {"quick": quick, "machine": machine()}
@@ -413,6 +423,8 @@ def main():
             r["hash"] = bench_hash(b, tmp, quick)
         if "npz" in only:
             r["npz"] = bench_npz(b, tmp, quick)
+        if "npzspeed" in only:
+            r["npzspeed"] = npz_speed.bench_npz_speed(b, tmp, quick, checked, alternate, log)
         if "fuzz" in only:
             hns = r.get("header", {}).get("groups", {}).get("plain", {}).get("npyguard_ns")
             r["fuzz"] = bench_fuzz(b, tmp, quick, a.fuzz, hns)

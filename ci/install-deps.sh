@@ -8,7 +8,9 @@ set -euo pipefail
 NPYG_PACKAGES=(
   build-essential cmake pkg-config      # the build
   libssl-dev                            # SHA-256 in npyvalidate (libcrypto)
-  zlib1g-dev                            # .npz inflate
+  zlib1g-dev                            # .npz inflate (zlib, the default NPYG_INFLATE), and the oracle of the differential harness
+  libisal-dev                           # .npz CRC-32, and inflate with NPYG_INFLATE=isal (ISA-L)
+  libdeflate-dev                        # bench/floor_whole: libdeflate against ISA-L on whole members
   liblz4-dev                            # RawArray (.ra) LZ4 blocks
   libjansson-dev                        # JSON in the tests and npyconform
   libxtensor-dev                        # the xtensor conformance adapter (load_npy)

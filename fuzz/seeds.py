@@ -14,13 +14,18 @@ ra_fuzzer gets every file of corpus/ra/, the valid ones also with the
 payload sink on (trailer bit 15).
 pickle_fuzzer gets the object files of corpus/unsafe/ and corpus/pickle/,
 each whole and as its bare pickle.
+inflate_diff_fuzzer gets a configuration byte and a raw deflate stream:
+every deflated member of corpus/npz/ archives under 1 MiB, and zlib's
+output for a few byte patterns at each level and strategy.
 """
 import os
 import struct
 import sys
+import zipfile
+import zlib
 
 TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer",
-           "mat_fuzzer", "pickle_fuzzer", "hdf5_walk_fuzzer")
+           "mat_fuzzer", "pickle_fuzzer", "hdf5_walk_fuzzer", "inflate_diff_fuzzer")
 RA_GROUPS = ("valid", "invalid", "limit")
 SINK = struct.pack("<I", 1 << 15)
 # pickle_fuzzer: trailer bit 22 ("extra" bit 0) scans the input as a bare
@@ -97,6 +102,39 @@ def is_npy(name, path):
     return name.endswith(".npy")
 
 
+def deflated_members(data):
+    """The raw deflate bytes of each deflated member, where zipfile opens it."""
+    import io
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except Exception:
+        return
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_DEFLATED:
+            continue
+        off = info.header_offset
+        head = data[off:off + 30]
+        if len(head) < 30 or head[:4] != b"PK\x03\x04":
+            continue
+        nlen, xlen = struct.unpack("<HH", head[26:30])
+        start = off + 30 + nlen + xlen
+        yield info.filename, data[start:start + info.compress_size]
+
+
+def deflate_samples():
+    texts = [b"", b"a", b"abc" * 3000, bytes(range(256)) * 64, struct.pack("<512d", *[i / 100 for i in range(512)]),
+             b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (10,), }" + b" " * 50]
+    strategies = (zlib.Z_DEFAULT_STRATEGY, zlib.Z_FILTERED, zlib.Z_HUFFMAN_ONLY, zlib.Z_RLE, zlib.Z_FIXED)
+    for ti, t in enumerate(texts):
+        for level in (0, 1, 6, 9):
+            for si, strategy in enumerate(strategies):
+                if level == 0 and si:
+                    continue
+                c = zlib.compressobj(level, zlib.DEFLATED, -15, 8, strategy)
+                yield "t%d-l%d-s%d" % (ti, level, si), c.compress(t) + c.flush()
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: seeds.py OUTDIR")
@@ -120,6 +158,11 @@ def main():
     for group, name, data in group_files(corpus, "npz", GROUPS, small):
         write(os.path.join(out, "npz_fuzzer", group + "-" + name), data + DEFAULT)
         narchives += 1
+        for k, (member, raw) in enumerate(deflated_members(data)):
+            write(os.path.join(out, "inflate_diff_fuzzer", "%s-%s-%d" % (group, name, k)), b"\x00" + raw)
+    for name, raw in deflate_samples():
+        for cfg in (0x00, 0x09, 0x1c):  # whole; 1-byte pieces in and out; 4 KiB in, 8 B out
+            write(os.path.join(out, "inflate_diff_fuzzer", "%s-c%02x" % (name, cfg)), bytes([cfg]) + raw)
     nra = 0
     for group, name, data in group_files(corpus, "ra", RA_GROUPS, small):
         write(os.path.join(out, "ra_fuzzer", group + "-" + name), data + DEFAULT)

@@ -163,20 +163,30 @@ class sdist_with_library(sdist):
                     shutil.copy2(f, os.path.join(dst, sub))
 
 
+# The inflater, as parser/CMakeLists.txt picks it (NPYG_INFLATE): zlib's
+# inflate by default, with ISA-L's CRC-32 where ISA-L's headers are; ISA-L's
+# inflate when asked.
+inflater = os.environ.get("NPYG_INFLATE", "zlib")
+if inflater not in ("isal", "zlib"):
+    raise SystemExit("npyguard: NPYG_INFLATE must be zlib or isal, not %r" % inflater)
+isal_crc = [("NPYG_CRC_ISAL", "1")] if inflater == "zlib" and os.path.exists("/usr/include/isa-l/crc.h") else []
+
+
 setup(
     version=library_version(),
     cmdclass={"sdist": sdist_with_library, "build_ext": build_ext_with_helper},
     ext_modules=[
         Extension(
             "npyguard._core",
-            sources=["src/_core.c"] + sources("library") + sources("hdf5"),
+            sources=["src/_core.c"] + sources("library") + sources("hdf5") + sources("inflate_" + inflater),
             include_dirs=[os.path.relpath(os.path.join(parser, "include"), here),
                           os.path.relpath(os.path.join(parser, "src"), here)],
-            define_macros=[("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L"),
+            define_macros=isal_crc + [("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L"),
                            ("NPYG_HDF5_LIBEXECDIR", '"%s"' % libexec),
                            ("NPYG_HDF5_LIBEXEC_FROM_LIB", '"../libexec"'),
                            ("NPYG_HDF5_LIBEXEC_FROM_BIN", '"../libexec"')],
-            libraries=["z", "lz4"],  # zlib for .npz, liblz4 for compressed RawArray
+            # zlib (ISA-L for NPYG_INFLATE=isal, and its CRC-32 where present) for .npz, liblz4 for RawArray
+            libraries=["z", "lz4"] + (["isal"] if inflater == "isal" or isal_crc else []),
             extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
         )
     ],

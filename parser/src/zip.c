@@ -11,13 +11,13 @@
  * forgiving on almost every point; each refusal is listed in
  * corpus/npz/README.md with what zipfile and numpy do instead.
  */
+#include "inflate.h"
 #include "internal.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
@@ -36,12 +36,6 @@
 /* Holds the end of the archive (end record plus the longest comment), or
    one extra field, or one name: each at most 64 KiB. */
 #define SCRATCH_LEN (EOCD_LEN + MAX_COMMENT + 42u)
-/* What zlib's inflate asks for: its state (about 7 KiB in zlib 1.2/1.3)
-   and the 32 KiB window, each with our 16-byte size header. The corpus
-   test holds the library to this through a failing-past-bound allocator. */
-#define ZLIB_BUDGET (64u * 1024u)
-#define ZHDR 16u
-
 #define FLAG_ENCRYPTED 0x0001u
 #define FLAG_DESCRIPTOR 0x0008u
 #define FLAG_STRONG 0x0040u
@@ -69,13 +63,14 @@ struct npyg_zip {
     uint8_t *scratch;   /* SCRATCH_LEN */
     uint8_t *inbuf;     /* NPYG__CHUNK of compressed input */
 
-    z_stream zs;
-    bool zs_ready;
+    npyg__inflater *inf; /* made on the first deflated member, reset for each */
+    const uint8_t *next_in; /* the unread part of inbuf */
+    size_t avail_in;
 
     /* the member being streamed */
     npyg_zip_entry *cur;
     uint64_t in_done, out_done;
-    uLong crc;
+    uint32_t crc;
     bool stream_end, at_eof;
     uint8_t peek[NPYG__MAGIC_LEN];
     size_t peek_len, peek_pos;
@@ -93,7 +88,7 @@ static uint32_t le32(const uint8_t *p)
 }
 static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-/* The container's errors, zlib's included, have archive offsets; the
+/* The container's errors, the inflater's included, have archive offsets; the
    .npy parse of a member records its own in member space. */
 #define zfail(ctx, ...) npyg__fail_in((ctx), NPYG_OFFSET_ARCHIVE, __VA_ARGS__)
 
@@ -137,7 +132,7 @@ uint64_t npyg_zip_worst_case_alloc(const npyg_limits *limits, const npyg_zip_lim
     }
     uint64_t npy = npyg_worst_case_alloc(limits);
     if (npy == 0 || !zip_limits_valid(zl)) return 0;
-    uint64_t bound = npy + sizeof(npyg_zip) + SCRATCH_LEN + NPYG__CHUNK + ZLIB_BUDGET + table_bound(zl);
+    uint64_t bound = npy + sizeof(npyg_zip) + SCRATCH_LEN + NPYG__CHUNK + npyg__inflate_state_bound() + table_bound(zl);
     return bound < limits->max_alloc_bytes ? bound : limits->max_alloc_bytes;
 }
 
@@ -147,33 +142,9 @@ int npyg_is_zip(const void *buf, size_t len)
     return buf && len >= 4 && (le32(p) == SIG_LOCAL || le32(p) == SIG_EOCD);
 }
 
-/* zlib allocates through the context, so its state counts against
-   max_alloc_bytes like everything else. zfree gets no size: keep it. */
-static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
-{
-    npyg_zip *z = opaque;
-    /* Two factors of at most 32 bits: the product fits in 64. */
-    _Static_assert(UINT_MAX <= UINT32_MAX, "uInt wider than 32 bits");
-    uint64_t n = (uint64_t)items * size;
-#if SIZE_MAX < UINT64_MAX
-    if (n > SIZE_MAX - ZHDR) return Z_NULL;
-#endif
-    uint8_t *p = npyg__xalloc(z->ctx, (size_t)n + ZHDR);
-    if (!p) return Z_NULL;
-    size_t total = (size_t)n + ZHDR;
-    memcpy(p, &total, sizeof total);
-    return p + ZHDR;
-}
-
-static void z_free(voidpf opaque, voidpf ptr)
-{
-    npyg_zip *z = opaque;
-    if (!ptr) return;
-    uint8_t *p = (uint8_t *)ptr - ZHDR;
-    size_t total;
-    memcpy(&total, p, sizeof total);
-    npyg__xfree(z->ctx, p, total);
-}
+/* The inflater's state counts against max_alloc_bytes like everything else. */
+static void *inf_alloc(void *ctx, size_t n) { return npyg__xalloc(ctx, n); }
+static void inf_free(void *ctx, void *p, size_t n) { npyg__xfree(ctx, p, n); }
 
 /* ---------------- input ---------------- */
 
@@ -720,7 +691,7 @@ static void zip_free(npyg_zip *z)
 {
     if (!z) return;
     npyg_ctx *ctx = z->ctx;
-    if (z->zs_ready) inflateEnd(&z->zs);
+    npyg__inflate_free(z->inf);
     npyg__xfree(ctx, z->inbuf, z->inbuf ? NPYG__CHUNK : 0);
     npyg__xfree(ctx, z->scratch, z->scratch ? SCRATCH_LEN : 0);
     npyg__xfree(ctx, z->names, z->names_cap);
@@ -882,8 +853,8 @@ static int refill(npyg_zip *z)
     int rc = rd(z, in_pos(z), z->inbuf, n);
     if (rc) return rc;
     z->in_done += n;
-    z->zs.next_in = z->inbuf;
-    z->zs.avail_in = (uInt)n;
+    z->next_in = z->inbuf;
+    z->avail_in = n;
     return 0;
 }
 
@@ -891,25 +862,36 @@ static int refill(npyg_zip *z)
    the deflate stream. */
 static int inflate_some(npyg_zip *z, uint8_t *dst, size_t n, size_t *got)
 {
-    z->zs.next_out = dst;
-    z->zs.avail_out = (uInt)n;
-    while (z->zs.avail_out > 0 && !z->stream_end) {
-        if (z->zs.avail_in == 0 && z->in_done < z->cur->compressed_size) {
+    size_t done = 0;
+    while (done < n && !z->stream_end) {
+        if (z->avail_in == 0 && z->in_done < z->cur->compressed_size) {
             int rc = refill(z);
             if (rc) return rc;
         }
-        int r = inflate(&z->zs, Z_NO_FLUSH);
-        if (r == Z_STREAM_END) z->stream_end = true;
-        else if (r == Z_MEM_ERROR) return member_nomem(z, in_pos(z));
-        else if (r == Z_BUF_ERROR)
-            return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z),
-                              "'%s': deflate stream is truncated (ends with the %llu compressed bytes)",
-                              z->cur->name, (unsigned long long)z->cur->compressed_size);
-        else if (r != Z_OK)
-            return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->zs.avail_in, "'%s': corrupt deflate stream: %s",
-                              z->cur->name, z->zs.msg ? z->zs.msg : "error");
+        size_t used = 0, made = 0;
+        const char *msg = "error";
+        int r = npyg__inflate_step(z->inf, z->next_in, z->avail_in, &used, dst + done, n - done, &made, &msg);
+        z->next_in += used;
+        z->avail_in -= used;
+        done += made;
+        if (r == NPYG__INF_END) z->stream_end = true;
+        else if (r == NPYG__INF_NOMEM) return member_nomem(z, in_pos(z));
+        else if (r == NPYG__INF_BAD)
+            return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->avail_in, "'%s': corrupt deflate stream: %s",
+                         z->cur->name, msg);
+        else if (used == 0 && made == 0) {
+            /* No progress with room to write: every compressed byte is
+               in, so the stream is cut short (zlib's Z_BUF_ERROR). */
+            if (z->avail_in == 0 && z->in_done == z->cur->compressed_size)
+                return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z),
+                             "'%s': deflate stream is truncated (ends with the %llu compressed bytes)", z->cur->name,
+                             (unsigned long long)z->cur->compressed_size);
+            if (z->avail_in != 0) /* a backend that stalls is a fault, never a loop */
+                return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->avail_in,
+                             "'%s': inflate makes no progress", z->cur->name);
+        }
     }
-    *got = n - z->zs.avail_out;
+    *got = done;
     return 0;
 }
 
@@ -924,13 +906,14 @@ static int finish_member(npyg_zip *z)
         int rc = inflate_some(z, &one, 1, &got);
         if (rc) return rc;
         if (got)
-            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->zs.avail_in,
+            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->avail_in,
                               "'%s' inflates to more than the declared %llu bytes", e->name,
                               (unsigned long long)e->uncompressed_size);
-        if (z->zs.avail_in != 0 || z->in_done != e->compressed_size)
-            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->zs.avail_in,
+        size_t after = z->avail_in + npyg__inflate_unused(z->inf);
+        if (after != 0 || z->in_done != e->compressed_size)
+            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - after,
                               "'%s': deflate stream ends %llu bytes before its declared compressed size", e->name,
-                              (unsigned long long)(e->compressed_size - z->in_done + z->zs.avail_in));
+                              (unsigned long long)(e->compressed_size - z->in_done + after));
     }
     if ((uint32_t)z->crc != e->crc32)
         return zfail(z->ctx, NPYG_EZIP_CRC, e->header_offset + 14, "'%s': CRC-32 is %08x, declared %08x", e->name,
@@ -964,7 +947,7 @@ static int member_read(npyg_zip *z, uint8_t *dst, size_t n, size_t *out)
             return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' inflates to %llu bytes, %llu declared", e->name,
                          (unsigned long long)z->out_done, (unsigned long long)e->uncompressed_size);
     }
-    z->crc = crc32(z->crc, dst, (uInt)got);
+    z->crc = npyg__crc32(z->crc, dst, got);
     z->out_done += got;
     *out = got;
     return 0;
@@ -989,7 +972,7 @@ static int start_member(npyg_zip *z, npyg_zip_entry *e)
     npyg_ctx *ctx = z->ctx;
     z->cur = e;
     z->in_done = z->out_done = 0;
-    z->crc = crc32(0L, Z_NULL, 0);
+    z->crc = 0;
     z->stream_end = z->at_eof = false;
     z->peek_len = z->peek_pos = 0;
     if (e->method != 8) return 0;
@@ -997,20 +980,15 @@ static int start_member(npyg_zip *z, npyg_zip_entry *e)
         z->inbuf = npyg__xalloc(ctx, NPYG__CHUNK);
         if (!z->inbuf) return member_nomem(z, e->data_offset);
     }
-    z->zs.next_in = Z_NULL;
-    z->zs.avail_in = 0;
-    if (z->zs_ready) {
-        if (inflateReset(&z->zs) != Z_OK) return zfail(ctx, NPYG_EZIP_INFLATE, e->data_offset, "inflate reset");
+    z->next_in = NULL;
+    z->avail_in = 0;
+    if (z->inf) {
+        npyg__inflate_reset(z->inf);
         return 0;
     }
-    z->zs.zalloc = z_alloc;
-    z->zs.zfree = z_free;
-    z->zs.opaque = z;
-    int r = inflateInit2(&z->zs, -MAX_WBITS); /* raw deflate, 32 KiB window */
-    if (r == Z_MEM_ERROR) return member_nomem(z, e->data_offset);
-    if (r != Z_OK) return zfail(ctx, NPYG_EZIP_INFLATE, e->data_offset, "cannot start inflate");
-    z->zs_ready = true;
-    return 0;
+    npyg__inflate_mem mem = {inf_alloc, inf_free, ctx};
+    z->inf = npyg__inflate_new(&mem);
+    return z->inf ? 0 : member_nomem(z, e->data_offset);
 }
 
 /* Reads the rest of a member that is not .npy: sizes and CRC still count. */
