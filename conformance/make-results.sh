@@ -211,8 +211,8 @@ if npy:
     w()
     if npy_carried and not same_suite:
         w("Rows marked \"suite %s run, not re-run\" are that suite's results, carried over until the" % prev_suite)
-        w("reader is run again on suite %s (its adapter needs a build or a package not" % first["suite_version"])
-        w("installed where this file was written); their counts are of that suite's corpus.")
+        w("reader is run again on suite %s (by `make-results.sh` where its adapter can run); their" % first["suite_version"])
+        w("counts are of that suite's corpus.")
         w()
     w("### invalid, per base")
     w()
