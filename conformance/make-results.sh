@@ -8,12 +8,15 @@
 # usage: conformance/make-results.sh [BUILD_DIR]   (default: ./build)
 #   ADAPTERS="npyguard xtensor ..."  run only these (default: every one found): npyguard,
 #                                    npyguard-ra, numpy, npyjs, numpy-parser, loaders-gl,
-#                                    ol-numpytiles, xtensor, xtensor-asan (ASan+UBSan build),
+#                                    ol-numpytiles, read-npy-file, tfjs-npy, xtensor, xtensor-asan (ASan+UBSan build),
 #                                    ra-c, cnpy, cnpy-asan, libnpy, libnpy-asan, gonpy
 #   RESULTS=FILE                     write there instead of conformance/RESULTS.md
 #   REPORTS=DIR                      keep each adapter's JSON report in DIR, and reuse
 #                                    the ones already there (a long regeneration resumes
 #                                    where it stopped; delete DIR to measure afresh)
+#   CARRY_FROM=FILE                  an earlier RESULTS.md: the rows and sections of readers
+#                                    that did not run now are carried over from it, marked
+#                                    with the suite version they were measured on
 #   RA_C_ADAPTER=PATH                the reference RawArray reader's adapter
 #                                    (default: build-ra-c/ra-c-adapter, made by
 #                                    adapters/ra-c/build.sh); run on group ra only
@@ -76,7 +79,8 @@ if [ -f /usr/include/xtensor/xnpy.hpp ] && { wanted xtensor || wanted xtensor-as
 fi
 # npm readers pinned by their package-lock.json ('npm ci' in the adapter's
 # directory): the package name, then the adapter directory and script.
-for spec in loaders-gl:@loaders.gl/textures ol-numpytiles:@planet/ol-numpytiles; do
+for spec in loaders-gl:@loaders.gl/textures ol-numpytiles:@planet/ol-numpytiles read-npy-file:read-npy-file \
+        tfjs-npy:tfjs-npy; do
     reader=${spec%%:*} pkg=${spec#*:}
     pj=$here/adapters/$reader/node_modules/$pkg/package.json
     if command -v node >/dev/null 2>&1 && [ -f "$pj" ]; then
@@ -104,11 +108,16 @@ for reader in cnpy cnpy-asan libnpy libnpy-asan gonpy; do
     fi
 done
 
-python3 - "$tmp" "$here" "$build" > "$tmp/RESULTS.md" <<'PY'
-import json, re, sys
+carry=
+if [ -n "${CARRY_FROM:-}" ]; then
+    cp "$CARRY_FROM" "$tmp/previous.md"
+    carry=$tmp/previous.md
+fi
+python3 - "$tmp" "$here" "$build" "$carry" > "$tmp/RESULTS.md" <<'PY'
+import json, os, re, sys
 from collections import OrderedDict
 
-tmp, here, build = sys.argv[1], sys.argv[2], sys.argv[3]
+tmp, here, build, carry = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 impls = []
 for line in open(tmp + "/list"):
     name, version, cmd = line.rstrip("\n").split("\t")
@@ -119,6 +128,37 @@ npy = [i for i in impls if "ra" not in i[2]["summary"] or i[2]["summary"]["ra"][
 ra = [i for i in impls if i not in npy]
 first = impls[0][2]
 groups = ["valid", "invalid", "unsafe", "compat", "npz", "prefix", "ra"]
+ran = {i[0] for i in impls}
+
+# Rows and sections of an earlier RESULTS.md, for the readers not run now.
+prev_rows, prev_sections, prev_suite = {}, OrderedDict(), None
+if carry:
+    text = open(carry, encoding="utf-8").read()
+    m = re.search(r"\(suite ([0-9.]+)", text)
+    prev_suite = m.group(1) if m else "?"
+    for line in text.split("\n"):
+        m = re.match(r"^\| ([^ |]+) \| ([^|]*) \|", line)
+        if m and m.group(1) not in ("implementation", "---") and m.group(1) not in ran:
+            prev_rows.setdefault(m.group(1), []).append(line)
+    for sec in re.split(r"(?m)^(?=## )", text)[1:]:
+        name = sec[3:].split(" ")[0]
+        if name not in ran:
+            prev_sections[name] = sec.rstrip("\n")
+same_suite = prev_suite == first["suite_version"]
+
+def carried(line):
+    """An earlier row, its version cell marked with the suite it ran on."""
+    if same_suite:
+        return line
+    return re.sub(r"^(\| [^ |]+ \| )([^|]*?)( \|)", r"\1\2; suite %s run, not re-run\3" % prev_suite, line, count=1)
+
+# Each case's base (gen_conform13.py): invalid counts per base.
+manifest = json.load(open(os.path.join(here, "..", "corpus", "manifest.json")))["files"]
+BASES = ["1d-v1", "2d-v1", "struct-v1", "2d-F-v3", "3d-be-v2"]
+full_cases = max(i[2]["summary"]["total"]["cases"] for i in npy) if npy else 0
+def base_of(name):
+    e = manifest.get(name)
+    return e.get("base", "other") if e else "other"
 
 def cell(s, g):
     t = s.get(g)
@@ -148,17 +188,52 @@ w("Do not edit by hand. Each cell is passed/cases for the group. A compat case")
 w("passes when it is refused, or accepted and read as numpy reads it; the")
 w("compat verdict column counts how many verdicts are numpy's. Times are")
 w("wall-clock with `-j 2` on a shared 2-core machine (the numpy and node")
-w("adapters pay interpreter start-up per file).")
+w("adapters pay interpreter start-up per file). A version cell that ends in")
+w("\"N of the M cases run\" is a run over part of the corpus only (its adapter's")
+w("README says which part and why); its cells count the cases run.")
 w()
 if npy:
     w("| implementation | version | valid | invalid | unsafe | compat | compat verdict = numpy | npz | prefix | failures | fields compared | time |")
     w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, version, r in npy:
         s = r["summary"]
+        if s["total"]["cases"] < full_cases:
+            # a report kept (REPORTS=) from a run over part of the corpus
+            version += "; %d of the %d cases run" % (s["total"]["cases"], full_cases)
         w("| %s | %s | %s | %s | %s | %s | %d/%d | %s | %s | %d | %s | %.0f s |" % (
             name, version, cell(s, "valid"), cell(s, "invalid"), cell(s, "unsafe"), cell(s, "compat"),
             s["compat"]["agree_with_numpy"], s["compat"]["cases"], cell(s, "npz"), cell(s, "prefix"),
             s["total"]["failed"], ", ".join(r["fields_compared"]), r["seconds"]))
+    npy_carried = [n for n, rows in prev_rows.items() if not any("| limit |" in l for l in rows)
+                   and re.search(r"\| [0-9]+/[0-9]+ \| [0-9]+/[0-9]+ \| [0-9]+/[0-9]+ \| [0-9]+/[0-9]+ \| [0-9]+/[0-9]+ \|", rows[0])]
+    for n in npy_carried:
+        w(carried(prev_rows[n][0]))
+    w()
+    if npy_carried and not same_suite:
+        w("Rows marked \"suite %s run, not re-run\" are that suite's results, carried over until the" % prev_suite)
+        w("reader is run again on suite %s (by `make-results.sh` where its adapter can run); their" % first["suite_version"])
+        w("counts are of that suite's corpus.")
+        w()
+    w("### invalid, per base")
+    w()
+    w("Each one-defect family is built on every base where the defect applies")
+    w("(`gen/gen_conform13.py`; the manifest's `base`). Each cell is passed/cases")
+    w("of the group `invalid` on that base; \"other\" holds the defects that have")
+    w("no base (a file cut in its first 12 bytes, an empty dict, an item size")
+    w("past a C int, ...). A reader that refuses one kind of array without")
+    w("looking at the defect passes its own base and fails the others.")
+    w()
+    w("| implementation | " + " | ".join(BASES) + " | other |")
+    w("|---|" + "---|" * (len(BASES) + 1))
+    for name, version, r in npy:
+        tot = OrderedDict((b, [0, 0]) for b in BASES + ["other"])
+        for c in r["cases"]:
+            if c["group"] != "invalid":
+                continue
+            t = tot[base_of(c["name"])]
+            t[1] += 1
+            t[0] += c["outcome"] == "pass"
+        w("| %s | %s |" % (name, " | ".join("%d/%d" % tuple(v) if v[1] else "-" for v in tot.values())))
     w()
 if ra:
     w("RawArray (`.ra`, group `ra`, files of `corpus/ra/`): valid files must be")
@@ -178,6 +253,10 @@ if ra:
             row.append("%d / %d / %d (%d/%d)" % (acc, ref, len(cs) - acc - ref, ok, len(cs)))
         w("| %s | %s | %s | %d | %s | %.0f s |" % (name, version, " | ".join(row), r["summary"]["total"]["failed"],
                                                   ", ".join(r["fields_compared"]), r["seconds"]))
+    for n, rows in prev_rows.items():
+        for l in rows:
+            if re.search(r"\(\d+/\d+\) \|", l):
+                w(carried(l))
     w()
 
 for name, version, r in impls:
@@ -226,6 +305,12 @@ for name, version, r in impls:
         for c in odd:
             w("- `%s`: %s" % (c["name"], c["mismatches"].strip().replace("\n", "; ")[:300]))
         w()
+for name, sec in prev_sections.items():
+    lines = sec.split("\n")
+    if not same_suite:
+        lines[0] += " (suite %s run, not re-run)" % prev_suite
+    w("\n".join(lines))
+    w()
 PY
 # Each reader's bugs in plain words, kept in its adapter's README.md.
 python3 "$here/bug-notes.py" "$tmp/RESULTS.md" "$here/adapters"

@@ -23,4 +23,5 @@ if [ ! -f "$adir/node_modules/$pkg/package.json" ]; then
     exit 77
 fi
 exec "$runner" --adapter "node $adir/$reader-adapter.mjs" --skip "$dir/skips/$reader.skip" -j 2 --timeout 60 \
-    --run 'valid/f8-*' --run 'valid/i8-*' --run 'valid/u1-*' --run 'invalid/*-2d-v1.npy' --run 'unsafe/*'
+    --run 'valid/f8-le-*' --run 'valid/i8-le-*' --run 'valid/u1-*' --run 'valid/u4-le-*' --run 'invalid/*-2d-v1.npy' \
+    --run 'unsafe/*'
