@@ -90,7 +90,7 @@ def test_descr_is_the_clis():
     lines = [json.loads(line) for line in out.splitlines()]
     assert len(lines) == len(VALID)
     for line, name in zip(lines, VALID):
-        assert npyguard.validate(os.path.join(CORPUS, name)).descr == line["descr"], name
+        assert npyguard.validate(os.path.join(CORPUS, name)).descr == line["npy"]["descr"], name
 
 
 def _codes_of_header():

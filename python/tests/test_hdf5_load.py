@@ -341,8 +341,8 @@ def test_read_failure_mid_value_names_the_path(tmp_path):
 # ------------------------------------------------ the reader's value
 
 def _npyvalidate():
-    """The CLI built beside the helper."""
-    p = os.path.join(os.path.dirname(HELPER), "npyvalidate")
+    """The CLI under test ($NPYG_CLI), else the one built beside the helper."""
+    p = os.environ.get("NPYG_CLI") or os.path.join(os.path.dirname(HELPER), "npyvalidate")
     assert os.access(p, os.X_OK), p
     return p
 
