@@ -40,7 +40,7 @@ static void check(const npyg_ctx *ctx, int rc, const uint8_t *file, size_t len, 
     out->err = *npyg_last_error(ctx);
     FUZZ_CHECK(rc == 0 || rc == NPYG_EINVAL || rc == NPYG_ENOMEM || rc == NPYG_EIO ||
                    (rc >= NPYG_ERA_MAGIC && rc <= NPYG_ERA_LZ4_SIZE) || rc == NPYG_ELIMIT_DIMS ||
-                   rc == NPYG_ELIMIT_PAYLOAD || rc == NPYG_ELIMIT_ALLOC || rc == NPYG_EPOLYGLOT,
+                   rc == NPYG_ELIMIT_PAYLOAD || rc == NPYG_ELIMIT_ALLOC || rc == NPYG_ELIMIT_RATIO || rc == NPYG_EPOLYGLOT,
                "%s: %s is not a .ra result", what, npyg_error_name(rc));
     FUZZ_CHECK(npyg_get_info(ctx) == NULL, "%s: .npy info after a .ra call", what);
     const npyg_ra_info *in = npyg_ra_get_info(ctx);

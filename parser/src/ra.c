@@ -153,6 +153,17 @@ static int lz4_lengths(npyg_ctx *ctx, const ra_src *s, const npyg_ra_info *ra)
         return npyg__fail(ctx, NPYG_ERA_LZ4, 32,
                           "compressed size %llu cannot be one LZ4 block of %llu bytes (at most LZ4_compressBound, under 2 GiB)",
                           (unsigned long long)csize, (unsigned long long)out_len);
+    /* Held to an archive member's rule (zip.c), so that a small file
+       cannot make a reader allocate a thousand times its size: past
+       ratio_grace_bytes, at most max_ratio times the stored bytes. */
+    uint64_t ratio = npyg_get_limit(ctx, NPYG_LIMIT_MAX_RATIO), grace = npyg_get_limit(ctx, NPYG_LIMIT_RATIO_GRACE_BYTES);
+    uint64_t cap;
+    if (!npyg__mul_u64(csize, ratio, &cap)) cap = UINT64_MAX;
+    if (out_len > grace && out_len > cap)
+        return npyg__fail(ctx, NPYG_ELIMIT_RATIO, ra->data_offset,
+                          "the LZ4 data of %llu bytes decodes to %llu: over max_ratio (%llu) past ratio_grace_bytes (%llu)",
+                          (unsigned long long)csize, (unsigned long long)out_len, (unsigned long long)ratio,
+                          (unsigned long long)grace);
     uint64_t left;
     if (npyg__in_left(s, &left) && left < csize) return truncated(ctx, ra, left);
     return 0;

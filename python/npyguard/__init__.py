@@ -711,7 +711,7 @@ def load(file, mmap_mode: Optional[str] = None, allow_pickle: bool = False, fix_
                     return NpzFile(file, strict=strict, **(lim or {}))
                 if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
                     return _load_hdf5_kind(kind, fd, strict, limits, max_header_size)
-                return _read_ra(_core.Ra(fd, strict, lim), lim)
+                return _read_ra(_core.Ra(fd, strict, lim))
             try:
                 d = npy.layout()
                 try:
@@ -748,7 +748,7 @@ def _load_source(src: "_Source", file, mmap_mode, strict, lim, limits, max_heade
         if kind == _FORMAT_NPZ:
             return NpzFile(src.arg, strict=strict, **(lim or {}))
         if kind == _FORMAT_RA:
-            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim), lim))
+            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
         try:
             npy = _core.Npy(src.arg, strict, lim)
         except MagicError as e:
@@ -761,7 +761,7 @@ def _load_source(src: "_Source", file, mmap_mode, strict, lim, limits, max_heade
                     raise _not_loadable(114, 0, "an HDF5 or MAT v7.3 file is loaded from a path, a "
                                                 "descriptor or a regular file's file object") from None
                 return _load_hdf5_kind(kind, src.fd, strict, limits, max_header_size)
-            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim), lim))
+            return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
         d = npy.info()
         dtype = _dtype(d["descr"])
         n = d["payload_bytes"]
@@ -868,18 +868,7 @@ def _ra_dtype(d: Dict[str, Any]) -> np.dtype:
     return dtype
 
 
-def _ra_ratio(d: Dict[str, Any], lim: Optional[Dict[str, int]]) -> None:
-    """An LZ4 data segment is held to the rule of a .npz member
-    (zip.c): past ratio_grace_bytes, at most max_ratio times its stored
-    bytes (NPYG_ELIMIT_RATIO), checked before the array is allocated."""
-    ratio = (lim or {}).get("max_ratio", LIMITS["max_ratio"])
-    grace = (lim or {}).get("ratio_grace_bytes", LIMITS["ratio_grace_bytes"])
-    if d["data_bytes"] > grace and d["data_bytes"] > d["size"] * ratio:
-        raise _error(88, d["data_offset"], f"the LZ4 data of {d['size']} bytes decodes to {d['data_bytes']}: "
-                                           f"over max_ratio ({ratio}) past ratio_grace_bytes ({grace})")
-
-
-def _read_ra(ra, lim: Optional[Dict[str, int]] = None) -> np.ndarray:
+def _read_ra(ra) -> np.ndarray:
     """The array of an opened RawArray file, as ra.py returns it: shape
     the dims as stored, Fortran order (dims[0] fastest). Allocated once
     the header is validated, for exactly data_bytes."""
@@ -889,8 +878,6 @@ def _read_ra(ra, lim: Optional[Dict[str, int]] = None) -> np.ndarray:
         dims = d["dims"]
         if len(dims) > _NUMPY_MAX_DIMS:
             raise _error(30, 40, f"{len(dims)} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
-        if d["compressed"]:
-            _ra_ratio(d, lim)
         try:
             flat = np.ndarray(d["count"], dtype=dtype)
         except MemoryError as e:
@@ -922,7 +909,7 @@ def load_ra(file, *, strict: bool = False, **limits: int) -> np.ndarray:
     lim = _limits(limits)
     src = _Source(file)
     try:
-        return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim), lim))
+        return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
     finally:
         src.close()
 

@@ -13,6 +13,7 @@ test, not the machine.
 """
 import copy
 import io
+import json
 import os
 import pickle
 import signal
@@ -551,9 +552,15 @@ def _lz4_ra(count):
     return hdr + bytes(block)
 
 
-def test_lz4_rawarray_is_held_to_the_archive_ratio():
+def test_lz4_rawarray_is_held_to_the_archive_ratio(tmp_path):
     count = 96 << 20  # past the 64 MiB grace, from about 1/255 of it: numpy's limit for .npz is 100
     data = _lz4_ra(count)
+    # one verdict: the library's, so npyvalidate says the same
+    cli = os.environ.get("NPYG_CLI")
+    if cli:
+        (tmp_path / "bomb.ra").write_bytes(data)
+        r = subprocess.run([cli, "--json", str(tmp_path / "bomb.ra")], capture_output=True, timeout=60)
+        assert r.returncode == 1 and json.loads(r.stdout)["error"]["code"] == NPYG_ELIMIT_RATIO, r.stdout
     assert count / len(data) > npyguard.LIMITS["max_ratio"] and count > npyguard.LIMITS["ratio_grace_bytes"]
     with pytest.raises(npyguard.LimitError) as e:
         npyguard.load(data)
