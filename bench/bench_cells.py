@@ -13,7 +13,7 @@ then not printed.
 
 Each size's file is written once; the two readers then alternate within
 each round after an unmeasured warm-up, in this process (npyguard's helper
-already running, as in a session that loads many files). The figures are
+already running, as in a program that loads many files). The figures are
 the median wall time per load over the rounds, the ratio npyguard /
 hdf5storage at each size, and each reader's growth: its median at the
 largest size over its median at the smallest (linear is the ratio of the

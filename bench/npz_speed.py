@@ -5,7 +5,7 @@ Sixteen arrays of 32 MiB (float64, rounded to two decimals, so that they
 deflate as real measurements do) saved by np.savez (512 MiB stored) and by
 np.savez_compressed, and one 256 MiB .npy; BENCH_QUICK=1 uses 2 MiB arrays
 and a 16 MiB .npy. Rows, each a ratio of medians of contenders run
-alternately in one session (bench.alternate):
+alternately in one run (bench.alternate):
 
   6a. npyvalidate on the stored archive     against `cat` of the same file
   6b. npyvalidate on the deflated archive   against floor_inflate (zlib
