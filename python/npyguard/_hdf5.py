@@ -78,11 +78,10 @@ def _value(where: str, form: str, null: bool, values: list):
 def file_size(file) -> int:
     """The size of file (a path, a descriptor or a file object with one):
     what the load budget allows beyond max_load_bytes grows with it."""
-    if isinstance(file, int):
-        return os.fstat(file).st_size
     if isinstance(file, (str, bytes, os.PathLike)):
         return os.stat(file).st_size
-    return os.fstat(file.fileno()).st_size
+    fd, _ = _fd_of(file)  # a file object without a descriptor: the load's own error
+    return os.fstat(fd).st_size
 
 
 def _fd_of(file) -> Tuple[int, bool]:
