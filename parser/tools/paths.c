@@ -176,7 +176,7 @@ static void list_close(source *s)
 static bool list_has_record(const source *s)
 {
     int delim = s->o->null_list ? '\0' : '\n';
-    return s->list_eof || memchr(s->lbuf + s->lstart, delim, s->lend - s->lstart) != NULL;
+    return s->list_eof || (s->lend > s->lstart && memchr(s->lbuf + s->lstart, delim, s->lend - s->lstart) != NULL);
 }
 
 /* More bytes into the buffer (blocking); false at the end or on an error
@@ -217,7 +217,7 @@ static bool list_next(source *s, job *j)
 {
     int delim = s->o->null_list ? '\0' : '\n';
     for (;;) {
-        char *rec = s->lbuf + s->lstart;
+        char *rec = s->lbuf ? s->lbuf + s->lstart : NULL; /* no buffer before the first read */
         char *cut = s->lend > s->lstart ? memchr(rec, delim, s->lend - s->lstart) : NULL;
         int err = 0;
         if (!cut && s->lend - s->lstart > LIST_MAX_RECORD) {
