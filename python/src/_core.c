@@ -398,6 +398,27 @@ static long long file_read(void *user, void *buf, size_t len)
    fsspec, S3 or HTTP file transfers what is read, not the whole object).
    Called without the GIL, from the archive reader: takes it. One read
    at a time per object (the archive's lock). */
+/* Releases (and drops) a memoryview lent to Python code, with any
+   exception already raised put aside, which then stands as it was raised:
+   a KeyboardInterrupt stays one. False when release() itself failed and
+   nothing was raised before (its BufferError is then the error). */
+static bool release_view(PyObject *mv)
+{
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyObject *released = PyObject_CallMethod(mv, "release", NULL);
+    Py_DECREF(mv);
+    if (et) {
+        Py_XDECREF(released);
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        return true;
+    }
+    if (!released) return false;
+    Py_DECREF(released);
+    return true;
+}
+
 static long long file_pread(void *user, void *buf, size_t len, uint64_t offset)
 {
     input *in = user;
@@ -434,19 +455,8 @@ static long long file_pread(void *user, void *buf, size_t len, uint64_t offset)
                 }
             }
             Py_XDECREF(r);
-            if (mv) {
-                /* the object may not keep the memory it was lent */
-                PyObject *et, *ev, *tb;
-                PyErr_Fetch(&et, &ev, &tb);
-                PyObject *released = PyObject_CallMethod(mv, "release", NULL);
-                Py_DECREF(mv);
-                if (et) {
-                    Py_XDECREF(released);
-                    PyErr_Clear();
-                    PyErr_Restore(et, ev, tb);
-                } else if (!released) n = -1;
-                else Py_DECREF(released);
-            }
+            /* the object may not keep the memory it was lent */
+            if (mv && !release_view(mv)) n = -1;
         } else n = file_read_bytes(in, (char *)buf + got, len - (size_t)got);
         if (n < 0 || PyErr_Occurred()) {
             got = -1;
@@ -469,23 +479,9 @@ static int sink_call(void *user, const void *data, size_t len)
     input *in = user;
     PyObject *mv = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)len, PyBUF_READ);
     PyObject *r = mv ? PyObject_CallOneArg(in->sink, mv) : NULL;
-    if (mv) {
-        /* release() runs with the sink's exception put aside, which then
-           stands as it was raised: a KeyboardInterrupt stays one. A sink
-           that kept a view of the chunk (which the library reuses) fails
-           the read with release()'s BufferError. */
-        PyObject *et, *ev, *tb;
-        PyErr_Fetch(&et, &ev, &tb);
-        PyObject *released = PyObject_CallMethod(mv, "release", NULL);
-        Py_DECREF(mv);
-        if (et) {
-            Py_XDECREF(released);
-            PyErr_Clear();
-            PyErr_Restore(et, ev, tb);
-        } else if (!released) {
-            Py_CLEAR(r);
-        } else Py_DECREF(released);
-    }
+    /* A sink that kept a view of the chunk (which the library reuses)
+       fails the read with release()'s BufferError. */
+    if (mv && !release_view(mv)) Py_CLEAR(r);
     if (!r) {
         if (!in->pending) in->pending = take_exception();
         else PyErr_Clear();
