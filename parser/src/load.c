@@ -40,8 +40,8 @@ int npyg_open(npyg_ctx *ctx)
     npyg__ctx_reset(ctx);
     npyg__input s;
     int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
-    if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_NPY);
     if (!rc) rc = npyg__parse_header_in(ctx, &s);
+    if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_NPY);
     return opened(ctx, &s, rc);
 }
 

@@ -246,9 +246,13 @@ int npyg_validate(npyg_ctx *ctx)
     if (!ctx) return NPYG_EINVAL;
     npyg__ctx_reset(ctx);
     input s;
+    /* The header's verdict first, as npyg_parse_header gives it; then the
+       HDF5 superblock search, before a byte of payload is read. */
     int rc = npyg__input_begin(ctx, &s, NPYG__IN_KEEP_HEAD, NPYG_OFFSET_FILE, NULL);
+    if (!rc) rc = npyg__parse_header_in(ctx, &s);
     if (!rc) rc = npyg__refuse_polyglot(ctx, &s, NPYG_FORMAT_NPY);
-    return rc ? done(ctx, rc) : run(ctx, &s);
+    if (!rc) rc = npyg__payload(ctx, &s);
+    return done(ctx, rc);
 }
 
 NPYG__INPUT_FORMS(npyg_validate)
