@@ -42,7 +42,8 @@ export LLVM_PROFILE_FILE="$prof/%p-%m.profraw"
 (cd "$dir" && ctest --output-on-failure -j"${JOBS:-2}" -E "${COVERAGE_CTEST_EXCLUDE:-conformance\.(numpy|npyjs|broken-adapters)|install_consumers}" \
     >"$dir/coverage/ctest.log" 2>&1)
 ctest_rc=$?
-[ $ctest_rc = 0 ] || echo "coverage: note: ctest failed (see $dir/coverage/ctest.log); counting what ran"
+[ $ctest_rc = 0 ] || { echo "coverage: note: ctest failed (see $dir/coverage/ctest.log); counting what ran";
+    sed -n '/tests FAILED/,$p' "$dir/coverage/ctest.log" | sed 's/^/  /'; }
 
 # 2. fuzz regressions and seeds (seeds carry the harness trailer), and any extra inputs
 seeds=$dir/coverage/seeds

@@ -6,6 +6,14 @@
 # are available. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's wall time, so that a slow CI run says where its minutes went.
+stage_name="" stage_start=$SECONDS
+stage() {
+  [ -z "$stage_name" ] || echo "-- $stage_name: $((SECONDS - stage_start)) s"
+  stage_name=$1 stage_start=$SECONDS
+  [ -z "$1" ] || echo "== $1"
+}
+stage "install what is missing"
 bash ci/install-deps.sh
 jobs=$(nproc)
 # Everything is installed here: a skipped test (ctest's exit 77, pytest's
@@ -40,12 +48,12 @@ for r in read-npy-file tfjs-npy; do
   fi
 done
 
-echo "== release build (gcc), ctest"
+stage "release build (gcc), ctest"
 cmake --preset release -DNPYG_WERROR=ON >/dev/null
 cmake --build --preset release -j "$jobs"
 run_ctest --preset release -j "$jobs"
 
-echo "== ASan + UBSan build (clang), ctest"
+stage "ASan + UBSan build (clang), ctest"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 # The numpy and npyjs adapters, the install test and the Python package
@@ -58,18 +66,19 @@ cmake --build --preset asan -j "$jobs"
 # An ASan build does not cap the HDF5 child's memory (hdf5_cli_child_memory).
 run_ctest --preset asan -j "$jobs" -E 'conformance\.(numpy|npyjs|broken-adapters|read-npy-file|tfjs-npy|release)|install_consumers|python_package|fuzz_hdf5_differential_smoke|hdf5_cli_child_memory'
 
-echo "== ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
+stage "ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
 bash ci/tsan.sh
 
-echo "== corpus (npy, npz, ra, hdf5, pickle) and numpy_cases.tsv: regenerate and compare, then re-read with numpy"
+stage "corpus (npy, npz, ra, hdf5, pickle) and numpy_cases.tsv: regenerate and compare, then re-read with numpy"
 bash gen/check_regen.sh
 /usr/bin/python3 gen/verify_manifest.py
 
-echo "== coverage of parser/src (fails below 99% of lines or 97% of branches)"
+stage "coverage of parser/src (fails below 99% of lines or 97% of branches)"
 bash ci/coverage.sh
 
 if [ -x ci/fuzz-smoke.sh ]; then
-  echo "== fuzz smoke"
+  stage "fuzz smoke"
   FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash ci/fuzz-smoke.sh
 fi
-echo "== all tests passed"
+stage ""
+echo "== all tests passed ($SECONDS s)"
