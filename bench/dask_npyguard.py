@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Validate (or load) many files on a Dask cluster with the Python package.
 
-Each path is one task, `npyguard.validate(path, hash=True)` on a worker;
-a file npyguard refuses raises there, and the error crosses back to the
-client as the same `npyguard.Error` subclass with its code, name, offset
-and message (npyguard's errors pickle whole); a file that cannot be read
-crosses back as its OSError. The output is one JSON line per path, in
-input order, in npyvalidate's record (docs/json.md, schema/): the
-Python package's validate() reads .npy only, so any other format is a
-magic error here; bench/dask_validate.py and bench/remote_validate.py
-run npyvalidate itself and recognise every format.
+Each path is one task, `npyguard.validate(path, hash=True)` on a worker,
+which recognises the format by its content and returns npyvalidate's
+record (docs/json.md, schema/). A file npyguard refuses raises there, and
+the error crosses back to the client as the same `npyguard.Error`
+subclass with its code, name, offset and message, and the record
+(npyguard's errors pickle whole). The output is one record per path, in
+input order, as `npyvalidate --json --hash` prints them.
 
     /usr/bin/python3 bench/dask_npyguard.py LIST                    # a local cluster
     /usr/bin/python3 bench/dask_npyguard.py --scheduler tcp://HOST:8786 LIST
@@ -30,52 +28,36 @@ import npyguard
 
 
 def check(path):
-    """One file, on a worker: its Info as a dict (raises npyguard.Error)."""
-    return npyguard.validate(path, hash=True)._asdict()
+    """One file, on a worker: its record (raises npyguard.Error)."""
+    return npyguard.validate(path, hash=True)
 
 
 def validate_all(client, paths):
-    """(path, info dict, npyguard.Error or OSError) for each path, in order."""
+    """(path, record or npyguard.Error) for each path, in order."""
     futures = client.map(check, paths, pure=False)
     for path, fut in zip(paths, futures):
         try:
             yield path, fut.result()
-        except (npyguard.Error, OSError) as e:
+        except npyguard.Error as e:
             yield path, e
 
 
-SCHEMA = "npyvalidate-record/1"
-
-
-def _code_of(name):
-    """An error's code by its name, from the library's table."""
-    return next(c for c in range(1, 256) if npyguard._core.error_info(c)[0] == name)
-
-
-def line(path, got):
-    """npyvalidate's record of one path."""
-    head = {"schema": SCHEMA, "path": path}
-    if isinstance(got, OSError):
-        err = {"code": _code_of("NPYG_EIO"), "name": "NPYG_EIO", "class": "io", "offset": 0, "offset_in": "file",
-               "message": "cannot open: %s" % (got.strerror or got)}
-        return dict(head, format="unknown", ok=False, error=err, warnings=[])
+def line(got):
+    """npyvalidate's record of one path (an error without one, such as
+    npyvalidate missing on a worker, is raised)."""
     if isinstance(got, npyguard.Error):
-        err = {"code": got.code, "name": got.name, "class": got.klass, "offset": got.offset,
-               "offset_in": got.offset_space, "message": got.message}
-        # without the magic, nothing says the file is a .npy
-        if got.klass == "magic" and got.name == "NPYG_EMAGIC":
-            return dict(head, format="unknown", ok=False, error=err, warnings=[])
-        return dict(head, format="npy", ok=False, error=err, warnings=[], npy={})
-    npy = {k: v for k, v in got.items() if k != "warnings" and (k != "payload_sha256" or v is not None)}
-    npy["shape"] = list(npy["shape"])
-    return dict(head, format="npy", ok=True, warnings=list(got["warnings"]), npy=npy)
+        if got.record is None:
+            raise got
+        return got.record
+    return got
 
 
 def status_of(got):
-    """npyvalidate's exit status for one result."""
-    if isinstance(got, OSError) or (isinstance(got, npyguard.Error) and got.klass == "io"):
-        return 2
-    return 1 if isinstance(got, npyguard.Error) else 0
+    """npyvalidate's exit status for one result: 2 for an error of class
+    io (the file could not be read), 1 for a refusal."""
+    if not isinstance(got, npyguard.Error):
+        return 0
+    return 2 if got.klass == "io" else 1
 
 
 def main(argv=None):
@@ -95,7 +77,7 @@ def main(argv=None):
     try:
         with Client(a.scheduler or cluster) as client:
             for path, got in validate_all(client, paths):
-                print(json.dumps(line(path, got), ensure_ascii=False))
+                print(json.dumps(line(got), ensure_ascii=False))
                 status = max(status, status_of(got))
     finally:
         if cluster:

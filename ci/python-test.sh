@@ -30,13 +30,15 @@ tar -C "$src" --exclude=build --exclude='*.egg-info' --exclude=__pycache__ -cf -
 rm -rf "$target"
 "${pip[@]}" wheel "${quiet[@]}" --wheel-dir "$work/wheel" "$work/tree/python"
 whl=$(ls "$work"/wheel/npyguard-*.whl)
-"$py" - "$whl" <<'PY' || fail "the wheel does not carry the HDF5 helper"
+"$py" - "$whl" <<'PY' || fail "the wheel does not carry the HDF5 helper and npyvalidate"
 import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
 modes = {i.filename: i.external_attr >> 16 for i in z.infolist()}
-for name in ("npyguard/npyg-hdf5-helper", "npyguard/npyg-h5-nocurl.so", "npyguard/npyg-h5-nocrypto.so"):
+for name in ("npyguard/npyg-hdf5-helper", "npyguard/npyg-h5-nocurl.so", "npyguard/npyg-h5-nocrypto.so",
+             "npyguard/npyvalidate"):
     assert name in modes, name + " is not in the wheel"
-assert modes["npyguard/npyg-hdf5-helper"] & 0o111, "the helper is not executable in the wheel"
+for name in ("npyguard/npyg-hdf5-helper", "npyguard/npyvalidate"):
+    assert modes[name] & 0o111, name + " is not executable in the wheel"
 PY
 "${pip[@]}" install "${quiet[@]}" --root-user-action=ignore --target "$target" "$whl"
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """An installed npyguard loads a MAT v7.3 file with nothing set: the HDF5
-helper is found beside the extension. The values are hdf5storage's."""
+helper is found beside the extension. The values are hdf5storage's; and
+validate() gives the bundled npyvalidate's record of it."""
 import os
 import sys
 
@@ -27,5 +28,8 @@ def same(a, b, where):
 
 
 same(got, want, path)
+rec = npyguard.validate(path)
+assert rec["format"] == "mat73" and rec["ok"] is True, rec
+assert sorted(o["path"][1:] for o in rec["hdf5"]["objects"] if o["path"].count("/") == 1) == sorted(want), rec
 print("wheel-loadmat: %s: %d variables as hdf5storage.loadmat reads them (%s)"
       % (os.path.basename(path), len(want), os.path.dirname(npyguard.__file__)))

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Builds npyguard._core from the C library's own sources, and the HDF5
-helper (npyg-hdf5-helper and its stand-ins) beside it.
+helper (npyg-hdf5-helper and its stand-ins) and npyvalidate beside it.
 
 The extension and the C library are one parser: the sources are compiled
 in, not copied into the repository, from the list parser/sources.txt that
 CMake reads too. From a checkout they are read from ../parser; a source
 package (`python3 setup.py sdist`) carries them in its own parser/ folder,
 so it builds anywhere with a C compiler, the Python headers, and the zlib,
-liblz4, libhdf5 and libseccomp headers (Debian: python3-dev zlib1g-dev
-liblz4-dev libhdf5-dev libseccomp-dev pkg-config). No network and no build
+liblz4, libhdf5, libseccomp and OpenSSL headers (Debian: python3-dev
+zlib1g-dev liblz4-dev libhdf5-dev libseccomp-dev libssl-dev pkg-config). No network and no build
 isolation are needed.
 
 The helper is package data: the extension finds it next to itself, so an
@@ -103,6 +103,29 @@ def hdf5_soname_and_package():
 
 
 with_hdf5 = os.environ.get("NPYG_WITH_HDF5", "1") != "0"
+# npyvalidate in the package, for validate(); NPYG_WITH_CLI=0 leaves it out,
+# and NPYG_CLI_PATH names the installed one (Debian: /usr/bin/npyvalidate).
+with_cli = os.environ.get("NPYG_WITH_CLI", "1") != "0"
+cli_path = os.environ.get("NPYG_CLI_PATH", "")
+
+
+def crypto_soname():
+    """libcrypto's soname, which npyvalidate opens for --hash (tools/sha256.c)."""
+    for d in [f[2:] for f in pkg_config("--libs-only-L", "libcrypto") or []] + \
+            ["/usr/lib/%s" % sysconfig_multiarch(), "/usr/lib", "/usr/local/lib"]:
+        lib = os.path.join(d, "libcrypto.so")
+        if os.path.exists(lib):
+            dyn = subprocess.run(["objdump", "-p", lib], check=True, capture_output=True, text=True).stdout
+            m = re.search(r"SONAME +(\S+)", dyn)
+            if m:
+                return m.group(1)
+    raise SystemExit("npyguard: libcrypto.so not found (Debian: apt-get install libssl-dev), "
+                     "or build without npyvalidate: NPYG_WITH_CLI=0")
+
+
+def sysconfig_multiarch():
+    import sysconfig
+    return sysconfig.get_config_var("MULTIARCH") or ""
 libexec = os.environ.get("NPYG_HDF5_LIBEXECDIR", os.path.join(sys.prefix, "libexec"))
 
 
@@ -112,8 +135,27 @@ class build_ext_with_helper(build_ext):
 
     def run(self):
         super().run()
+        out = os.path.dirname(self.get_ext_fullpath("npyguard._core"))
         if with_hdf5:
-            self.build_helper(os.path.dirname(self.get_ext_fullpath("npyguard._core")))
+            self.build_helper(out)
+        if with_cli:
+            self.build_cli(out)
+
+    def build_cli(self, out):
+        """npyvalidate, which validate() runs: the library's sources and the
+        program's (parser/sources.txt's cli group), as parser/CMakeLists.txt
+        builds it; it finds the helper beside itself."""
+        ext = self.extensions[0]
+        macros = [m for m in ext.define_macros if m[0] != "NPYG_BUILDING"] + [
+            ("NPYG_BUILDING", "1"), ("NPYG_CRYPTO_SONAME", '"%s"' % crypto_soname())]
+        objects = self.compiler.compile(
+            [os.path.abspath(s) for s in sources("cli") + [f for f in ext.sources if not f.startswith("src/")]],
+            output_dir=os.path.join(self.build_temp, "cli"), macros=macros,
+            include_dirs=[os.path.abspath(d) for d in ext.include_dirs],
+            extra_postargs=["-std=c11", "-Wall", "-Wextra", "-fPIE"])
+        self.compiler.link_executable(
+            objects, "npyvalidate", output_dir=out, libraries=ext.libraries + ["pthread", "dl"],
+            extra_postargs=["-pie", "-Wl,-z,relro,-z,now"] + shlex.split(os.environ.get("LDFLAGS", "")))
 
     def build_helper(self, out):
         hdf5_cflags = pkg_config("--cflags", "hdf5")
@@ -156,7 +198,8 @@ class sdist_with_library(sdist):
         shutil.copy2(os.path.join(parser, "sources.txt"), dst)
         for sub, patterns in (("include", ("*.h",)), ("src", ("*.c", "*.h")),
                               (os.path.join("src", "hdf5"), ("*.c", "*.h")),
-                              (os.path.join("src", "hdf5", "standin"), ("*.c", "*.map"))):
+                              (os.path.join("src", "hdf5", "standin"), ("*.c", "*.map")),
+                              ("tools", ("*.c", "*.h"))):
             os.makedirs(os.path.join(dst, sub), exist_ok=True)
             for pattern in patterns:
                 for f in sorted(glob.glob(os.path.join(parser, sub, pattern))):
@@ -184,7 +227,8 @@ setup(
             define_macros=isal_crc + [("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L"),
                            ("NPYG_HDF5_LIBEXECDIR", '"%s"' % libexec),
                            ("NPYG_HDF5_LIBEXEC_FROM_LIB", '"../libexec"'),
-                           ("NPYG_HDF5_LIBEXEC_FROM_BIN", '"../libexec"')],
+                           ("NPYG_HDF5_LIBEXEC_FROM_BIN", '"../libexec"'),
+                           ("NPYG_CLI_PATH", '"%s"' % cli_path)],
             # zlib (ISA-L for NPYG_INFLATE=isal, and its CRC-32 where present) for .npz, liblz4 for RawArray
             libraries=["z", "lz4"] + (["isal"] if inflater == "isal" or isal_crc else []),
             extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],

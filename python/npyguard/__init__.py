@@ -19,13 +19,13 @@ subclass of ``npyguard.Error`` carrying the C library's ``code``, ``name``,
 
 import collections.abc
 import errno
-import hashlib
 import io
 import json
 import mmap
 import operator
 import os
 import stat
+import subprocess
 import tempfile
 from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
@@ -34,7 +34,7 @@ import numpy as np
 from . import _core
 
 __all__ = [
-    "load", "load_npz", "validate", "Info", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
+    "load", "load_npz", "validate", "NpzFile", "LIMITS", "LIMIT_RANGES", "worst_case_alloc",
     "Error", "UsageError", "InputError", "MagicError", "HeaderError", "DescrError", "ShapeError",
     "TruncatedError", "UnsafeError", "LimitError", "StrictError", "ZipError", "RawArrayError", "PickleError", "Hdf5Error",
     "MatError", "UnsupportedError", "NotLoadableError", "load_ra", "FileMissingError", "SPOOL_DEFAULT_TOTAL",
@@ -58,6 +58,8 @@ class Error(Exception):
                  "archive" (the .npz as stored) or "member" (the
                  decompressed bytes of an archive member)
       member  -- the archive member being read (its key), or None
+      record  -- for a file validate() refused, npyvalidate's record of
+                 it (a dict, docs/json.md); None otherwise
 
     Every class but InputError is also a ``ValueError`` (the file's
     content is refused, as numpy.load raises ValueError for bad files and
@@ -67,6 +69,8 @@ class Error(Exception):
     the pickle carries every attribute, so an error copies and pickles
     whole (a ``multiprocessing`` worker's error reaches the parent whole).
     """
+
+    record: Optional[Dict[str, Any]] = None
 
     def __init__(self, code: int, name: str, klass: str, offset: int, message: str, offset_space: str = "file",
                  member: Optional[str] = None):
@@ -340,30 +344,6 @@ def _dtype_of(node) -> np.dtype:
 
 
 # ---------------------------------------------------------------- inputs
-
-class Info(collections.namedtuple("Info", [
-        "version", "header_len", "data_offset", "descr", "descr_repr", "shape", "fortran_order",
-        "itemsize", "count", "payload_bytes", "trailing_bytes", "warnings", "payload_sha256"])):
-    """What ``validate`` reports: the fields ``npyvalidate --json`` prints.
-
-    version is "1.0", "2.0" or "3.0"; descr is the descriptor in the JSON
-    form (a typestr, or lists for structured and subarray types) and
-    descr_repr as numpy writes it; shape is a tuple; warnings a tuple of
-    names ("trailing_bytes", "unaligned", ...); payload_sha256 is the hex
-    digest when ``hash=True`` was given, else None.
-    """
-
-    __slots__ = ()
-
-
-def _info(d: Dict[str, Any], sha: Optional[str] = None) -> Info:
-    return Info(
-        version="%d.%d" % d["version"], header_len=d["header_len"], data_offset=d["data_offset"],
-        descr=json.loads(d["descr_json"]), descr_repr=d["descr_repr"], shape=tuple(d["shape"]),
-        fortran_order=d["fortran_order"], itemsize=d["itemsize"], count=d["count"],
-        payload_bytes=d["payload_bytes"], trailing_bytes=d["trailing_bytes"],
-        warnings=tuple(d["warnings"]), payload_sha256=sha)
-
 
 _O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
@@ -942,43 +922,131 @@ def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) ->
     return arr
 
 
-def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -> Info:
-    """Validate one ``.npy`` file without loading it; return its Info.
+# Every limit of the library, by name: (smallest, largest, npyvalidate's option).
+_ALL_LIMITS = {k: (v[1], v[2], v[4]) for k, v in _core.limits().items()}
 
-    file is taken as load() takes it (a file object is read exactly as far
-    as the array goes). The fields are those ``npyvalidate --json`` prints
-    (version, header_len, data_offset, descr, descr_repr, shape,
-    fortran_order, itemsize, count, payload_bytes, trailing_bytes,
-    warnings) and payload_sha256 when hash=True (the payload is then read
-    and hashed; otherwise a regular file's payload is only measured).
-    trailing_bytes counts what follows the array in a whole file (a path,
-    bytes, a regular file object); a stream's are left unread, and 0.
-    Raises a subclass of npyguard.Error for a file npyguard refuses.
+
+def _cli() -> str:
+    """The npyvalidate validate() runs: the one built into the package
+    beside the extension, else the installed one the package was built
+    for (Debian's python3-npyguard: /usr/bin/npyvalidate)."""
+    here = os.path.join(os.path.dirname(os.path.abspath(_core.__file__)), "npyvalidate")
+    for path in (here, _core.cli_path):
+        if path and os.access(path, os.X_OK):
+            return path
+    raise _error(_EIO, 0, f"npyvalidate is not installed: looked for {here}"
+                          + (f" and {_core.cli_path}" if _core.cli_path else ""))
+
+
+def _cli_args(hash: bool, strict: bool, limits: Dict[str, Any]) -> list:
+    args = ["--json"] + (["--hash"] if hash else []) + (["--strict"] if strict else [])
+    for k, v in limits.items():
+        if k not in _ALL_LIMITS:
+            raise TypeError(f"unknown limit {k!r}; known: {', '.join(_ALL_LIMITS)}")
+        if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
+            raise TypeError(f"{k} must be an integer, not {type(v).__name__}")
+        v = operator.index(v)
+        lo, hi, option = _ALL_LIMITS[k]
+        if not lo <= v <= hi:
+            raise ValueError(f"{k}={v} is out of range: {lo}..{hi}")
+        args += ["--" + option, str(v)]
+    return args
+
+
+def _record_error(rec: Dict[str, Any]) -> Error:
+    """The error a refused file's record names, as its class, the record kept."""
+    e = rec.get("error") or {}
+    member = None
+    if rec.get("format") == "npz":
+        bad = [m for m in (rec.get("npz") or {}).get("members", ()) if m.get("ok") is False]
+        member = bad[0].get("name") if bad else None
+    if "code" in e:
+        err = _make_error(e["code"], e["name"], e["class"], e.get("offset") or 0, e["message"],
+                          e.get("offset_in") or "file", member)
+    else:  # a record that names no error: the format's own objects refused something
+        err = _error(_EIO if rec.get("ok") is None else 1, 0, "npyvalidate refused the file")
+    err.record = rec
+    return err
+
+
+def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -> Dict[str, Any]:
+    """Check one file without loading it, whatever its format (.npy, .npz,
+    .ra, HDF5, MAT v7.3, recognised by its content, as npyvalidate does);
+    return npyvalidate's JSON record of it (docs/json.md; the schema is
+    schema/npyvalidate-record.schema.json, "npyvalidate-record/1").
+
+    It runs the npyvalidate built with the package, so the record is the
+    CLI's, field for field: a path is checked under its own name; a file
+    object with a descriptor on a regular file is read in place from its
+    position (and left there); bytes, a BytesIO and any other file object
+    are copied first to an anonymous temporary file, no further than
+    SPOOL_DEFAULT_TOTAL bytes (LimitError NPYG_ELIMIT_STDIN past that),
+    and their record's path is "-".
+
+    hash    -- payload_sha256 of each array's payload as stored (HDF5: of
+               each dataset as read in the sandbox).
+    strict  -- refuse what numpy's writer would not produce.
+    **limits -- any of the library's limits by name (npyguard.LIMITS, and
+               the pickle scan's and HDF5's: max_objects, hdf5_cpu_seconds,
+               ...), passed as npyvalidate's options.
+
+    A refused file raises its error as the npyguard.Error subclass of its
+    class (a .npz's names the member), with the whole record as the
+    exception's ``record``; a file that cannot be read raises InputError.
     """
-    lim = _limits(limits)
-    src = _Source(file)
-    npy = None
+    args = [_cli()] + _cli_args(hash, strict, limits)
+    fd = None
+    if isinstance(file, (str, os.PathLike)):
+        args += ["--", os.fsdecode(file)]
+    else:
+        if isinstance(file, (bytes, bytearray, memoryview)):
+            file = io.BytesIO(_contiguous(memoryview(file)))
+        elif isinstance(file, io.TextIOBase):
+            raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
+        elif not (hasattr(file, "readinto") or hasattr(file, "read")):
+            raise TypeError(f"file: expected a path, a bytes-like object or a binary file object, "
+                            f"not {type(file).__name__}")
+        plain = _guarded(_plain_fd, file)
+        if plain is not None:
+            # the descriptor's offset made the object's position (the two
+            # seeks empty a buffered reader's buffer); npyvalidate reads
+            # it with pread from there and leaves it
+            try:
+                here = file.tell()
+                file.seek(0, io.SEEK_END)
+                file.seek(here)
+            except Exception as e:
+                raise _io_error(e, "cannot seek the file object") from e
+            fd = os.dup(plain)
+        else:
+            fd = _spool(file, SPOOL_DEFAULT_TOTAL, "input")
+        args += ["-"]
     try:
-        try:
-            npy = _core.Npy(src.arg, strict, lim)
-        except MagicError as e:  # what the file is refused as (a polyglot) comes first
-            _not_npy(e, src.head(), src.probe_arg())
-            raise
-        if src.stream and isinstance(src.arg, memoryview):
-            d = npy.info()
-            end = d["data_offset"] + d["payload_bytes"]
-            if len(src.arg) > end:
-                npy.close()
-                npy = _core.Npy(src.arg[:end], strict, lim)
-        h = hashlib.sha256() if hash else None
-        npy.read(None, h.update if h else None)
-        d = npy.info()
-        src.finish(d["data_offset"] + d["payload_bytes"])
-        return _info(d, h.hexdigest() if h else None)
+        r = subprocess.run(args, stdin=fd if fd is not None else subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True)
+    except OSError as e:
+        raise _io_error(e, "cannot run npyvalidate") from e
     finally:
-        if npy is not None:
-            npy.close()
-        src.close()
+        if fd is not None:
+            os.close(fd)
+    try:
+        rec = json.loads(r.stdout)
+    except ValueError:
+        raise _error(_EIO, 0, f"npyvalidate ended with status {r.returncode} and no record: "
+                              f"{r.stderr.decode('utf-8', 'replace').strip()[:400]}") from None
+    if r.returncode == 0 and rec.get("ok") is True:
+        return rec
+    err = _record_error(rec)
+    if isinstance(err, InputError) and isinstance(file, (str, os.PathLike)):
+        # the OSError behind an I/O record, as load() raises it: a missing
+        # path is a FileMissingError (FileNotFoundError), errno kept
+        try:
+            os.stat(file)
+        except OSError as e:
+            cause = _io_error(e, err.message)
+            cause.record = rec
+            raise cause from None
+    raise err
 
 
 # ---------------------------------------------------------------- archives
@@ -1246,7 +1314,7 @@ def _count(n, want: int, where: int, what: str) -> int:
     return n
 
 
-def _spool(file, bound: int) -> int:
+def _spool(file, bound: int, what: str = "archive") -> int:
     """Copies a stream to an anonymous temporary file, at most bound bytes
     (LimitError NPYG_ELIMIT_STDIN past that); returns its descriptor, at
     0. Every failure to read the stream or write the copy (a full disk,
@@ -1255,7 +1323,7 @@ def _spool(file, bound: int) -> int:
     try:
         tmp = tempfile.TemporaryFile()
     except OSError as e:
-        raise _io_error(e, "cannot make a temporary file for the archive on a stream") from e
+        raise _io_error(e, f"cannot make a temporary file for the {what} on a stream") from e
     try:
         chunk = bytearray(1 << 20)
         view = memoryview(chunk)
@@ -1282,18 +1350,20 @@ def _spool(file, bound: int) -> int:
             if n > bound - total:
                 raise _error(83, bound, f"archive on a stream is over {bound} bytes, the most the zip limits "
                                         f"admit (max_total_uncompressed, {SPOOL_DEFAULT_TOTAL} bytes by default "
-                                        f"on a stream)")
+                                        f"on a stream)" if what == "archive" else
+                                        f"{what} is over {bound} bytes (SPOOL_DEFAULT_TOTAL), the most "
+                                        f"validate() copies from a file object; pass a path")
             total += n
             try:
                 tmp.write(view[:n])
             except OSError as e:
-                raise _io_error(e, "cannot write the temporary copy of the archive on a stream") from e
+                raise _io_error(e, f"cannot write the temporary copy of the {what} on a stream") from e
         try:
             tmp.flush()
             fd = os.dup(tmp.fileno())
             os.lseek(fd, 0, os.SEEK_SET)
         except OSError as e:
-            raise _io_error(e, "cannot write the temporary copy of the archive on a stream") from e
+            raise _io_error(e, f"cannot write the temporary copy of the {what} on a stream") from e
         return fd
     finally:
         try:

@@ -9,6 +9,9 @@
  * name, class, offset and message the C library reported.
  */
 #define PY_SSIZE_T_CLEAN
+#ifndef NPYG_CLI_PATH
+#define NPYG_CLI_PATH "" /* npyvalidate is bundled beside the extension */
+#endif
 #include <Python.h>
 
 #include <errno.h>
@@ -126,8 +129,8 @@ static PyObject *limit_table(PyObject *self, PyObject *noargs)
     PyObject *t = PyDict_New();
     for (int id = 0; t && id < NPYG_LIMIT_END_; id++) {
         const npyg_limit_desc *d = npyg_limit_info((npyg_limit)id);
-        PyObject *v = Py_BuildValue("(KKKs)", (unsigned long long)d->default_value, (unsigned long long)d->min,
-                                    (unsigned long long)d->max, d->format);
+        PyObject *v = Py_BuildValue("(KKKss)", (unsigned long long)d->default_value, (unsigned long long)d->min,
+                                    (unsigned long long)d->max, d->format, d->option);
         if (!v || PyDict_SetItemString(t, d->name, v) < 0) Py_CLEAR(t);
         Py_XDECREF(v);
     }
@@ -1357,7 +1360,7 @@ static PyMethodDef module_methods[] = {
     {"load_path", (PyCFunction)(void (*)(void))load_path, METH_FASTCALL, load_path_doc},
     {"worst_case_alloc", worst_case_alloc, METH_O,
      "worst_case_alloc(limits or None) -> int: the most a .npy parse holds under these limits."},
-    {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest, format)}."},
+    {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest, format, npyvalidate option)}."},
     {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
     {"probe", probe, METH_O, "probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe."},
     {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
@@ -1384,7 +1387,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddObjectRef(m, "Npy", (PyObject *)&NpyType) < 0 ||
         PyModule_AddObjectRef(m, "Zip", (PyObject *)&ZipType) < 0 ||
         PyModule_AddObjectRef(m, "Ra", (PyObject *)&RaType) < 0 ||
-        PyModule_AddStringConstant(m, "library_version", npyg_version_string()) < 0) {
+        PyModule_AddStringConstant(m, "library_version", npyg_version_string()) < 0 ||
+        PyModule_AddStringConstant(m, "cli_path", NPYG_CLI_PATH) < 0) {
         Py_DECREF(m);
         return NULL;
     }

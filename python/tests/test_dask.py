@@ -31,10 +31,12 @@ def test_map_over_a_local_cluster(tmp_path):
         got = dict(dask_npyguard.validate_all(client, paths))
         # the worker's pid is not ours: the errors crossed a process boundary
         assert client.submit(os.getpid, pure=False).result() != os.getpid()
-    assert got[str(good)]["shape"] == (3, 4) and got[str(good)]["descr"] == "<i4"
+    assert got[str(good)]["npy"]["shape"] == [3, 4] and got[str(good)]["npy"]["descr"] == "<i4"
     assert type(got[str(bad)]) is npyguard.MagicError
     assert (got[str(bad)].code, got[str(bad)].name, got[str(bad)].offset) == (11, "NPYG_EVERSION", 6)
     assert type(got[str(pickled)]) is npyguard.UnsafeError and got[str(pickled)].code == 34
+    # the refusal's record crossed with it
+    assert got[str(pickled)].record["path"] == str(pickled) and got[str(pickled)].record["ok"] is False
 
 
 def test_the_command(tmp_path):

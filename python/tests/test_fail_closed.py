@@ -654,8 +654,8 @@ def test_load_is_typed_as_numpy_load(tmp_path):
         mat: dict = npyguard.load("x.mat")
         with npyguard.load_npz("x.npz") as z:
             w = z["w"]
-        info: npyguard.Info = npyguard.validate("x.npy")
-        n: int = info.payload_bytes
+        record: dict = npyguard.validate("x.npy")
+        n: int = record["npy"]["payload_bytes"]
     """))
     r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
                         "--ignore-missing-imports", str(example)], capture_output=True, text=True, timeout=300,

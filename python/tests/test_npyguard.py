@@ -120,13 +120,13 @@ def test_valid_equals_numpy(name):
         data = f.read()
     assert_same(npyguard.load(data, **npyguard_kwargs(entry)), want)
     assert_same(npyguard.load(io.BytesIO(data), **npyguard_kwargs(entry)), want)
-    info = npyguard.validate(path, hash=True, **npyguard_kwargs(entry))
-    assert info.payload_sha256 == entry["payload_sha256"]
-    assert info.shape == tuple(int(d) for d in entry["shape"])
-    assert info.descr_repr == entry["descr_repr"]
-    assert (info.data_offset, info.header_len, info.payload_bytes, info.fortran_order) == (
+    info = npyguard.validate(path, hash=True, **npyguard_kwargs(entry))["npy"]
+    assert info["payload_sha256"] == entry["payload_sha256"]
+    assert info["shape"] == [int(d) for d in entry["shape"]]
+    assert info["descr_repr"] == entry["descr_repr"]
+    assert (info["data_offset"], info["header_len"], info["payload_bytes"], info["fortran_order"]) == (
         entry["data_offset"], entry["header_len"], int(entry["payload_bytes"]), entry["fortran_order"])
-    assert info.version == "%d.%d" % tuple(entry["version"])
+    assert info["version"] == "%d.%d" % tuple(entry["version"])
 
 
 def _outcome(load):
@@ -165,7 +165,12 @@ def test_refused_with_manifest_code(name):
         expect_error(ei, entry["npyguard_error"])
         with pytest.raises(npyguard.Error) as ei:
             npyguard.validate(source)
-        expect_error(ei, entry["npyguard_error"])
+        # validate() recognises the format by its content, as npyvalidate
+        # does: a file without the whole six-byte .npy magic is of no
+        # format it reads, where load(), asked for a .npy, says the magic
+        # is wrong or cut short
+        unrecognized = entry["npyguard_error"] == "NPYG_EMAGIC" or os.path.getsize(path) < len(b"\x93NUMPY")
+        expect_error(ei, "NPYG_EUNRECOGNIZED" if unrecognized else entry["npyguard_error"])
 
 
 def test_corpus_counts():
@@ -416,7 +421,7 @@ def test_truncated_pipe():
 def test_strict_and_trailing():
     data = _saved(np.arange(3, dtype="<i8")) + b"x"
     assert_same(npyguard.load(data), np.arange(3, dtype="<i8"))
-    assert npyguard.validate(data).warnings == ("trailing_bytes",)
+    assert npyguard.validate(data)["warnings"] == ["trailing_bytes"]
     with pytest.raises(npyguard.StrictError) as ei:
         npyguard.load(data, strict=True)
     expect_error(ei, "NPYG_ETRAILING")
