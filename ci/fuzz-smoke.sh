@@ -50,13 +50,15 @@ fi
 
 for t in $targets; do "$root/fuzz/dict.sh" "$t" >"$work/$t.dict" || exit 1; done
 
+# The two engines run side by side, one core each; each writes its own
+# report, printed in turn once both are done.
 report() { # engine target status
-    if [ "$3" = ok ]; then echo "fuzz-smoke: $1 $2: ok"; else echo "fuzz-smoke: $1 $2: FAIL ($3)"; fail=1; fi
+    if [ "$3" = ok ]; then echo "fuzz-smoke: $1 $2: ok"; else echo "fuzz-smoke: $1 $2: FAIL ($3)"; : >"$work/failed"; fi
 }
 
-if [ $lf = 1 ]; then
+run_libfuzzer() {
     "$root/fuzz/build.sh" libfuzzer "$root/build-fuzz-libfuzzer" >"$work/build-libfuzzer.log" 2>&1 ||
-        { echo "fuzz-smoke: libFuzzer build failed:"; tail -20 "$work/build-libfuzzer.log"; exit 1; }
+        { echo "fuzz-smoke: libFuzzer build failed:"; tail -20 "$work/build-libfuzzer.log"; : >"$work/failed"; return; }
     for t in $targets; do
         # hdf5_walk_fuzzer is built only where libhdf5's headers are
         [ -x "$root/build-fuzz-libfuzzer/fuzz/$t" ] || { echo "fuzz-smoke: SKIP libFuzzer $t: not built"; continue; }
@@ -73,11 +75,11 @@ if [ $lf = 1 ]; then
         if [ $rc = 0 ]; then report libFuzzer "$t" ok
         else grep -m3 -E "invariant|ERROR:|SUMMARY" "$work/libfuzzer-$t.log" | sed "s/^/    /"; report libFuzzer "$t" "exit $rc"; fi
     done
-fi
+}
 
-if [ $afl = 1 ]; then
+run_afl() {
     "$root/fuzz/build.sh" afl "$root/build-fuzz-afl" >"$work/build-afl.log" 2>&1 ||
-        { echo "fuzz-smoke: AFL++ build failed:"; tail -20 "$work/build-afl.log"; exit 1; }
+        { echo "fuzz-smoke: AFL++ build failed:"; tail -20 "$work/build-afl.log"; : >"$work/failed"; return; }
     export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
         AFL_FAST_CAL=1 AFL_CMPLOG_ONLY_NEW=1
     for t in $targets; do
@@ -105,8 +107,13 @@ if [ $afl = 1 ]; then
         elif [ $n != 0 ]; then report AFL++ "$t" "$n crashes/hangs"
         else report AFL++ "$t" ok; fi
     done
-fi
+}
 
+[ $lf = 1 ] && run_libfuzzer >"$work/libfuzzer.out" 2>&1 &
+[ $afl = 1 ] && run_afl >"$work/afl.out" 2>&1 &
+wait
+cat "$work/libfuzzer.out" "$work/afl.out" 2>/dev/null
+[ -e "$work/failed" ] && fail=1
 if [ $fail != 0 ]; then
     echo "fuzz-smoke: FAILED; inputs in $work/findings/:"
     ls "$work/findings"
