@@ -57,6 +57,10 @@ got=$("${clean[@]}" npyvalidate "$src/corpus/hdf5/valid/mat/savemat-several.mat"
   fail "npyvalidate failed on the MAT file: $got"
 want=$'/a: ok float64 shape=(3, 2)\n/b: ok uint16 shape=(4, 1)\n/c: ok group\n/c/d: ok int32 shape=(1, 1)'
 [ "$got" = "$want" ] || fail "npyvalidate printed: $got"
+# the record the schema describes, checked against the installed schema
+"${clean[@]}" npyvalidate --json "$src/corpus/hdf5/valid/mat/savemat-several.mat" >record.json
+/usr/bin/python3 -c 'import json, jsonschema; jsonschema.validate(json.load(open("record.json")), json.load(open("/usr/share/npyguard/schema/npyvalidate-record.schema.json")))' ||
+  fail "the record does not match the installed schema"
 echo "== python3-npyguard"
 "${clean[@]}" /usr/bin/python3 "$src/ci/wheel-loadmat.py" "$src/corpus/hdf5/valid/mat/savemat-several.mat"
 "${clean[@]}" /usr/bin/python3 -c 'import npyguard, sys; sys.exit(not npyguard.__file__.startswith("/usr/lib/python3/dist-packages/"))' ||
