@@ -979,9 +979,9 @@ def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -
     CLI's, field for field: a path is checked under its own name; a file
     object with a descriptor on a regular file is read in place from its
     position (and left there); bytes, a BytesIO and any other file object
-    are copied first to an anonymous temporary file, no further than
-    SPOOL_DEFAULT_TOTAL bytes (LimitError NPYG_ELIMIT_STDIN past that),
-    and their record's path is "-".
+    are copied first to an anonymous temporary file (a file object no
+    further than SPOOL_DEFAULT_TOTAL bytes: LimitError NPYG_ELIMIT_STDIN
+    past that), and their record's path is "-".
 
     hash    -- payload_sha256 of each array's payload as stored (HDF5: of
                each dataset as read in the sandbox).
@@ -999,8 +999,12 @@ def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -
     if isinstance(file, (str, os.PathLike)):
         args += ["--", os.fsdecode(file)]
     else:
+        bound = SPOOL_DEFAULT_TOTAL
         if isinstance(file, (bytes, bytearray, memoryview)):
-            file = io.BytesIO(_contiguous(memoryview(file)))
+            # the caller holds these bytes already: all of them are copied
+            view = _contiguous(memoryview(file))
+            bound = max(bound, view.nbytes)
+            file = io.BytesIO(view)
         elif isinstance(file, io.TextIOBase):
             raise TypeError("file: a text-mode file object; open it in binary mode ('rb')")
         elif not (hasattr(file, "readinto") or hasattr(file, "read")):
@@ -1019,7 +1023,7 @@ def validate(file, *, hash: bool = False, strict: bool = False, **limits: int) -
                 raise _io_error(e, "cannot seek the file object") from e
             fd = os.dup(plain)
         else:
-            fd = _spool(file, SPOOL_DEFAULT_TOTAL, "input")
+            fd = _spool(file, bound, "input")
         args += ["-"]
     try:
         r = subprocess.run(args, stdin=fd if fd is not None else subprocess.DEVNULL,

@@ -172,6 +172,10 @@ def test_a_stream_past_the_spool_bound_is_refused(monkeypatch):
     with open(r, "rb", buffering=0) as pipe, pytest.raises(npyguard.LimitError) as ei:
         npyguard.validate(pipe)
     assert ei.value.name == "NPYG_ELIMIT_STDIN" and "1000" in ei.value.message
+    # bytes the caller holds are all copied, whatever their size
+    big = io.BytesIO()
+    np.save(big, np.zeros(500))
+    assert npyguard.validate(big.getvalue())["npy"]["shape"] == [500]
 
 
 def test_every_limit_is_npyvalidates_option():
