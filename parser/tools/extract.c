@@ -39,94 +39,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* ---------------- what the load hands over ---------------- */
-
-#define MAX_DIMS 32 /* HDF5's most */
-
-/* One dataset's values, kept until the next record says it is complete. */
-typedef struct pending {
-    bool active;
-    char path[1100];
-    char form[8];
-    bool null_space;
-    unsigned n;
-    void *buf[2];
-    uint64_t size[2];
-    char descr[4096];       /* of value 0, as numpy spells it */
-    uint32_t ndim;
-    uint64_t shape[MAX_DIMS];
-} pending;
-
-typedef struct collector {
-    pending p;
-    void *scratch;                      /* an attribute's value: not kept */
-    int (*done)(struct collector *c);  /* p complete; non-zero: stop */
-    char why[1400];                     /* why done() stopped */
-} collector;
-
-static void drop(pending *p)
-{
-    for (int i = 0; i < 2; i++) free(p->buf[i]);
-    memset(p, 0, sizeof *p);
-}
-
-static int flush(collector *c)
-{
-    free(c->scratch);
-    c->scratch = NULL;
-    int rc = c->p.active && !c->p.null_space ? c->done(c) : 0;
-    drop(&c->p);
-    return rc;
-}
-
-static int on_object(void *user, const npyg_hdf5_item *it)
-{
-    collector *c = user;
-    if (flush(c)) return 1;
-    if (strcmp(it->kind, "dataset")) return 0;
-    pending *p = &c->p;
-    p->active = true;
-    snprintf(p->path, sizeof p->path, "%s", it->path);
-    snprintf(p->form, sizeof p->form, "%s", it->form);
-    p->null_space = it->null_space;
-    return 0;
-}
-
-static int on_value(void *user, unsigned index, const npyg_info *in, void **buf)
-{
-    collector *c = user;
-    pending *p = &c->p;
-    if (!p->active || p->n > index) { /* an attribute's value */
-        free(c->scratch);
-        if (!(c->scratch = malloc((size_t)in->payload_bytes + 1))) die_oom();
-        *buf = c->scratch;
-        return 0;
-    }
-    if (in->ndim > MAX_DIMS || in->payload_bytes > SIZE_MAX - 1) {
-        snprintf(c->why, sizeof c->why, "%s: too many dimensions or bytes for this tool", p->path);
-        return 1;
-    }
-    if (!(p->buf[index] = malloc((size_t)in->payload_bytes + 1))) die_oom();
-    p->size[index] = in->payload_bytes;
-    p->n = index + 1;
-    if (index == 0) {
-        npyg_format_descr(in->dtype, p->descr, sizeof p->descr);
-        p->ndim = in->ndim;
-        if (in->ndim) memcpy(p->shape, in->shape, in->ndim * sizeof *in->shape);
-    }
-    *buf = p->buf[index];
-    return 0;
-}
-
-static void on_end(void *user, int rc)
-{
-    collector *c = user;
-    if (!rc) flush(c);
-    free(c->scratch);
-    c->scratch = NULL;
-    drop(&c->p);
-}
-
 /* ---------------- .npy bytes ---------------- */
 
 /* The header numpy's writer makes for descr and shape (version 1.0). */
@@ -546,7 +458,7 @@ int extract_npz(const options *o, const char *path, const char *out)
         return 2;
     }
     npyg_ctx *ctx = new_context(o);
-    npyg_hdf5_sink sink = {on_object, on_value, on_end, &z.c};
+    npyg_hdf5_sink sink = {collect_object, collect_value, collect_end, &z.c};
     int rc = npyg_hdf5_load_fd(ctx, in, NULL, &sink);
     /* the last dataset is written by the sink's end, which cannot stop the load */
     if (!rc && !z.c.why[0] && names_apart(&z, z.c.why, sizeof z.c.why)) finish_zip(&z);
@@ -574,76 +486,4 @@ int extract_npz(const options *o, const char *path, const char *out)
     npyg_ctx_free(ctx);
     close(in);
     return status;
-}
-
-/* ---------------- --hash ---------------- */
-
-typedef struct hasher {
-    collector c;
-    const options *o;
-    hdf5_hashes *out;
-} hasher;
-
-static int hash_dataset(collector *c)
-{
-    hasher *h = (hasher *)c;
-    const sha256_api *api = h->o->sha256;
-    EVP_MD_CTX *md = api->ctx_new();
-    unsigned char d[32];
-    unsigned int dl = 0;
-    bool ok = md && api->init(md, api->sha256(), NULL) == 1;
-    for (unsigned i = 0; ok && i < c->p.n; i++) ok = api->update(md, c->p.buf[i], (size_t)c->p.size[i]) == 1;
-    ok = ok && api->final(md, d, &dl) == 1 && dl == 32;
-    if (md) api->ctx_free(md);
-    if (!ok) die_oom();
-    hdf5_hashes *o = h->out;
-    if (o->n == o->cap) {
-        o->cap = o->cap ? 2 * o->cap : 64;
-        if (!(o->v = realloc(o->v, o->cap * sizeof *o->v))) die_oom();
-    }
-    /* as the scan's records escape it (h5internal.h) */
-    static const char hex[] = "0123456789abcdef";
-    char *key = malloc(4 * strlen(c->p.path) + 1), *k = key;
-    if (!key) die_oom();
-    for (const unsigned char *s = (const unsigned char *)c->p.path; *s; s++)
-        if (*s < 0x20 || *s >= 0x7f || *s == '\\') *k++ = '\\', *k++ = 'x', *k++ = hex[*s >> 4], *k++ = hex[*s & 15];
-        else *k++ = (char)*s;
-    *k = '\0';
-    o->v[o->n].path = key;
-    for (unsigned j = 0; j < 32; j++) snprintf(o->v[o->n].sha + 2 * j, 3, "%02x", d[j]);
-    o->n++;
-    return 0;
-}
-
-static int by_path(const void *a, const void *b)
-{
-    return strcmp(((const hdf5_hash *)a)->path, ((const hdf5_hash *)b)->path);
-}
-
-int hdf5_hash_datasets(const options *o, npyg_ctx *ctx, int fd, hdf5_hashes *out)
-{
-    hasher h;
-    memset(&h, 0, sizeof h);
-    h.c.done = hash_dataset;
-    h.o = o;
-    h.out = out;
-    npyg_hdf5_sink sink = {on_object, on_value, on_end, &h.c};
-    int rc = npyg_hdf5_load_fd(ctx, fd, NULL, &sink);
-    if (out->n) qsort(out->v, out->n, sizeof *out->v, by_path);
-    return rc;
-}
-
-const char *hdf5_hash_of(const hdf5_hashes *h, const char *shown_path)
-{
-    if (!h || !h->n) return NULL;
-    hdf5_hash key = {(char *)shown_path, ""};
-    const hdf5_hash *f = bsearch(&key, h->v, h->n, sizeof *h->v, by_path);
-    return f ? f->sha : NULL;
-}
-
-void hdf5_hashes_free(hdf5_hashes *h)
-{
-    for (size_t i = 0; i < h->n; i++) free(h->v[i].path);
-    free(h->v);
-    memset(h, 0, sizeof *h);
 }

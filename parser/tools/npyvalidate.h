@@ -115,11 +115,38 @@ void sarif_end(FILE *to);
    it, or are NULL. offset_space < 0: no byte offset (an HDF5 object). */
 void sarif_result(strbuf *b, const char *path, int code, const char *message, uint64_t offset, int offset_space,
                   const char *where, const char *name, size_t name_len);
-/* An HDF5 / MAT v7.3 file: one line (or JSON object) per object, as the
-   scan reports them; report_hdf5_object is the scan's callback (user: an
-   hdf5_report), report_hdf5 the file's report around them. */
-/* extract.c: the SHA-256 of each dataset as loaded, by the path the
-   scan's records show. */
+/* ---------------- collect.c: an HDF5 load's datasets, one at a time ---------------- */
+#define MAX_DIMS 32 /* HDF5's most */
+
+/* One dataset's values, kept until the next record says it is complete. */
+typedef struct pending {
+    bool active;
+    char path[1100];
+    char form[8];
+    bool null_space;
+    unsigned n;
+    void *buf[2];
+    uint64_t size[2];
+    char descr[4096];       /* of value 0, as numpy spells it */
+    uint32_t ndim;
+    uint64_t shape[MAX_DIMS];
+} pending;
+
+typedef struct collector {
+    pending p;
+    void *scratch;                      /* an attribute's value: not kept */
+    int (*done)(struct collector *c);  /* p complete; non-zero: stop */
+    char why[1400];                     /* why done() stopped */
+} collector;
+
+/* The npyg_hdf5_sink callbacks (user: the collector). */
+int collect_object(void *user, const npyg_hdf5_item *it);
+int collect_value(void *user, unsigned index, const npyg_info *in, void **buf);
+void collect_end(void *user, int rc);
+
+/* ---------------- hdf5hash.c: --hash of HDF5 datasets ---------------- */
+/* The SHA-256 of each dataset as loaded, by the path the scan's records
+   show. */
 typedef struct hdf5_hash {
     char *path;
     char sha[65];
@@ -131,9 +158,14 @@ typedef struct hdf5_hashes {
 int hdf5_hash_datasets(const options *o, npyg_ctx *ctx, int fd, hdf5_hashes *out);
 const char *hdf5_hash_of(const hdf5_hashes *h, const char *shown_path);
 void hdf5_hashes_free(hdf5_hashes *h);
-/* --extract: the datasets of path as a strict .npz at out; an exit status. */
+/* ---------------- extract.c: --extract ---------------- */
+/* The datasets of path as a strict .npz at out; an exit status. */
 int extract_npz(const options *o, const char *path, const char *out);
 
+/* ---------------- report.c: an HDF5 / MAT v7.3 file's report ---------------- */
+/* An HDF5 / MAT v7.3 file: one line (or JSON object) per object, as the
+   scan reports them; report_hdf5_object is the scan's callback (user: an
+   hdf5_report), report_hdf5 the file's report around them. */
 typedef struct hdf5_report {
     const options *o;
     const char *path;
