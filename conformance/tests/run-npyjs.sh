@@ -17,4 +17,9 @@ if [ ! -f "$adir/node_modules/npyjs/package.json" ]; then
     echo "SKIP: npyjs is not installed; run 'npm ci' in $adir to test it"
     exit 77
 fi
-exec "$runner" --adapter "node $adir/npyjs-adapter.mjs" --skip "$dir/skips/npyjs.skip" -j 2 --timeout 30
+. "$(dirname "$0")/sample.sh"
+sample_cases "$runner"
+set --
+for c in $sampled; do set -- "$@" --run "$c"; done
+[ -z "${NPYCONFORM_SAMPLE:-}" ] || echo "every ${NPYCONFORM_SAMPLE}th case: $(($# / 2)) cases (NPYCONFORM_SAMPLE)"
+exec "$runner" --adapter "node $adir/npyjs-adapter.mjs" --skip "$dir/skips/npyjs.skip" -j 2 --timeout 30 "$@"
