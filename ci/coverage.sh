@@ -33,6 +33,9 @@ cmake --build "$dir" -j"${JOBS:-2}" >"$dir/build.log" 2>&1 || { tail -30 "$dir/b
 prof=$dir/coverage/profraw
 rm -rf "$dir/coverage"
 mkdir -p "$prof"
+# cli_gate runs npyvalidate as an unprivileged user (root reads every
+# directory): its profile must be writable by that user too.
+chmod 1777 "$prof"
 export LLVM_PROFILE_FILE="$prof/%p-%m.profraw"
 
 # 1. the unit tests and the corpus replays that ctest runs
