@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The package's facts come from the C library: they are checked here
 against the readers that define them (zipfile for member names, numpy for
-the descr) and against what npyvalidate --json prints."""
+the descr); validate()'s record, which is npyvalidate's, in
+test_validate_record.py."""
 
-import json
 import os
-import subprocess
 import zipfile
 
 import numpy as np
-import pytest
 
 import npyguard
 
@@ -75,13 +73,6 @@ def test_descr_is_numpys():
         assert got == want, name
         structured += dtype.names is not None
     assert structured >= 10
-
-
-def _cli():
-    path = os.environ.get("NPYG_CLI") or os.path.join(ROOT, "build", "release", "parser", "npyvalidate")
-    if not os.access(path, os.X_OK):
-        pytest.skip("npyvalidate is not built (set NPYG_CLI)")
-    return path
 
 
 def _codes_of_header():
