@@ -271,14 +271,19 @@ def _limits(limits: Dict[str, Any], max_header_size: Any = None) -> Optional[Dic
     for k, v in limits.items():
         if k not in LIMITS:
             raise TypeError(f"unknown limit {k!r}; known: {', '.join(LIMITS)}")
-        if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
-            raise TypeError(f"{k} must be an integer, not {type(v).__name__}")
-        v = operator.index(v)
-        lo, hi = LIMIT_RANGES[k]
-        if not lo <= v <= hi:
-            raise ValueError(f"{k}={v} is out of range: {lo}..{hi}")
-        out[k] = v
+        out[k] = _limit_value(k, v, *LIMIT_RANGES[k])
     return out or None
+
+
+def _limit_value(k: str, v: Any, lo: int, hi: int) -> int:
+    """One limit's value: any integral type (not bool), within lo..hi;
+    TypeError or ValueError naming it otherwise."""
+    if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
+        raise TypeError(f"{k} must be an integer, not {type(v).__name__}")
+    v = operator.index(v)
+    if not lo <= v <= hi:
+        raise ValueError(f"{k}={v} is out of range: {lo}..{hi}")
+    return v
 
 
 def worst_case_alloc(**limits: int) -> int:
@@ -943,13 +948,8 @@ def _cli_args(hash: bool, strict: bool, limits: Dict[str, Any]) -> list:
     for k, v in limits.items():
         if k not in _ALL_LIMITS:
             raise TypeError(f"unknown limit {k!r}; known: {', '.join(_ALL_LIMITS)}")
-        if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
-            raise TypeError(f"{k} must be an integer, not {type(v).__name__}")
-        v = operator.index(v)
         lo, hi, option = _ALL_LIMITS[k]
-        if not lo <= v <= hi:
-            raise ValueError(f"{k}={v} is out of range: {lo}..{hi}")
-        args += ["--" + option, str(v)]
+        args += ["--" + option, str(_limit_value(k, v, lo, hi))]
     return args
 
 
