@@ -397,10 +397,6 @@ static long long file_read(void *user, void *buf, size_t len)
     return n;
 }
 
-/* The input as a seekable file object, read in place at offsets (an
-   fsspec, S3 or HTTP file transfers what is read, not the whole object).
-   Called without the GIL, from the archive reader: takes it. One read
-   at a time per object (the archive's lock). */
 /* Releases (and drops) a memoryview lent to Python code, with any
    exception already raised put aside, which then stands as it was raised:
    a KeyboardInterrupt stays one. False when release() itself failed and
@@ -422,6 +418,10 @@ static bool release_view(PyObject *mv)
     return true;
 }
 
+/* The input as a seekable file object, read in place at offsets (an
+   fsspec, S3 or HTTP file transfers what is read, not the whole object).
+   Called without the GIL, from the archive reader: takes it. One read
+   at a time per object (the archive's lock). */
 static long long file_pread(void *user, void *buf, size_t len, uint64_t offset)
 {
     input *in = user;
