@@ -8,8 +8,8 @@ CMake reads too. From a checkout they are read from ../parser; a source
 package (`python3 setup.py sdist`) carries them in its own parser/ folder,
 so it builds anywhere with a C compiler, the Python headers, and the zlib,
 liblz4, libhdf5, libseccomp and OpenSSL headers (Debian: python3-dev
-zlib1g-dev liblz4-dev libhdf5-dev libseccomp-dev libssl-dev pkg-config). No network and no build
-isolation are needed.
+zlib1g-dev liblz4-dev libhdf5-dev libseccomp-dev libssl-dev pkg-config).
+No network and no build isolation are needed.
 
 The helper is package data: the extension finds it next to itself, so an
 installed wheel loads HDF5 and MAT v7.3 files with no environment
@@ -26,6 +26,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -78,20 +79,28 @@ def pkg_config(*args):
         return None
 
 
-def hdf5_soname_and_package():
-    """libhdf5's soname, which the helper opens with dlopen, and the
-    package a user installs to get it (by dpkg, else "libhdf5")."""
-    libdirs = [f[2:] for f in pkg_config("--libs-only-L", "hdf5") or []] + ["/usr/lib", "/usr/local/lib"]
-    for d in libdirs:
-        lib = os.path.join(d, "libhdf5.so")
+def find_library(name, pc, libdirs, missing):
+    """The path of lib<name>.so (in pkg-config's -L directories for pc,
+    then libdirs) and its soname, read with objdump -p; SystemExit with
+    missing when there is none."""
+    for d in [f[2:] for f in pkg_config("--libs-only-L", pc) or []] + libdirs:
+        lib = os.path.join(d, "lib%s.so" % name)
         if os.path.exists(lib):
             break
     else:
-        raise SystemExit("npyguard: libhdf5.so not found (Debian: apt-get install libhdf5-dev)")
+        raise SystemExit(missing)
     dyn = subprocess.run(["objdump", "-p", lib], check=True, capture_output=True, text=True).stdout
     m = re.search(r"SONAME +(\S+)", dyn)
     if not m:
         raise SystemExit("npyguard: cannot read the soname of %s with objdump -p" % lib)
+    return lib, m.group(1)
+
+
+def hdf5_soname_and_package():
+    """libhdf5's soname, which the helper opens with dlopen, and the
+    package a user installs to get it (by dpkg, else "libhdf5")."""
+    lib, soname = find_library("hdf5", "hdf5", ["/usr/lib", "/usr/local/lib"],
+                               "npyguard: libhdf5.so not found (Debian: apt-get install libhdf5-dev)")
     package = "libhdf5"
     try:
         owner = subprocess.run(["dpkg-query", "-S", os.path.realpath(lib)],
@@ -99,7 +108,7 @@ def hdf5_soname_and_package():
         package = re.match(r"[^:,]+", owner).group(0)
     except (OSError, subprocess.CalledProcessError, AttributeError):
         pass
-    return m.group(1), package
+    return soname, package
 
 
 with_hdf5 = os.environ.get("NPYG_WITH_HDF5", "1") != "0"
@@ -111,21 +120,12 @@ cli_path = os.environ.get("NPYG_CLI_PATH", "")
 
 def crypto_soname():
     """libcrypto's soname, which npyvalidate opens for --hash (tools/sha256.c)."""
-    for d in [f[2:] for f in pkg_config("--libs-only-L", "libcrypto") or []] + \
-            ["/usr/lib/%s" % sysconfig_multiarch(), "/usr/lib", "/usr/local/lib"]:
-        lib = os.path.join(d, "libcrypto.so")
-        if os.path.exists(lib):
-            dyn = subprocess.run(["objdump", "-p", lib], check=True, capture_output=True, text=True).stdout
-            m = re.search(r"SONAME +(\S+)", dyn)
-            if m:
-                return m.group(1)
-    raise SystemExit("npyguard: libcrypto.so not found (Debian: apt-get install libssl-dev), "
-                     "or build without npyvalidate: NPYG_WITH_CLI=0")
+    multiarch = "/usr/lib/%s" % (sysconfig.get_config_var("MULTIARCH") or "")
+    return find_library("crypto", "libcrypto", [multiarch, "/usr/lib", "/usr/local/lib"],
+                        "npyguard: libcrypto.so not found (Debian: apt-get install libssl-dev), "
+                        "or build without npyvalidate: NPYG_WITH_CLI=0")[1]
 
 
-def sysconfig_multiarch():
-    import sysconfig
-    return sysconfig.get_config_var("MULTIARCH") or ""
 libexec = os.environ.get("NPYG_HDF5_LIBEXECDIR", os.path.join(sys.prefix, "libexec"))
 
 
