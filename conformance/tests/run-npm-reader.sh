@@ -31,6 +31,5 @@ sample_cases "$runner" "$@"
 if [ -n "$sampled" ]; then
     set --
     for c in $sampled; do set -- "$@" --run "$c"; done
-    echo "every ${NPYCONFORM_SAMPLE}th case: $(($# / 2)) cases (NPYCONFORM_SAMPLE)"
 fi
 exec "$runner" --adapter "node $adir/$reader-adapter.mjs" --skip "$dir/skips/$reader.skip" -j 2 --timeout 60 "$@"

@@ -14,5 +14,4 @@ NPYCONFORM_SAMPLE=${NPYCONFORM_SAMPLE_NPYGUARD:-}
 sample_cases "$runner"
 set --
 for c in $sampled; do set -- "$@" --run "$c"; done
-[ -z "$NPYCONFORM_SAMPLE" ] || echo "every ${NPYCONFORM_SAMPLE}th case: $(($# / 2)) cases (NPYCONFORM_SAMPLE_NPYGUARD)"
 exec "$runner" --adapter "$adapter" -j 2 --timeout 10 --skip "$skip" "$@"

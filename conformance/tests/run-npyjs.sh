@@ -21,5 +21,4 @@ fi
 sample_cases "$runner"
 set --
 for c in $sampled; do set -- "$@" --run "$c"; done
-[ -z "${NPYCONFORM_SAMPLE:-}" ] || echo "every ${NPYCONFORM_SAMPLE}th case: $(($# / 2)) cases (NPYCONFORM_SAMPLE)"
 exec "$runner" --adapter "node $adir/npyjs-adapter.mjs" --skip "$dir/skips/npyjs.skip" -j 2 --timeout 30 "$@"

@@ -17,6 +17,5 @@ skip=
 sample_cases "$runner" --prefix-step 1024
 set --
 for c in $sampled; do set -- "$@" --run "$c"; done
-[ -z "${NPYCONFORM_SAMPLE:-}" ] || echo "every ${NPYCONFORM_SAMPLE}th case: $(($# / 2)) cases (NPYCONFORM_SAMPLE)"
 # shellcheck disable=SC2086
 exec "$runner" --adapter "$dir/adapters/numpy/numpy-adapter" --expect-numpy -j 2 --timeout 30 --prefix-step 1024 $skip "$@"

@@ -14,4 +14,5 @@ sample_cases() {
     [ -n "${NPYCONFORM_SAMPLE:-}" ] || return 0
     case $NPYCONFORM_SAMPLE in *[!0-9]* | 0) echo "NPYCONFORM_SAMPLE must be a positive integer" >&2; exit 2 ;; esac
     sampled=$("$_runner" list "$@" | awk -F'\t' -v n="$NPYCONFORM_SAMPLE" '(NR - 1) % n == 0 { print $2 }') || exit 2
+    echo "every ${NPYCONFORM_SAMPLE}th case: $(echo "$sampled" | wc -l) cases"
 }
