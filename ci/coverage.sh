@@ -10,6 +10,10 @@
 #   ci/coverage.sh                 -> build-coverage/, report in build-coverage/coverage/
 #   COVERAGE_MIN_LINES=90 ci/coverage.sh
 #   COVERAGE_EXTRA_INPUTS=dir ci/coverage.sh   (e.g. a fuzz campaign corpus)
+#   COVERAGE_BUILD_DIR=build/asan-coverage COVERAGE_CTEST_DONE=1 ci/coverage.sh
+#       counts the profiles a ctest run of an instrumented build has already
+#       written to DIR/coverage/profraw (ci/test.sh: the asan-coverage
+#       preset, so that the sanitizer pass and the coverage pass are one)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${COVERAGE_BUILD_DIR:-$root/build-coverage}
@@ -23,19 +27,24 @@ pick() { for n in "$1-$major" "$1"; do command -v "$n" >/dev/null 2>&1 && { echo
 profdata=$(pick llvm-profdata) || { echo "coverage: llvm-profdata not found"; exit 2; }
 llvmcov=$(pick llvm-cov) || { echo "coverage: llvm-cov not found"; exit 2; }
 
-flags="-fprofile-instr-generate -fcoverage-mapping -O0 -g"
-mkdir -p "$dir"
-cmake -S "$root" -B "$dir" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
-    -DNPYG_WERROR=OFF >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 2; }
-cmake --build "$dir" -j"${JOBS:-2}" >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log"; exit 2; }
-
 prof=$dir/coverage/profraw
-rm -rf "$dir/coverage"
-mkdir -p "$prof"
-# cli_gate runs npyvalidate as an unprivileged user (root reads every
-# directory): its profile must be writable by that user too.
-chmod 1777 "$prof"
+if [ -n "${COVERAGE_CTEST_DONE:-}" ]; then
+    [ -d "$prof" ] || { echo "coverage: no profiles in $prof"; exit 2; }
+    rm -rf "$dir/coverage/seeds" "$dir/coverage/html"
+else
+    flags="-fprofile-instr-generate -fcoverage-mapping -O0 -g"
+    mkdir -p "$dir"
+    cmake -S "$root" -B "$dir" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
+        -DNPYG_WERROR=OFF >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 2; }
+    cmake --build "$dir" -j"${JOBS:-2}" >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log"; exit 2; }
+
+    rm -rf "$dir/coverage"
+    mkdir -p "$prof"
+    # cli_gate runs npyvalidate as an unprivileged user (root reads every
+    # directory): its profile must be writable by that user too.
+    chmod 1777 "$prof"
+fi
 export LLVM_PROFILE_FILE="$prof/%p-%m.profraw"
 
 # 1. the unit tests and the corpus replays that ctest runs
@@ -44,21 +53,25 @@ export LLVM_PROFILE_FILE="$prof/%p-%m.profraw"
 # release artifact, the HDF5 differential seed spends its time in h5py and
 # hdf5storage, and the install test builds its own copy: none runs this
 # build of parser/src.
-(cd "$dir" && ctest --output-on-failure -j"${JOBS:-2}" -E "${COVERAGE_CTEST_EXCLUDE:-conformance\.(numpy|npyjs|broken-adapters|read-npy-file|tfjs-npy|release)|install_consumers|fuzz_hdf5_differential_smoke}" \
-    >"$dir/coverage/ctest.log" 2>&1)
-ctest_rc=$?
-[ $ctest_rc = 0 ] || { echo "coverage: note: ctest failed (see $dir/coverage/ctest.log); counting what ran";
-    sed -n '/tests FAILED/,$p' "$dir/coverage/ctest.log" | sed 's/^/  /'; }
+if [ -z "${COVERAGE_CTEST_DONE:-}" ]; then
+    (cd "$dir" && ctest --output-on-failure -j"${JOBS:-2}" -E "${COVERAGE_CTEST_EXCLUDE:-conformance\.(numpy|npyjs|broken-adapters|read-npy-file|tfjs-npy|release)|install_consumers|fuzz_hdf5_differential_smoke}" \
+        >"$dir/coverage/ctest.log" 2>&1)
+    ctest_rc=$?
+    [ $ctest_rc = 0 ] || { echo "coverage: note: ctest failed (see $dir/coverage/ctest.log); counting what ran";
+        sed -n '/tests FAILED/,$p' "$dir/coverage/ctest.log" | sed 's/^/  /'; }
+fi
 
 # 2. fuzz regressions and seeds (seeds carry the harness trailer), and any extra inputs
 seeds=$dir/coverage/seeds
 python3 "$root/fuzz/seeds.py" "$seeds" >/dev/null 2>&1 || mkdir -p "$seeds"
 for bin in "$dir"/fuzz/*_fuzzer_replay; do
     t=$(basename "$bin" _replay)
-    # One process per input, so that an input that aborts (an open finding)
-    # does not keep the rest from counting.
-    find "$root/corpus/fuzz-regressions" "$seeds/$t" ${COVERAGE_EXTRA_INPUTS:+"$COVERAGE_EXTRA_INPUTS/$t"} \
-        -type f ! -name '*.md' 2>/dev/null | while read -r f; do
+    # One process for all, and when an input aborts (an open finding) one
+    # process per input, so that it does not keep the rest from counting.
+    set -- "$root/corpus/fuzz-regressions" "$seeds/$t"
+    [ -z "${COVERAGE_EXTRA_INPUTS:-}" ] || set -- "$@" "$COVERAGE_EXTRA_INPUTS/$t"
+    "$bin" -t 30 "$@" >/dev/null 2>&1 && continue
+    find "$@" -type f ! -name '*.md' 2>/dev/null | while read -r f; do
         "$bin" -t 30 "$f" >/dev/null 2>&1 || echo "coverage: note: $t fails on $f"
     done
 done
