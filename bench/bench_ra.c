@@ -2,7 +2,7 @@
 /*
  * One .ra load, timed inside the process (bench/bench_ra.py runs it):
  *
- *   bench_ra npyguard FILE   npyg_ra_open_fd, then npyg_ra_read_data into a
+ *   bench_ra npyguard FILE   npyg_set_input_fd and npyg_ra_open, then npyg_ra_read_data into a
  *                            fresh buffer of data_bytes (LZ4 decoded into it)
  *   bench_ra floor FILE      what the reference C reader does for an LZ4
  *                            file (ra_read, ra_decompress): read the file
@@ -59,7 +59,7 @@ static unsigned char *with_npyguard(int fd, uint64_t *n)
     npyg_limits_default(&lim);
     npyg_ctx *ctx = npyg_ctx_new(&(npyg_options){.limits = &lim});
     unsigned char *p = NULL;
-    if (ctx && npyg_ra_open_fd(ctx, fd) == 0) {
+    if (ctx && npyg_set_input_fd(ctx, fd) == 0 && npyg_ra_open(ctx) == 0) {
         *n = npyg_ra_get_info(ctx)->data_bytes;
         p = array_alloc(*n);
         if (p && npyg_ra_read_data(ctx, p, *n) != 0) {

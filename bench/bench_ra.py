@@ -11,7 +11,7 @@ uint16 with dims (1024, N) holding a slowly varying ramp (one LZ4 block made
 by liblz4). Each contender loads one file in a fresh process and times the
 load alone, result touched (every page read once):
 
-  plain file:  npyguard  (build/bench/bench_ra: npyg_ra_open_fd, then
+  plain file:  npyguard  (build/bench/bench_ra: npyg_set_input_fd and npyg_ra_open, then
                           npyg_ra_read_data into a fresh buffer)
                ra.py     (the reference reader, python/ra.py of
                           davidssmith/ra: ra.read(path))

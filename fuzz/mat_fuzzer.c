@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Format recognition and the MAT header (npyg_probe_buffer, npyg_probe):
+ * Format recognition and the MAT header (npyg_probe_input on a buffer and
+ * on a positional callback):
  * the part of HDF5 / MAT v7.3 handling npyguard parses itself (libhdf5
  * reads the rest, in a sandboxed child, and is not fuzzed here).
  * Invariants: only the probe's codes come back, each with a message; a
@@ -48,6 +49,16 @@ static bool hdf5_first(const uint8_t *p, size_t len, uint64_t *at)
     return false;
 }
 
+/* npyg_probe_input on the input set last, its info copied (zeros when
+   there is none), so that two probes can be compared. */
+static int probe(npyg_ctx *ctx, npyg_probe_info *info)
+{
+    int rc = npyg_probe_input(ctx);
+    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
+    *info = pi ? *pi : (npyg_probe_info){0};
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const uint8_t *file;
@@ -62,7 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t live = fa.live_bytes;
 
     npyg_probe_info a, b;
-    int rc = npyg_probe_buffer(ctx, file, len, &a);
+    npyg_set_input_buffer(ctx, file, len);
+    int rc = probe(ctx, &a);
     npyg_error ea = *npyg_last_error(ctx);
     FUZZ_CHECK(fa.live_bytes == live, "the probe allocated %llu bytes", (unsigned long long)(fa.live_bytes - live));
     FUZZ_CHECK(rc == 0 || rc == NPYG_EMAT_V5 || rc == NPYG_EMAT_V4 || rc == NPYG_EMAT_HEADER ||
@@ -127,7 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     src s = {file, len, cfg.seed};
-    int rc2 = npyg_probe(ctx, short_pread, &s, len, &b);
+    npyg_set_input_pread(ctx, short_pread, &s, len);
+    int rc2 = probe(ctx, &b);
     const npyg_error *eb = npyg_last_error(ctx);
     FUZZ_CHECK(rc2 == rc && b.format == a.format && b.hdf5_offset == a.hdf5_offset &&
                    b.version == a.version && b.warnings == a.warnings && !strcmp(a.text, b.text),

@@ -141,7 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(whole != NULL, "could not rebuild the file");
             fuzz_result v;
             before = fa.failed;
-            int rcv = npyg_validate_buffer(ctx, whole, flen2);
+            npyg_set_input_buffer(ctx, whole, flen2);
+            int rcv = npyg_validate(ctx);
             fuzz_check_result(ctx, rcv, CALL_VALIDATE, flen2, &cfg, &cfg.limits, &v);
             if (!(fa.failed && !before)) {
                 FUZZ_CHECK(rcv == 0, "the header parses but the complete file gives %s", npyg_error_name(rcv));

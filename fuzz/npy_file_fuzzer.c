@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Whole-file validation. The same bytes go through npyg_validate_buffer,
- * npyg_parse_header, npyg_validate_read (a callback handing out chunks of
- * pseudo-random size, optionally failing once) and, when the trailer asks,
- * npyg_validate_fd on an in-memory file; the payload sink hashes what it is
+ * Whole-file validation. The same bytes go through npyg_validate on a
+ * buffer input, npyg_parse_header, npyg_validate on a read callback
+ * (chunks of pseudo-random size, optionally failing once) and, when the
+ * trailer asks, on a descriptor of an in-memory file; the payload sink hashes what it is
  * given. The paths must agree: same result code, same description, and the
  * sink must see exactly the payload bytes of the file, in order.
  */
@@ -109,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* 1. the buffer */
     fuzz_result rb;
     bool failed_before = fa.failed;
-    int rc = npyg_validate_buffer(ctx, file, len);
+    npyg_set_input_buffer(ctx, file, len);
+    int rc = npyg_validate(ctx);
     fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rb);
     bool inject = fa.failed && !failed_before;
     if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_buffer says %s", npyg_error_name(rc));
@@ -145,7 +146,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_sink_reset(&ss, &cfg);
     fuzz_result rs;
     failed_before = fa.failed;
-    rc = npyg_validate_read(ctx, fuzz_read_cb, &rd);
+    npyg_set_input_read(ctx, fuzz_read_cb, &rd);
+    rc = npyg_validate(ctx);
     fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rs);
     FUZZ_CHECK(rd.pos <= len, "read past the end");
     bool inject_s = fa.failed && !failed_before;
@@ -165,7 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_sink_reset(&ss, &cfg);
             fuzz_result rf;
             failed_before = fa.failed;
-            rc = npyg_validate_fd(ctx, fd);
+            npyg_set_input_fd(ctx, fd);
+            rc = npyg_validate(ctx);
             fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rf);
             bool inject_f = fa.failed && !failed_before;
             if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));

@@ -3,7 +3,7 @@
  * Header parsing from a buffer (npyg_parse_header). Beyond the invariants
  * every result must satisfy: a successful parse needs no byte past
  * data_offset and gives the same answer from exactly that prefix; any
- * shorter prefix fails as a truncation; npyg_validate_buffer on the same
+ * shorter prefix fails as a truncation; npyg_validate of the same
  * bytes reaches the same verdict on the header; and the writer-form
  * recogniser (the fast path) takes only header texts that the general
  * literal parser reads to the very same tree.
@@ -105,7 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         fuzz_result v;
         before = fa.failed;
-        int rcv = npyg_validate_buffer(ctx, file, len);
+        npyg_set_input_buffer(ctx, file, len);
+        int rcv = npyg_validate(ctx);
         fuzz_check_result(ctx, rcv, CALL_VALIDATE, len, &cfg, &cfg.limits, &v);
         if (!(fa.failed && !before)) {
             if (rc == 0) {

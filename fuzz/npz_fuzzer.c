@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     npyg_zip *z = NULL;
     bool before = fa.failed;
-    int rc = npyg_zip_open_buffer(ctx, file, len, &zl, &z);
+    npyg_set_input_buffer(ctx, file, len);
+    int rc = npyg_zip_open(ctx, &zl, &z);
     if (rc) {
         FUZZ_CHECK(z == NULL, "a failed open left a handle");
         fuzz_check_error(ctx, rc, len);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The static pickle scanner. The input is a .npy file whose payload is
- * scanned (npyg_pickle_scan_npy_*), or, when the trailer's first "extra"
- * bit is set, a bare pickle (npyg_pickle_scan_*). It goes through the
- * buffer and through a read callback in chunks of pseudo-random size
+ * scanned (npyg_pickle_scan_npy), or, when the trailer's first "extra"
+ * bit is set, a bare pickle (npyg_pickle_scan). It goes through a buffer
+ * input and through a read callback in chunks of pseudo-random size
  * (optionally failing once); both must give the same report. Trailer bits
  * 4-6 pick the scanner's limits, so that each limit is reached.
  *
@@ -113,24 +113,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx) return 0;
 
     /* 1. the buffer */
-    npyg_pickle_report *rb = NULL;
     bool failed_before = fa.failed;
-    int rc = bare ? npyg_pickle_scan_buffer(ctx, file, len, &pl, &rb)
-                  : npyg_pickle_scan_npy_buffer(ctx, file, len, &pl, &rb);
+    npyg_set_input_buffer(ctx, file, len);
+    int rc = bare ? npyg_pickle_scan(ctx, &pl) : npyg_pickle_scan_npy(ctx, &pl);
+    const npyg_pickle_report *rb = npyg_get_pickle_report(ctx);
     check_report(ctx, rc, rb, &pl, len);
     bool inject = fa.failed && !failed_before;
     if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but the buffer scan says %s", npyg_error_name(rc));
     uint64_t hb = report_hash(rc, ctx, rb);
     int rcb = rc;
-    npyg_pickle_report_free(ctx, rb);
 
     /* 2. the read callback */
     fuzz_reader rd;
     fuzz_reader_init(&rd, file, len, &cfg, chunk);
-    npyg_pickle_report *rs = NULL;
     failed_before = fa.failed;
-    rc = bare ? npyg_pickle_scan_read(ctx, fuzz_read_cb, &rd, &pl, &rs)
-              : npyg_pickle_scan_npy_read(ctx, fuzz_read_cb, &rd, &pl, &rs);
+    npyg_set_input_read(ctx, fuzz_read_cb, &rd);
+    rc = bare ? npyg_pickle_scan(ctx, &pl) : npyg_pickle_scan_npy(ctx, &pl);
+    const npyg_pickle_report *rs = npyg_get_pickle_report(ctx);
     check_report(ctx, rc, rs, &pl, len);
     FUZZ_CHECK(rd.pos <= len, "read past the end");
     bool inject_s = fa.failed && !failed_before;
@@ -146,7 +145,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
        max_alloc_bytes first. */
     if (!inject && !inject_s && !rd.failed && rc != NPYG_ELIMIT_ALLOC && rcb != NPYG_ELIMIT_ALLOC)
         FUZZ_CHECK(report_hash(rc, ctx, rs) == hb, "buffer and callback scans differ (%s)", npyg_error_name(rc));
-    npyg_pickle_report_free(ctx, rs);
 
     npyg_ctx_free(ctx);
     fuzz_alloc_check_empty(&fa);

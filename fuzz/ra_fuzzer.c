@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RawArray (.ra) validation. The same bytes go through
- * npyg_ra_validate_buffer, npyg_ra_validate_read (chunks of pseudo-random
- * size, optionally failing once) and, when the trailer asks,
- * npyg_ra_validate_fd on an in-memory file. Beyond the shared error checks:
+ * RawArray (.ra) validation. The same bytes go through npyg_ra_validate
+ * on a buffer input, on a read callback (chunks of pseudo-random size,
+ * optionally failing once) and, when the trailer asks, on a descriptor of
+ * an in-memory file. Beyond the shared error checks:
  * the paths agree; a result's fields are consistent with each other, the
  * limits and the input (header + data + metadata is the file); the sink
  * sees exactly the data segment as stored; a refused allocation is
@@ -129,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* 1. the buffer */
     fuzz_sink_reset(&ss, &cfg);
     bool before = fa.failed;
-    int rc = npyg_ra_validate_buffer(ctx, file, len);
+    npyg_set_input_buffer(ctx, file, len);
+    int rc = npyg_ra_validate(ctx);
     bool inject = fa.failed && !before;
     if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_buffer says %s", npyg_error_name(rc));
     ra_result rb;
@@ -141,7 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_reader_init(&rd, file, len, &cfg, chunk);
     fuzz_sink_reset(&ss, &cfg);
     before = fa.failed;
-    rc = npyg_ra_validate_read(ctx, fuzz_read_cb, &rd);
+    npyg_set_input_read(ctx, fuzz_read_cb, &rd);
+    rc = npyg_ra_validate(ctx);
     bool inject_s = fa.failed && !before;
     if (inject_s) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_read says %s", npyg_error_name(rc));
     if (rd.failed) FUZZ_CHECK(rc == NPYG_EIO, "the read callback failed, but validate_read says %s", npyg_error_name(rc));
@@ -158,7 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (fd >= 0) {
             fuzz_sink_reset(&ss, &cfg);
             before = fa.failed;
-            rc = npyg_ra_validate_fd(ctx, fd);
+            npyg_set_input_fd(ctx, fd);
+            rc = npyg_ra_validate(ctx);
             bool inject_f = fa.failed && !before;
             if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
             ra_result rf;
@@ -171,7 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
 
     /* The .npy entry point on the same bytes: refused at the magic. */
-    rc = npyg_validate_buffer(ctx, file, len);
+    npyg_set_input_buffer(ctx, file, len);
+    rc = npyg_validate(ctx);
     if (npyg_is_ra(file, len)) FUZZ_CHECK(rc == NPYG_EMAGIC || rc == NPYG_ENOMEM, ".npy reader on a .ra file: %s",
                                           npyg_error_name(rc));
     FUZZ_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info after a .npy call");

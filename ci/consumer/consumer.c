@@ -15,7 +15,8 @@ int main(void)
     f[127] = '\n';
     memset(f + 128, 0, 24);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    int rc = npyg_validate_buffer(ctx, f, sizeof f);
+    npyg_set_input_buffer(ctx, f, sizeof f);
+    int rc = npyg_validate(ctx);
     const npyg_info *in = npyg_get_info(ctx);
     printf("npyguard %s: %s, data at %llu\n", npyg_version_string(), rc ? npyg_error_name(rc) : "ok",
            in ? (unsigned long long)in->data_offset : 0ULL);

@@ -150,7 +150,7 @@ typedef enum npyg_status {
     NPYG_ELIMIT_UNCOMPRESSED = 87,
     NPYG_ELIMIT_RATIO = 88,
 
-    /* 90-109: RawArray .ra files (class "ra"; see npyg_ra_validate_buffer) */
+    /* 90-109: RawArray .ra files (class "ra"; see npyg_ra_validate) */
     NPYG_ERA_MAGIC = 90,        /* does not start with "rawarray" */
     NPYG_ERA_TRUNC_HEADER = 91, /* ends inside the 48-byte fixed header */
     NPYG_ERA_FLAGS = 92,        /* flag bits other than 0 and 1 */
@@ -162,7 +162,7 @@ typedef enum npyg_status {
     NPYG_ERA_TRUNC_DATA = 98,   /* fewer than size bytes of data */
     NPYG_ERA_LZ4 = 99,          /* corrupt LZ4 block (or one that decodes past the declared length) */
     NPYG_ERA_LZ4_SIZE = 100,    /* LZ4 block decodes to fewer bytes than elbyte * prod(dims) */
-    /* 110-139: MAT files and HDF5 (npyg_probe, npyg_hdf5_scan_fd); the
+    /* 110-139: MAT files and HDF5 (npyg_probe_input, npyg_hdf5_scan); the
        hazards' messages start with the HDF5 object path */
 
     NPYG_EMAT_V5 = 110,         /* MAT v5 (or v6/v7): not HDF5, unsupported */
@@ -483,11 +483,6 @@ NPYG_API int npyg_validate(npyg_ctx *ctx);
    (it may hold the whole file). The payload is not checked. */
 NPYG_API int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len);
 
-/* The forms of 0.1.0, kept for this version: each sets the input
-   (npyg_set_input_buffer, _fd, _read) and calls npyg_validate. */
-NPYG_API int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
-NPYG_API int npyg_validate_fd(npyg_ctx *ctx, int fd);
-NPYG_API int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
 /* Optional: every payload byte of the next validate call is passed here,
    in order, in chunks of at most 64 KiB (e.g. to hash it). A non-zero
@@ -521,10 +516,6 @@ NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
    payload within its first 4 KiB, read with the header, is not read
    again), a pipe or callback is read in order. */
 NPYG_API int npyg_open(npyg_ctx *ctx);
-/* The forms of 0.1.0: set the input, then npyg_open. */
-NPYG_API int npyg_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
-NPYG_API int npyg_open_fd(npyg_ctx *ctx, int fd);
-NPYG_API int npyg_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
 /* Reads the payload of the input opened last into dst, which holds
    exactly size == npyg_get_info(ctx)->payload_bytes bytes (another size:
@@ -707,10 +698,10 @@ typedef enum npyg_format {
     NPYG_FORMAT_NPY = 1,
     NPYG_FORMAT_NPZ = 2,
     NPYG_FORMAT_RA = 3,         /* RawArray: starts with "rawarray" */
-    NPYG_FORMAT_HDF5 = 4,       /* plain HDF5 (maybe behind a user block): npyg_probe only */
-    NPYG_FORMAT_MAT73 = 5,      /* MAT v7.3: MAT header, then HDF5 at 512: npyg_probe only */
-    NPYG_FORMAT_MAT5 = 6,       /* npyg_probe only, with NPYG_EMAT_V5 */
-    NPYG_FORMAT_MAT4 = 7        /* npyg_probe only, with NPYG_EMAT_V4 */
+    NPYG_FORMAT_HDF5 = 4,       /* plain HDF5 (maybe behind a user block): npyg_probe_input only */
+    NPYG_FORMAT_MAT73 = 5,      /* MAT v7.3: MAT header, then HDF5 at 512: npyg_probe_input only */
+    NPYG_FORMAT_MAT5 = 6,       /* npyg_probe_input only, with NPYG_EMAT_V5 */
+    NPYG_FORMAT_MAT4 = 7        /* npyg_probe_input only, with NPYG_EMAT_V4 */
 } npyg_format;
 #define NPYG_SNIFF_BYTES 8u
 /* The leading-magic part of npyg_detect, for a stream whose first bytes
@@ -748,11 +739,6 @@ typedef struct npyg_zip_entry {
    limits (npyg_set_limit); a struct stands in for them in this call. On failure *out is
    NULL and nothing stays allocated. */
 NPYG_API int npyg_zip_open(npyg_ctx *ctx, const npyg_zip_limits *zip_limits, npyg_zip **out);
-/* The forms of 0.1.0: set the input, then npyg_zip_open. */
-NPYG_API int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zip_limits,
-                              npyg_zip **out);
-NPYG_API int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len,
-                                  const npyg_zip_limits *zip_limits, npyg_zip **out);
 
 /* Members in central-directory order. NULL when i is out of range. */
 NPYG_API size_t npyg_zip_count(const npyg_zip *z);
@@ -838,10 +824,6 @@ NPYG_API int npyg_is_ra(const void *buf, size_t len);
 
 /* The whole .ra input set last (every kind, as for .npy). */
 NPYG_API int npyg_ra_validate(npyg_ctx *ctx);
-/* The forms of 0.1.0: set the input, then npyg_ra_validate. */
-NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
-NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
-NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 
 /* After a successful npyg_ra_validate or npyg_ra_open, until the next
    call (npyg_ra_read_data failing ends it too); else NULL. */
@@ -884,12 +866,8 @@ NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
    set, sees the data segment as stored. dst NULL: npyg_ra_validate's
    data step, to the sink only. Once per successful open; before one,
    after a failed one or twice: NPYG_EBADSTATE. On failure dst holds an
-   unspecified part of the data. npyg_ra_open reads the input set last;
-   the _buffer, _fd and _read forms of 0.1.0 set it first. */
+   unspecified part of the data. npyg_ra_open reads the input set last. */
 NPYG_API int npyg_ra_open(npyg_ctx *ctx);
-NPYG_API int npyg_ra_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
-NPYG_API int npyg_ra_open_fd(npyg_ctx *ctx, int fd);
-NPYG_API int npyg_ra_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
 NPYG_API int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size);
 /* ------------------------------------------------------------------ */
 /* HDF5 and MATLAB MAT files (codes 110-139)                           */
@@ -966,13 +944,6 @@ NPYG_API int npyg_detect(npyg_ctx *ctx, npyg_format *format);
    call. Owned by the context. */
 NPYG_API const npyg_probe_info *npyg_get_probe_info(const npyg_ctx *ctx);
 
-/* The forms of 0.1.0: set the input (a positional callback over size
-   bytes, a buffer, a descriptor), call npyg_probe_input and copy its
-   info into *info (zeros when there is none). */
-NPYG_API int npyg_probe(npyg_ctx *ctx, npyg_pread_fn read, void *user, uint64_t size,
-                        npyg_probe_info *info);
-NPYG_API int npyg_probe_buffer(npyg_ctx *ctx, const void *buf, size_t len, npyg_probe_info *info);
-NPYG_API int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info);
 
 typedef struct npyg_hdf5_limits {
     uint32_t max_objects;      /* links, objects, attributes and references visited */
@@ -1059,9 +1030,6 @@ typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
    by limits->child_memory instead. */
 NPYG_API int npyg_hdf5_scan(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn,
                             void *user);
-/* The form of 0.1.0: set the input to fd, then npyg_hdf5_scan. */
-NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
-                               npyg_hdf5_object_fn fn, void *user);
 
 /* Loading: the values themselves, read by libhdf5 in the same caged
  * child, after a walk that found no hazard. The child sends every path
@@ -1116,8 +1084,9 @@ typedef struct npyg_hdf5_sink {
     void *user;
 } npyg_hdf5_sink;
 
-/* Loads the HDF5 file open on fd as npyg_hdf5_scan_fd scans it (the same
-   checks, limits and verdicts; a file with a hazard loads nothing), then
+/* Loads the HDF5 file set as the input (npyg_set_input_fd) as
+   npyg_hdf5_scan scans it (the same checks, limits and verdicts; a file
+   with a hazard loads nothing), then
    hands every record and value to sink (limits NULL: the context's,
    npyg_set_limit). Returns 0 or a code, as
    sink->end is told. Besides the scan's buffer this process allocates
@@ -1127,9 +1096,6 @@ typedef struct npyg_hdf5_sink {
    mid-value ends the load with NPYG_EHDF5_CRASH (or _TIMEOUT) naming
    the object it was sending. */
 NPYG_API int npyg_hdf5_load(npyg_ctx *ctx, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink);
-/* The same with the input set to fd first. */
-NPYG_API int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits,
-                               const npyg_hdf5_sink *sink);
 
 /* The scan's sandbox. Each context starts one helper process on its
    first HDF5 file (npyg-hdf5-helper, which alone loads libhdf5) and
@@ -1280,21 +1246,9 @@ NPYG_API int npyg_pickle_scan(npyg_ctx *ctx, const npyg_pickle_limits *limits);
 NPYG_API int npyg_pickle_scan_npy(npyg_ctx *ctx, const npyg_pickle_limits *limits);
 NPYG_API const npyg_pickle_report *npyg_get_pickle_report(const npyg_ctx *ctx);
 
-/* The forms of 0.1.0: set the input, scan, and hand the report to the
-   caller (*out; NULL when there is none), who frees it with
-   npyg_pickle_report_free before the context. out NULL: NPYG_EINVAL. */
-NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len,
-                                     const npyg_pickle_limits *limits, npyg_pickle_report **out);
-NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
-                                   const npyg_pickle_limits *limits, npyg_pickle_report **out);
-NPYG_API int npyg_pickle_scan_npy_buffer(npyg_ctx *ctx, const void *buf, size_t len,
-                                         const npyg_pickle_limits *limits, npyg_pickle_report **out);
-NPYG_API int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
-                                       const npyg_pickle_limits *limits, npyg_pickle_report **out);
-NPYG_API int npyg_pickle_scan_npy_fd(npyg_ctx *ctx, int fd, const npyg_pickle_limits *limits,
-                                     npyg_pickle_report **out);
-
-NPYG_API void npyg_pickle_report_free(npyg_ctx *ctx, npyg_pickle_report *report); /* NULL is fine */
+/* Frees a report handed to the caller (npyg_zip_scan_member_pickle),
+   before the context it came from. NULL is fine. */
+NPYG_API void npyg_pickle_report_free(npyg_ctx *ctx, npyg_pickle_report *report);
 
 /* "os.system, builtins.eval": the imports in order of first use, each
    module.name (an unresolvable part as "?", an extension as "ext:CODE"),
@@ -1304,11 +1258,18 @@ NPYG_API size_t npyg_pickle_format_imports(const npyg_pickle_report *report, cha
 
 /* Member i as a pickle scan (npyg_pickle_scan_npy on its inflated
    bytes), for a member npyg_zip_validate_member refused with NPYG_EOBJECT;
-   the report is handed to the caller as by npyg_pickle_scan_npy_read. */
+   the report is handed to the caller (*out; NULL when there is none),
+   who frees it with npyg_pickle_report_free. out NULL: NPYG_EINVAL. */
 NPYG_API int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
                                          npyg_pickle_report **out);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* The input forms (npyg_validate_buffer and the like), deprecated: only
+   for code that defines NPYG_COMPAT_INPUT_FORMS before including this. */
+#ifdef NPYG_COMPAT_INPUT_FORMS
+#include "npyguard_compat.h"
 #endif
 #endif /* NPYGUARD_H */

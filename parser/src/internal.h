@@ -6,6 +6,8 @@
 #ifndef NPYG_INTERNAL_H
 #define NPYG_INTERNAL_H
 
+/* The library still defines (and exports) the deprecated 0.1 forms. */
+#define NPYG_COMPAT_INPUT_FORMS
 #include "npyguard.h"
 
 #include <stdarg.h>

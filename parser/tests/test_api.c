@@ -49,7 +49,8 @@ TEST(valid_file_reports_what_the_spec_says)
     unsigned char f[256];
     size_t n = make_npy(f, 1, F8_3, three, sizeof three);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "%s", npyg_last_error(ctx)->message);
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == 0, "%s", npyg_last_error(ctx)->message);
     const npyg_info *in = npyg_get_info(ctx);
     TU_CHECK(in && in->version_major == 1 && in->version_minor == 0, "version");
     /* numpy 1.24 writes this very header with HEADER_LEN 118, data at 128. */
@@ -84,10 +85,13 @@ TEST(no_result_before_a_successful_parse)
 {
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     TU_CHECK(npyg_get_info(ctx) == NULL, "info before any parse");
-    TU_CHECK(npyg_validate_buffer(ctx, "xx", 2) == NPYG_EMAGIC, "bad magic");
+    npyg_set_input_buffer(ctx, "xx", 2);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EMAGIC, "bad magic");
     TU_CHECK(npyg_get_info(ctx) == NULL, "info after a failed parse");
-    TU_CHECK(npyg_validate_buffer(NULL, "x", 1) == NPYG_EINVAL, "NULL ctx");
-    TU_CHECK(npyg_validate_buffer(ctx, NULL, 5) == NPYG_EINVAL, "NULL buffer");
+    npyg_set_input_buffer(NULL, "x", 1);
+    TU_CHECK(npyg_validate(NULL) == NPYG_EINVAL, "NULL ctx");
+    npyg_set_input_buffer(ctx, NULL, 5);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EINVAL, "NULL buffer");
     npyg_ctx_free(ctx);
 }
 
@@ -179,12 +183,14 @@ TEST(every_allocation_failure_is_reported_cleanly)
             TU_CHECK(fa.now == 0, "leak after failed ctx_new");
             continue;
         }
-        int rc = npyg_validate_buffer(ctx, f, n);
+        npyg_set_input_buffer(ctx, f, n);
+        int rc = npyg_validate(ctx);
         if (rc == 0) succeeded_at = k;
         else TU_CHECK(rc == NPYG_ENOMEM, "allocation %ld failing gave %s", k, npyg_error_name(rc));
         /* A context survives a failed parse: the same file parses next time. */
         fa.fail_at = -1;
-        TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "context unusable after ENOMEM");
+        npyg_set_input_buffer(ctx, f, n);
+        TU_CHECK(npyg_validate(ctx) == 0, "context unusable after ENOMEM");
         npyg_ctx_free(ctx);
         TU_CHECK(fa.now == 0, "%zu bytes leaked when allocation %ld failed", fa.now, k);
     }
@@ -210,7 +216,8 @@ TEST(worst_case_alloc_bounds_a_pathological_header)
     npyg_alloc al = tu_allocator(&fa);
     npyg_options o = {.alloc = &al, .limits = &l};
     npyg_ctx *ctx = npyg_ctx_new(&o);
-    int rc = npyg_validate_buffer(ctx, f, n);
+    npyg_set_input_buffer(ctx, f, n);
+    int rc = npyg_validate(ctx);
     /* A fifth key makes it invalid, but only after the whole literal is read. */
     TU_CHECK(rc == NPYG_EKEYS, "got %s", npyg_error_name(rc));
     TU_CHECK(fa.peak <= npyg_worst_case_alloc(&l), "peak %zu over bound %llu", fa.peak,
@@ -235,7 +242,8 @@ TEST(max_alloc_bytes_is_a_limit_not_an_out_of_memory)
     unsigned char f[8192];
     static unsigned char payload[600];
     size_t n = make_npy(f, 1, dict, payload, sizeof payload);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_ELIMIT_ALLOC, "got %s", npyg_error_name(npyg_last_error(ctx)->code));
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == NPYG_ELIMIT_ALLOC, "got %s", npyg_error_name(npyg_last_error(ctx)->code));
     npyg_ctx_free(ctx);
 }
 
@@ -270,7 +278,8 @@ static int parse_fresh(uint64_t cap, const unsigned char *f, size_t n)
 {
     npyg_ctx *ctx = capped_ctx(cap);
     if (!ctx) return -1;
-    int rc = npyg_validate_buffer(ctx, f, n);
+    npyg_set_input_buffer(ctx, f, n);
+    int rc = npyg_validate(ctx);
     npyg_ctx_free(ctx);
     return rc;
 }
@@ -297,10 +306,12 @@ TEST(blocks_kept_between_parses_never_change_a_verdict)
         npyg_ctx *ctx = capped_ctx(cap);
         TU_CHECK(ctx != NULL, "ctx");
         if (!ctx) continue;
-        int brc = npyg_validate_buffer(ctx, big, nb);
+        npyg_set_input_buffer(ctx, big, nb);
+        int brc = npyg_validate(ctx);
         TU_CHECK(brc == NPYG_ELIMIT_ALLOC, "2,000 fields at cap %llu: %s", (unsigned long long)cap,
                  npyg_error_name(brc));
-        int rc = npyg_validate_buffer(ctx, medium, nm);
+        npyg_set_input_buffer(ctx, medium, nm);
+        int rc = npyg_validate(ctx);
         int want = cap == hi ? 0 : NPYG_ELIMIT_ALLOC;
         TU_CHECK(rc == want, "300 fields after 2,000 at cap %llu: %s, a new context gives %s",
                  (unsigned long long)cap, npyg_error_name(rc), npyg_error_name(want));
@@ -318,7 +329,8 @@ static int parse_with(const npyg_limits *l, const char *dict, size_t plen)
     size_t n = make_npy(f, 2, dict, zeros, plen);
     npyg_options o = {.limits = l};
     npyg_ctx *ctx = npyg_ctx_new(&o);
-    int rc = npyg_validate_buffer(ctx, f, n);
+    npyg_set_input_buffer(ctx, f, n);
+    int rc = npyg_validate(ctx);
     npyg_ctx_free(ctx);
     free(f);
     return rc;
@@ -362,7 +374,8 @@ TEST(default_header_limit_is_numpys_10000)
         f[10 + want - 1] = '\n';
         memcpy(f + 10 + want, three, sizeof three);
         npyg_ctx *ctx = npyg_ctx_new(NULL);
-        int rc = npyg_validate_buffer(ctx, f, 10 + (size_t)want + sizeof three);
+        npyg_set_input_buffer(ctx, f, 10 + (size_t)want + sizeof three);
+        int rc = npyg_validate(ctx);
         TU_CHECK(want == 10000 ? rc == 0 : rc == NPYG_ELIMIT_HEADER, "header of %d bytes: %s", want, npyg_error_name(rc));
         npyg_ctx_free(ctx);
         free(f);
@@ -388,7 +401,8 @@ TEST(payload_sink_can_stop_validation)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     stop_after s = {0};
     npyg_set_payload_sink(ctx, stop_sink, &s);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_EIO, "sink stop");
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EIO, "sink stop");
     TU_CHECK(s.calls == 1, "sink calls %zu", s.calls);
     npyg_ctx_free(ctx);
 }
@@ -417,8 +431,10 @@ static long long failing_read(void *user, void *buf, size_t len)
 TEST(read_errors_are_io_errors)
 {
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_read(ctx, failing_read, NULL) == NPYG_EIO, "callback error");
-    TU_CHECK(npyg_validate_fd(ctx, -1) == NPYG_EIO, "bad fd");
+    npyg_set_input_read(ctx, failing_read, NULL);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EIO, "callback error");
+    npyg_set_input_fd(ctx, -1);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EIO, "bad fd");
     npyg_ctx_free(ctx);
 }
 
@@ -426,10 +442,12 @@ TEST(devices_and_directories_are_refused)
 {
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     int fd = open("/dev/zero", O_RDONLY);
-    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ENOTREG, "/dev/zero");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_validate(ctx) == NPYG_ENOTREG, "/dev/zero");
     if (fd >= 0) close(fd);
     fd = open("/", O_RDONLY);
-    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ENOTREG, "directory");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_validate(ctx) == NPYG_ENOTREG, "directory");
     if (fd >= 0) close(fd);
     npyg_ctx_free(ctx);
 }
@@ -459,7 +477,8 @@ TEST(payload_streams_in_bounded_chunks_from_a_pipe)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     sum_sink s = {0, 0};
     npyg_set_payload_sink(ctx, summing, &s);
-    int rc = npyg_validate_fd(ctx, p[0]);
+    npyg_set_input_fd(ctx, p[0]);
+    int rc = npyg_validate(ctx);
     TU_CHECK(rc == 0, "%s", npyg_last_error(ctx)->message);
     TU_CHECK(s.bytes == plen && s.calls >= plen / (64 * 1024), "sink saw %zu bytes in %zu calls", s.bytes, s.calls);
     close(p[0]);
@@ -480,7 +499,8 @@ TEST(fd_is_read_from_its_current_position_which_stays_put)
     TU_CHECK(write(fd, "JUNK", 4) == 4 && write(fd, f, n) == (ssize_t)n, "write");
     lseek(fd, 4, SEEK_SET);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_fd(ctx, fd) == 0, "%s", npyg_last_error(ctx)->message);
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(npyg_validate(ctx) == 0, "%s", npyg_last_error(ctx)->message);
     TU_CHECK(npyg_get_info(ctx) && npyg_get_info(ctx)->trailing_bytes == 0, "trailing");
     TU_CHECK(lseek(fd, 0, SEEK_CUR) == 4, "a regular file's position is left where it was");
     npyg_ctx_free(ctx);
@@ -494,7 +514,8 @@ TEST(header_only_parse_needs_no_payload)
     size_t n = make_npy(f, 1, F8_3, NULL, 0);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     TU_CHECK(npyg_parse_header(ctx, f, n) == 0, "header only");
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_ETRUNC_PAYLOAD, "validate without payload");
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == NPYG_ETRUNC_PAYLOAD, "validate without payload");
     npyg_ctx_free(ctx);
 }
 
@@ -504,13 +525,15 @@ TEST(trailing_bytes_warn_by_default_and_fail_under_strict)
     size_t n = make_npy(f, 1, F8_3, three, sizeof three);
     f[n++] = 0;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "default");
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == 0, "default");
     TU_CHECK(npyg_get_info(ctx)->warnings & NPYG_W_TRAILING, "warning");
     TU_CHECK(npyg_get_info(ctx)->trailing_bytes == 1, "count");
     npyg_ctx_free(ctx);
     npyg_options o = {.profile = NPYG_PROFILE_STRICT};
     ctx = npyg_ctx_new(&o);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_ETRAILING, "strict");
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == NPYG_ETRAILING, "strict");
     npyg_ctx_free(ctx);
 }
 
@@ -529,10 +552,12 @@ TEST(strict_requires_the_writers_text)
         size_t n = make_npy(f, 1, cases[k].dict, three, sizeof three);
         npyg_options o = {.profile = NPYG_PROFILE_STRICT};
         npyg_ctx *ctx = npyg_ctx_new(&o);
-        TU_CHECK(npyg_validate_buffer(ctx, f, n) == cases[k].strict, "case %zu: %s", k, npyg_last_error(ctx)->message);
+        npyg_set_input_buffer(ctx, f, n);
+        TU_CHECK(npyg_validate(ctx) == cases[k].strict, "case %zu: %s", k, npyg_last_error(ctx)->message);
         npyg_ctx_free(ctx);
         ctx = npyg_ctx_new(NULL);
-        TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "numpy profile, case %zu", k);
+        npyg_set_input_buffer(ctx, f, n);
+        TU_CHECK(npyg_validate(ctx) == 0, "numpy profile, case %zu", k);
         TU_CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (cases[k].strict != 0), "warning, case %zu", k);
         npyg_ctx_free(ctx);
     }
@@ -567,11 +592,13 @@ TEST(strict_requires_the_writers_text_in_every_field)
         size_t n = make_npy(f, 1, cases[k].dict, payload, sizeof payload);
         npyg_options o = {.profile = NPYG_PROFILE_STRICT};
         npyg_ctx *ctx = npyg_ctx_new(&o);
-        int rc = npyg_validate_buffer(ctx, f, n);
+        npyg_set_input_buffer(ctx, f, n);
+        int rc = npyg_validate(ctx);
         TU_CHECK(rc == cases[k].strict, "case %zu: %s %s", k, npyg_error_name(rc), npyg_last_error(ctx)->message);
         npyg_ctx_free(ctx);
         ctx = npyg_ctx_new(NULL);
-        TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "numpy profile, case %zu", k);
+        npyg_set_input_buffer(ctx, f, n);
+        TU_CHECK(npyg_validate(ctx) == 0, "numpy profile, case %zu", k);
         TU_CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (cases[k].strict != 0), "warning, case %zu", k);
         npyg_ctx_free(ctx);
     }
@@ -590,12 +617,14 @@ TEST(strict_requires_64_byte_alignment_numpy_profile_warns)
     TU_CHECK(off == 80, "offset %zu", off);
     memcpy(f + off, three, sizeof three);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_buffer(ctx, f, off + sizeof three) == 0, "numpy profile");
+    npyg_set_input_buffer(ctx, f, off + sizeof three);
+    TU_CHECK(npyg_validate(ctx) == 0, "numpy profile");
     TU_CHECK(npyg_get_info(ctx)->warnings & NPYG_W_LEGACY_ALIGN, "legacy warning");
     npyg_ctx_free(ctx);
     npyg_options o = {.profile = NPYG_PROFILE_STRICT};
     ctx = npyg_ctx_new(&o);
-    TU_CHECK(npyg_validate_buffer(ctx, f, off + sizeof three) == NPYG_EALIGN, "strict");
+    npyg_set_input_buffer(ctx, f, off + sizeof three);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EALIGN, "strict");
     npyg_ctx_free(ctx);
 }
 
@@ -606,7 +635,8 @@ TEST(error_offsets_point_into_the_header)
     unsigned char f[256];
     size_t n = make_npy(f, 1, dict, three, sizeof three);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_EKEYS, "keys");
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EKEYS, "keys");
     TU_CHECK(npyg_last_error(ctx)->offset == 10 + (uint64_t)(strstr(dict, "'shap'") - dict), "offset %llu",
           (unsigned long long)npyg_last_error(ctx)->offset);
     npyg_ctx_free(ctx);
@@ -619,7 +649,8 @@ TEST(format_descr_reports_the_length_like_snprintf)
     static unsigned char payload[10];
     size_t n = make_npy(f, 1, dict, payload, sizeof payload);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_validate_buffer(ctx, f, n) == 0, "%s", npyg_last_error(ctx)->message);
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == 0, "%s", npyg_last_error(ctx)->message);
     const char *want = "[('a', '<i4'), ('b', '|S3', (2,))]"; /* numpy's dtype.descr repr */
     char small[8];
     size_t need = npyg_format_descr(npyg_get_info(ctx)->dtype, small, sizeof small);
@@ -644,7 +675,8 @@ TEST(messages_escape_controls_and_bidi_like_repr)
         unsigned char f[256];
         size_t n = make_npy(f, major[k], dicts[k], NULL, 0);
         npyg_ctx *ctx = npyg_ctx_new(NULL);
-        TU_CHECK(npyg_validate_buffer(ctx, f, n) == NPYG_EDESCR, "v%d: unknown type", major[k]);
+        npyg_set_input_buffer(ctx, f, n);
+        TU_CHECK(npyg_validate(ctx) == NPYG_EDESCR, "v%d: unknown type", major[k]);
         const char *m = npyg_last_error(ctx)->message;
         bool clean = true;
         for (const unsigned char *c = (const unsigned char *)m; *c; c++)

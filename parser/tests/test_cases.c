@@ -58,7 +58,8 @@ static void check_case(npyg_ctx *ctx, char **col)
     const tu_div *d = tu_divs_find(&divs, name);
     int want = d ? d->code : numpy_accepts ? 0 : -1; /* -1: any refusal */
 
-    int rc = npyg_validate_buffer(ctx, file, len);
+    npyg_set_input_buffer(ctx, file, len);
+    int rc = npyg_validate(ctx);
     char got[256];
     snprintf(got, sizeof got, "%s (%s)", npyg_error_name(rc), rc ? npyg_last_error(ctx)->message : "");
     if (want < 0) TU_CHECK(rc != 0, "numpy refuses (%s), npyguard accepted", col[4]);
@@ -93,7 +94,8 @@ static void check_case(npyg_ctx *ctx, char **col)
     }
 
     tu_chunks ch = {file, len, 0, 11, 13};
-    int rc2 = npyg_validate_read(ctx, tu_chunked_read, &ch);
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    int rc2 = npyg_validate(ctx);
     TU_CHECK(rc2 == rc, "callback input gives %s, buffer %s", npyg_error_name(rc2), npyg_error_name(rc));
     free(file);
 }

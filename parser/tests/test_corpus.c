@@ -72,7 +72,8 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
     npyg_set_payload_sink(ctx, sha_sink, md);
-    int rc = npyg_validate_buffer(ctx, buf, len);
+    npyg_set_input_buffer(ctx, buf, len);
+    int rc = npyg_validate(ctx);
     int code = rc ? npyg_last_error(ctx)->code : 0;
     if (want == -2) TU_CHECK(rc != 0, "numpy refuses, npyguard accepted");
     else TU_CHECK(code == want, "got %s (%s), want %s", npyg_error_name(code), npyg_last_error(ctx)->message,
@@ -92,11 +93,13 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
 
     /* The same verdict through a descriptor and through a callback. */
     int fd = open(path, O_RDONLY);
-    int rc_fd = npyg_validate_fd(ctx, fd);
+    npyg_set_input_fd(ctx, fd);
+    int rc_fd = npyg_validate(ctx);
     close(fd);
     TU_CHECK(rc_fd == rc, "fd input gives %s, buffer %s", npyg_error_name(rc_fd), npyg_error_name(rc));
     tu_chunks ch = {buf, len, 0, 7, 7};
-    int rc_cb = npyg_validate_read(ctx, tu_chunked_read, &ch);
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    int rc_cb = npyg_validate(ctx);
     TU_CHECK(rc_cb == rc, "callback input gives %s, buffer %s", npyg_error_name(rc_cb), npyg_error_name(rc));
     if (rc_cb == 0 && want == 0) tu_check_fields(npyg_get_info(ctx), e);
 
@@ -110,7 +113,8 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
     if (!strcmp(group, "valid") && want == 0) {
         npyg_options so = {.profile = NPYG_PROFILE_STRICT};
         npyg_ctx *sctx = npyg_ctx_new(&so);
-        int src = npyg_validate_buffer(sctx, buf, len);
+        npyg_set_input_buffer(sctx, buf, len);
+        int src = npyg_validate(sctx);
         TU_CHECK(src == 0, "strict profile refuses a numpy-written file: %s (%s)", npyg_error_name(src),
               npyg_last_error(sctx)->message);
         npyg_ctx_free(sctx);
@@ -122,12 +126,14 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
         unsigned char *alt = malloc(len);
         memcpy(alt, buf, len);
         npyg_ctx *a = npyg_ctx_new(NULL), *g = npyg_ctx_new(NULL);
-        int ra = npyg_validate_buffer(a, alt, len);
+        npyg_set_input_buffer(a, alt, len);
+        int ra = npyg_validate(a);
         const npyg_info *ia = npyg_get_info(a);
         unsigned char *brace = ia ? memchr(alt, '}', (size_t)ia->data_offset) : NULL;
         if (brace && brace[1] == ' ') {
             brace[1] = '\t';
-            int rg = npyg_validate_buffer(g, alt, len);
+            npyg_set_input_buffer(g, alt, len);
+            int rg = npyg_validate(g);
             const npyg_info *ig = npyg_get_info(g);
             char da[4096], dg[4096];
             bool same = ra == 0 && rg == 0 && ig && ia->ndim == ig->ndim && ia->count == ig->count &&
@@ -153,8 +159,10 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
         if (strcmp(json_string_value(json_array_get(prefix_cases, k)), name) != 0) continue;
         npyg_ctx *pctx = npyg_ctx_new(NULL);
         size_t accepted = 0;
-        for (size_t cut = 0; cut < len; cut++)
-            if (npyg_validate_buffer(pctx, buf, cut) == 0) accepted++;
+        for (size_t cut = 0; cut < len; cut++) {
+            npyg_set_input_buffer(pctx, buf, cut);
+            if (npyg_validate(pctx) == 0) accepted++;
+        }
         TU_CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
         prefixes_checked++;
         npyg_ctx_free(pctx);

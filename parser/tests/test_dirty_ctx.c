@@ -88,7 +88,8 @@ static void step(FILE *out, const npyg_ctx *ctx, const char *what, int rc)
 static void npz_verdict(FILE *out, npyg_ctx *ctx, const file *f)
 {
     npyg_zip *z = NULL;
-    int rc = npyg_zip_open_buffer(ctx, f->buf, f->len, NULL, &z);
+    npyg_set_input_buffer(ctx, f->buf, f->len);
+    int rc = npyg_zip_open(ctx, NULL, &z);
     step(out, ctx, "archive", rc);
     for (size_t i = 0; z && i < npyg_zip_count(z); i++) {
         rc = npyg_zip_validate_member(z, i);
@@ -103,18 +104,26 @@ typedef struct input {
     tu_chunks ch;
 } input;
 
+/* The file's bytes as a buffer, or through a callback in chunks. */
+static void set_input(npyg_ctx *ctx, input *in)
+{
+    if (in->callback) npyg_set_input_read(ctx, tu_chunked_read, &in->ch);
+    else npyg_set_input_buffer(ctx, in->f->buf, in->f->len);
+}
+
 static void npy_verdict(FILE *out, npyg_ctx *ctx, input *in)
 {
     const file *f = in->f;
-    int rc = in->callback ? npyg_validate_read(ctx, tu_chunked_read, &in->ch) : npyg_validate_buffer(ctx, f->buf, f->len);
+    set_input(ctx, in);
+    int rc = npyg_validate(ctx);
     step(out, ctx, "npy", rc);
     if (rc == 0) fprintf(out, "payload %llu\n", (unsigned long long)npyg_get_info(ctx)->payload_bytes);
     if (rc != NPYG_EOBJECT) return;
-    npyg_pickle_report *r = NULL;
-    rc = npyg_pickle_scan_npy_buffer(ctx, f->buf, f->len, NULL, &r);
+    npyg_set_input_buffer(ctx, f->buf, f->len);
+    rc = npyg_pickle_scan_npy(ctx, NULL);
     step(out, ctx, "pickle", rc);
+    const npyg_pickle_report *r = npyg_get_pickle_report(ctx);
     if (r) fprintf(out, "imports %u ops %llu\n", r->nimports, (unsigned long long)r->opcodes);
-    npyg_pickle_report_free(ctx, r);
 }
 
 /* The verdict of ctx on f; the caller frees it. */
@@ -129,7 +138,8 @@ static char *verdict(npyg_ctx *ctx, const file *f, bool callback)
         npz_verdict(out, ctx, f);
         break;
     case NPYG_FORMAT_RA: {
-        int rc = callback ? npyg_ra_validate_read(ctx, tu_chunked_read, &in.ch) : npyg_ra_validate_buffer(ctx, f->buf, f->len);
+        set_input(ctx, &in);
+        int rc = npyg_ra_validate(ctx);
         step(out, ctx, "ra", rc);
         if (rc == 0) fprintf(out, "data %llu\n", (unsigned long long)npyg_ra_get_info(ctx)->data_bytes);
         break;
@@ -263,7 +273,8 @@ static void read_buffer_kept(const corpus *c, const char *npy_name, const char *
     while (lo + 1 < hi) {
         lim.max_alloc_bytes = lo + (hi - lo) / 2;
         npyg_ctx *ctx = npyg_ctx_new(&(npyg_options){.limits = &lim});
-        int rc = ctx ? npyg_validate_buffer(ctx, big->buf, big->len) : NPYG_ELIMIT_ALLOC;
+        npyg_set_input_buffer(ctx, big->buf, big->len);
+        int rc = ctx ? npyg_validate(ctx) : NPYG_ELIMIT_ALLOC;
         npyg_ctx_free(ctx);
         if (rc == 0) hi = lim.max_alloc_bytes;
         else lo = lim.max_alloc_bytes;
@@ -273,9 +284,11 @@ static void read_buffer_kept(const corpus *c, const char *npy_name, const char *
     TU_CHECK(ctx != NULL, "context at %llu", (unsigned long long)hi);
     if (!ctx) return;
     tu_chunks ch = {small->buf, small->len, 0, 7, 4096};
-    int rc = npyg_validate_read(ctx, tu_chunked_read, &ch);
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    int rc = npyg_validate(ctx);
     TU_CHECK(rc == 0, "%s through a callback at cap %llu: %s", stream_name, (unsigned long long)hi, npyg_error_name(rc));
-    rc = npyg_validate_buffer(ctx, big->buf, big->len);
+    npyg_set_input_buffer(ctx, big->buf, big->len);
+    rc = npyg_validate(ctx);
     TU_CHECK(rc == 0, "%s after a callback parse at cap %llu, where a new context parses it: %s (%s)", npy_name,
              (unsigned long long)hi, npyg_error_name(rc), npyg_last_error(ctx)->message);
     npyg_ctx_free(ctx);

@@ -20,7 +20,7 @@
  *    shrinks), for every k; and a pipe fed one byte at a time by a child
  *    process (short reads as a real pipe gives them); then pipes read
  *    through the shim, read(2) failing at each call in turn.
- *  - the pickle scan by descriptor (npyg_pickle_scan_npy_fd) on every .npy
+ *  - the pickle scan by descriptor (npyg_pickle_scan_npy) on every .npy
  *    of corpus/pickle, under the same descriptor faults.
  *
  *   test_faults CORPUSDIR
@@ -163,20 +163,19 @@ static outcome take_ra(npyg_ctx *ctx, int rc)
     return o;
 }
 
-/* A single-file format read from the start: its three inputs, its
-   outcome, and the verdicts a file that seems to end early may give. */
+/* A single-file format read from the start: its call on the input set
+   last (a buffer, a callback, a descriptor), its outcome, and the
+   verdicts a file that seems to end early may give. */
 typedef struct kind {
-    int (*buffer)(npyg_ctx *, const void *, size_t);
-    int (*read)(npyg_ctx *, npyg_read_fn, void *);
-    int (*fd)(npyg_ctx *, int);
+    int (*call)(npyg_ctx *);
     outcome (*take)(npyg_ctx *, int);
     int *count;
     int truncated[4];
 } kind;
 
-static const kind npy_kind = {npyg_validate_buffer, npyg_validate_read, npyg_validate_fd, take, &npy_files,
+static const kind npy_kind = {npyg_validate, take, &npy_files,
                               {NPYG_ETRUNC_PAYLOAD, NPYG_ETRUNC_HEADER, NPYG_ETRUNC_PREAMBLE, NPYG_EMAGIC}};
-static const kind ra_kind = {npyg_ra_validate_buffer, npyg_ra_validate_read, npyg_ra_validate_fd, take_ra, &ra_files,
+static const kind ra_kind = {npyg_ra_validate, take_ra, &ra_files,
                              {NPYG_ERA_TRUNC_DATA, NPYG_ERA_TRUNC_DIMS, NPYG_ERA_TRUNC_HEADER, NPYG_ERA_MAGIC}};
 
 /* The buffer a load reads into, kept for all the runs of one file: a
@@ -205,33 +204,29 @@ static void scratch_drop(void)
 }
 
 /* The two-step load, open then read into a buffer, as one call. */
-static int load_rest(npyg_ctx *ctx, int rc)
+static int load(npyg_ctx *ctx)
 {
+    int rc = npyg_open(ctx);
     if (rc) return rc;
     size_t n = (size_t)npyg_get_info(ctx)->payload_bytes;
     void *p = scratch_get(n);
     return p ? npyg_read_payload(ctx, p, n) : NPYG_ENOMEM;
 }
-static int load_buffer(npyg_ctx *ctx, const void *buf, size_t len) { return load_rest(ctx, npyg_open_buffer(ctx, buf, len)); }
-static int load_read(npyg_ctx *ctx, npyg_read_fn fn, void *user) { return load_rest(ctx, npyg_open_read(ctx, fn, user)); }
-static int load_fd(npyg_ctx *ctx, int fd) { return load_rest(ctx, npyg_open_fd(ctx, fd)); }
 static int load_files;
-static const kind load_kind = {load_buffer, load_read, load_fd, take, &load_files,
+static const kind load_kind = {load, take, &load_files,
                                {NPYG_ETRUNC_PAYLOAD, NPYG_ETRUNC_HEADER, NPYG_ETRUNC_PREAMBLE, NPYG_EMAGIC}};
 
-/* The same for a .ra file: npyg_ra_open_*, then npyg_ra_read_data. */
-static int ra_load_rest(npyg_ctx *ctx, int rc)
+/* The same for a .ra file: npyg_ra_open, then npyg_ra_read_data. */
+static int ra_load(npyg_ctx *ctx)
 {
+    int rc = npyg_ra_open(ctx);
     if (rc) return rc;
     size_t n = (size_t)npyg_ra_get_info(ctx)->data_bytes;
     void *p = scratch_get(n);
     return p ? npyg_ra_read_data(ctx, p, n) : NPYG_ENOMEM;
 }
-static int ra_load_buffer(npyg_ctx *ctx, const void *buf, size_t len) { return ra_load_rest(ctx, npyg_ra_open_buffer(ctx, buf, len)); }
-static int ra_load_read(npyg_ctx *ctx, npyg_read_fn fn, void *user) { return ra_load_rest(ctx, npyg_ra_open_read(ctx, fn, user)); }
-static int ra_load_fd(npyg_ctx *ctx, int fd) { return ra_load_rest(ctx, npyg_ra_open_fd(ctx, fd)); }
 static int ra_load_files;
-static const kind ra_load_kind = {ra_load_buffer, ra_load_read, ra_load_fd, take_ra, &ra_load_files,
+static const kind ra_load_kind = {ra_load, take_ra, &ra_load_files,
                                   {NPYG_ERA_TRUNC_DATA, NPYG_ERA_TRUNC_DIMS, NPYG_ERA_TRUNC_HEADER, NPYG_ERA_MAGIC}};
 
 static bool truncated(const kind *k, int rc)
@@ -239,6 +234,22 @@ static bool truncated(const kind *k, int rc)
     for (size_t i = 0; i < sizeof k->truncated / sizeof k->truncated[0]; i++)
         if (rc == k->truncated[i]) return true;
     return false;
+}
+
+/* What a stream of the file gets, given the buffer's verdict want: a
+   stream is never searched for an HDF5 superblock, so where the buffer
+   is refused as a polyglot the stream gets what its bytes say, a verdict
+   on the payload's size (kd->truncated[0] is the format's truncation),
+   read here through a fault-free callback. Otherwise want itself. */
+static outcome stream_want(npyg_ctx *ctx, const kind *kd, const unsigned char *data, size_t len, outcome want)
+{
+    if (want.rc != NPYG_EPOLYGLOT) return want;
+    cbr r = {data, len, 0, 0, 0, false};
+    npyg_set_input_read(ctx, cb_read, &r);
+    outcome got = kd->take(ctx, kd->call(ctx));
+    TU_CHECK(got.rc == 0 || got.rc == kd->truncated[0] || got.rc == NPYG_ETRAILING,
+             "a polyglot by buffer, %s as a stream", npyg_error_name(got.rc));
+    return got;
 }
 
 static void stream_file(const char *path, const kind *kd)
@@ -249,37 +260,44 @@ static void stream_file(const char *path, const kind *kd)
     if (!data) { TU_CHECK(0, "cannot read"); return; }
     (*kd->count)++;
     npyg_ctx *ctx = new_ctx();
-    outcome want = kd->take(ctx, kd->buffer(ctx, data, len));
+    npyg_set_input_buffer(ctx, data, len);
+    outcome want = kd->take(ctx, kd->call(ctx));
+    outcome swant = stream_want(ctx, kd, data, len, want);
 
     cbr r = {data, len, 0, 0, 0, false};
-    outcome got = kd->take(ctx, kd->read(ctx, cb_read, &r));
-    TU_CHECK(same(got, want), "1-byte reads: %s at %llu, buffer %s at %llu", npyg_error_name(got.rc),
-             (unsigned long long)got.offset, npyg_error_name(want.rc), (unsigned long long)want.offset);
+    npyg_set_input_read(ctx, cb_read, &r);
+    outcome got = kd->take(ctx, kd->call(ctx));
+    TU_CHECK(same(got, swant), "1-byte reads: %s at %llu, buffer %s at %llu", npyg_error_name(got.rc),
+             (unsigned long long)got.offset, npyg_error_name(swant.rc), (unsigned long long)swant.offset);
     for (int e = 0; e < 2; e++) {
         for (size_t k = 0; k <= len; k++) {
             r = (cbr){data, len, 0, k, e ? EIO : EINTR, false};
-            got = kd->take(ctx, kd->read(ctx, cb_read, &r));
+            npyg_set_input_read(ctx, cb_read, &r);
+            got = kd->take(ctx, kd->call(ctx));
             runs++;
             if (r.fired && got.rc == NPYG_EIO) eio_seen++;
             if (r.fired) TU_CHECK(got.rc == NPYG_EIO, "callback fails at byte %zu: %s", k, npyg_error_name(got.rc));
-            else TU_CHECK(same(got, want), "callback would fail at byte %zu, never asked: %s", k, npyg_error_name(got.rc));
+            else TU_CHECK(same(got, swant), "callback would fail at byte %zu, never asked: %s", k, npyg_error_name(got.rc));
         }
     }
 
     /* The same file by descriptor, through the shim. */
     int fd = open(path, O_RDONLY);
+    npyg_set_input_fd(ctx, fd);
     shim_set(P_NONE, -1);
-    got = kd->take(ctx, kd->fd(ctx, fd));
+    got = kd->take(ctx, kd->call(ctx));
     TU_CHECK(same(got, want), "descriptor: %s, buffer %s", npyg_error_name(got.rc), npyg_error_name(want.rc));
     long calls = shim.calls;
     TU_CHECK(calls > 0, "the shim saw no read: is pread wrapped?");
     shim_set(P_SHORT, -1);
-    got = kd->take(ctx, kd->fd(ctx, fd));
+    npyg_set_input_fd(ctx, fd);
+    got = kd->take(ctx, kd->call(ctx));
     TU_CHECK(same(got, want), "short preads: %s, buffer %s", npyg_error_name(got.rc), npyg_error_name(want.rc));
     for (enum plan p = P_EINTR; p <= P_EOF; p++) {
         for (long k = 0; k <= calls; k++) {
             shim_set(p, k);
-            got = kd->take(ctx, kd->fd(ctx, fd));
+            npyg_set_input_fd(ctx, fd);
+            got = kd->take(ctx, kd->call(ctx));
             runs++;
             if (shim.fired && got.rc == NPYG_EIO) eio_seen++;
             bool ok = same(got, want) || (shim.fired && p != P_EINTR && got.rc == NPYG_EIO) ||
@@ -321,7 +339,9 @@ static void npy_pipe(const char *path)
     unsigned char *data = tu_slurp(path, &len);
     if (!data) return;
     npyg_ctx *ctx = new_ctx();
-    outcome want = take(ctx, npyg_validate_buffer(ctx, data, len));
+    npyg_set_input_buffer(ctx, data, len);
+    outcome want = take(ctx, npyg_validate(ctx));
+    want = stream_want(ctx, &npy_kind, data, len, want);
     int p[2];
     if (pipe(p) != 0) { TU_CHECK(0, "pipe"); free(data); free_ctx(ctx, path); return; }
     pid_t pid = fork();
@@ -333,7 +353,8 @@ static void npy_pipe(const char *path)
         _exit(0);
     }
     close(p[1]);
-    outcome got = take(ctx, npyg_validate_fd(ctx, p[0]));
+    npyg_set_input_fd(ctx, p[0]);
+    outcome got = take(ctx, npyg_validate(ctx));
     close(p[0]);
     waitpid(pid, NULL, 0);
     /* A pipe has no size: a payload error is seen as the stream ends. */
@@ -354,7 +375,9 @@ static void npy_pipe_faults(const char *path)
     unsigned char *data = tu_slurp(path, &len);
     if (!data) return;
     npyg_ctx *ctx = new_ctx();
-    outcome want = take(ctx, npyg_validate_buffer(ctx, data, len));
+    npyg_set_input_buffer(ctx, data, len);
+    outcome want = take(ctx, npyg_validate(ctx));
+    want = stream_want(ctx, &npy_kind, data, len, want);
     for (enum plan p = P_EINTR; p <= P_EOF; p++) {
         for (long k = 0;; k++) {
             int fds[2];
@@ -365,7 +388,8 @@ static void npy_pipe_faults(const char *path)
             close(fds[1]);
             shim_set(p, k);
             shim.chunked = true;
-            outcome got = take(ctx, npyg_validate_fd(ctx, fds[0]));
+            npyg_set_input_fd(ctx, fds[0]);
+            outcome got = take(ctx, npyg_validate(ctx));
             bool fired = shim.fired;
             shim.chunked = false;
             shim_set(P_NONE, -1);
@@ -412,7 +436,8 @@ static size_t npz_run(const char *path, outcome *out, long *ends, bool *fired)
     npyg_zip *z = NULL;
     size_t n = 0;
     bool f0 = shim.fired;
-    out[n] = take(ctx, npyg_zip_open_fd(ctx, fd, NULL, &z));
+    npyg_set_input_fd(ctx, fd);
+    out[n] = take(ctx, npyg_zip_open(ctx, NULL, &z));
     fired[n] = shim.fired != f0;
     ends[n++] = shim.calls;
     for (size_t i = 0; z && i < npyg_zip_count(z) && n < MAX_STEPS; i++) {
@@ -514,7 +539,8 @@ static h5seen h5_scan(npyg_ctx *ctx, int fd)
 {
     h5seen s = {0, 0, 0, 0};
     lseek(fd, 0, SEEK_SET);
-    s.rc = npyg_hdf5_scan_fd(ctx, fd, NULL, h5_count, &s);
+    npyg_set_input_fd(ctx, fd);
+    s.rc = npyg_hdf5_scan(ctx, NULL, h5_count, &s);
     if (s.rc) s.offset = npyg_last_error(ctx)->offset;
     return s;
 }
@@ -522,6 +548,16 @@ static h5seen h5_scan(npyg_ctx *ctx, int fd)
 static bool h5_same(h5seen a, h5seen b)
 {
     return a.rc == b.rc && a.offset == b.offset && a.objects == b.objects && a.hazards == b.hazards;
+}
+
+/* npyg_probe_input on the input set last, its info copied (zeros when
+   there is none). */
+static int probe(npyg_ctx *ctx, npyg_probe_info *info)
+{
+    int rc = npyg_probe_input(ctx);
+    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
+    *info = pi ? *pi : (npyg_probe_info){0};
+    return rc;
 }
 
 static bool probe_same(int rc, const npyg_probe_info *a, int want, const npyg_probe_info *b)
@@ -538,23 +574,27 @@ static void hdf5_file(const char *path)
     hdf5_files++;
     npyg_ctx *ctx = new_ctx();
     npyg_probe_info want, got;
-    int want_rc = npyg_probe_buffer(ctx, data, len, &want);
+    npyg_set_input_buffer(ctx, data, len);
+    int want_rc = probe(ctx, &want);
     TU_CHECK(want.format == NPYG_FORMAT_HDF5 || want.format == NPYG_FORMAT_MAT73 || want_rc != 0,
              "not recognised as HDF5 or MAT: format %d", (int)want.format);
     int fd = open(path, O_RDONLY);
 
+    npyg_set_input_fd(ctx, fd);
     shim_set(P_NONE, -1);
-    int rc = npyg_probe_fd(ctx, fd, &got);
+    int rc = probe(ctx, &got);
     TU_CHECK(probe_same(rc, &got, want_rc, &want), "probe by descriptor: %s, buffer %s", npyg_error_name(rc),
              npyg_error_name(want_rc));
     long calls = shim.calls, probe_calls = calls;
     shim_set(P_SHORT, -1);
-    rc = npyg_probe_fd(ctx, fd, &got);
+    npyg_set_input_fd(ctx, fd);
+    rc = probe(ctx, &got);
     TU_CHECK(probe_same(rc, &got, want_rc, &want), "probe, short preads: %s", npyg_error_name(rc));
     for (enum plan p = P_EINTR; p <= P_EOF; p++) {
         for (long k = 0; k <= calls; k++) {
             shim_set(p, k);
-            rc = npyg_probe_fd(ctx, fd, &got);
+            npyg_set_input_fd(ctx, fd);
+            rc = probe(ctx, &got);
             runs++;
             if (shim.fired && rc == NPYG_EIO) eio_seen++;
             /* the probe reads only bytes the file's size says are there:
@@ -615,12 +655,11 @@ typedef struct scanned {
 
 static scanned scan_fd(npyg_ctx *ctx, int fd)
 {
-    npyg_pickle_report *r = NULL;
-    int rc = npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r);
-    scanned o = {rc, rc ? npyg_last_error(ctx)->offset : 0, r ? r->length : 0, r ? r->opcodes : 0,
-                 r ? r->nimports : 0};
-    npyg_pickle_report_free(ctx, r);
-    return o;
+    npyg_set_input_fd(ctx, fd);
+    int rc = npyg_pickle_scan_npy(ctx, NULL);
+    const npyg_pickle_report *r = npyg_get_pickle_report(ctx);
+    return (scanned){rc, rc ? npyg_last_error(ctx)->offset : 0, r ? r->length : 0, r ? r->opcodes : 0,
+                     r ? r->nimports : 0};
 }
 
 static bool same_scan(scanned a, scanned b)
@@ -629,7 +668,7 @@ static bool same_scan(scanned a, scanned b)
            a.nimports == b.nimports;
 }
 
-/* npyg_pickle_scan_npy_fd on every .npy of corpus/pickle: EINTR is
+/* npyg_pickle_scan_npy of a descriptor on every .npy of corpus/pickle: EINTR is
    retried (same scan), EIO is an I/O error, a read that returns 0 early
    is a file that ends early. */
 static void pickle_file(const char *path)

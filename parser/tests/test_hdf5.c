@@ -116,7 +116,8 @@ static int scan(const char *file, npyg_profile prof, const npyg_limits *lim, con
     if (!ctx) return -1;
     memset(s, 0, sizeof *s);
     int fd = open(file, O_RDONLY);
-    int rc = fd < 0 ? -1 : npyg_hdf5_scan_fd(ctx, fd, hl, collect, s);
+    npyg_set_input_fd(ctx, fd);
+    int rc = fd < 0 ? -1 : npyg_hdf5_scan(ctx, hl, collect, s);
     if (rc > 0) {
         const npyg_error *e = npyg_last_error(ctx);
         TU_CHECK(e->code == rc, "last error %d but scan returned %d", e->code, rc);

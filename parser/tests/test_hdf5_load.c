@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The HDF5 load's parent side (npyg_hdf5_load_fd) against the valid corpus
+ * The HDF5 load's parent side (npyg_hdf5_load) against the valid corpus
  * and against a child that lies or dies:
  *  - every valid file loads; every value's buffer is asked for at exactly
  *    the validated size and filled to exactly that size (guard bytes after
@@ -105,7 +105,8 @@ static int load(const char *file, const char *helper, const npyg_hdf5_limits *hl
     if (helper) npyg_hdf5_set_helper(ctx, helper);
     int fd = open(file, O_RDONLY);
     npyg_hdf5_sink sink = {on_object, on_value, on_end, s};
-    int rc = fd < 0 ? -1 : npyg_hdf5_load_fd(ctx, fd, hl, &sink);
+    npyg_set_input_fd(ctx, fd);
+    int rc = fd < 0 ? -1 : npyg_hdf5_load(ctx, hl, &sink);
     snprintf(msg, msize, "%s", npyg_last_error(ctx)->message);
     if (fd >= 0) close(fd);
     npyg_ctx_free(ctx);
@@ -272,7 +273,8 @@ static void check_lies(const char *corpus, const char *helper)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_hdf5_set_helper(ctx, helper);
     int fd = open(path, O_RDONLY);
-    int rc = npyg_hdf5_scan_fd(ctx, fd, NULL, NULL, NULL);
+    npyg_set_input_fd(ctx, fd);
+    int rc = npyg_hdf5_scan(ctx, NULL, NULL, NULL);
     TU_CHECK(rc == NPYG_EHDF5_PROTOCOL, "a load record in a scan: %d (%s)", rc, npyg_last_error(ctx)->message);
     close(fd);
     npyg_ctx_free(ctx);

@@ -124,7 +124,8 @@ static int validate(npyg_ctx *ctx, tu_alloc *cnt, void *user)
 {
     (void)cnt;
     const job *j = user;
-    int rc = npyg_validate_buffer(ctx, j->file, j->len);
+    npyg_set_input_buffer(ctx, j->file, j->len);
+    int rc = npyg_validate(ctx);
     /* Past the last refusal the parse ends as it does unrefused. */
     return rc == j->unrefused ? 0 : rc;
 }
@@ -141,7 +142,8 @@ int main(void)
                 tu_current = label;
                 job j = {file, build_file(file, &templates[t], fill, major), 0};
                 npyg_ctx *ctx = npyg_ctx_new(NULL);
-                j.unrefused = npyg_validate_buffer(ctx, file, j.len);
+                npyg_set_input_buffer(ctx, file, j.len);
+                j.unrefused = npyg_validate(ctx);
                 if (templates[t].numpy_accepts)
                     TU_CHECK(j.unrefused == NPYG_OK, "numpy reads it; npyguard: %s (%s)",
                              npyg_error_name(j.unrefused), npyg_last_error(ctx)->message);

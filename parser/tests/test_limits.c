@@ -168,10 +168,8 @@ static long long pickle_ops(npyg_ctx *ctx, const npyg_pickle_limits *l)
 {
     /* PROTO 2, BININT1 1, STOP: three opcodes (pickletools.dis) */
     static const unsigned char p[] = {0x80, 0x02, 'K', 0x01, '.'};
-    npyg_pickle_report *r = NULL;
-    int rc = npyg_pickle_scan_buffer(ctx, p, sizeof p, l, &r);
-    npyg_pickle_report_free(ctx, r);
-    return rc;
+    npyg_set_input_buffer(ctx, p, sizeof p);
+    return npyg_pickle_scan(ctx, l);
 }
 
 static int open_zip(npyg_ctx *ctx, const char *corpus, const npyg_zip_limits *zl)
@@ -181,7 +179,8 @@ static int open_zip(npyg_ctx *ctx, const char *corpus, const npyg_zip_limits *zl
     int fd = open(path, O_RDONLY);
     TU_CHECK(fd >= 0, "open %s", path);
     npyg_zip *z = NULL;
-    int rc = npyg_zip_open_fd(ctx, fd, zl, &z);
+    npyg_set_input_fd(ctx, fd);
+    int rc = npyg_zip_open(ctx, zl, &z);
     npyg_zip_close(z);
     close(fd);
     return rc;
@@ -211,9 +210,11 @@ TEST(every_format_reads_its_limits_from_the_context)
         char path[4096];
         snprintf(path, sizeof path, "%s/hdf5/valid/mat/savemat-several.mat", corpus);
         int fd = open(path, O_RDONLY);
-        TU_CHECK(npyg_hdf5_scan_fd(ctx, fd, NULL, NULL, NULL) == 0, "the MAT file under the defaults");
+        npyg_set_input_fd(ctx, fd);
+        TU_CHECK(npyg_hdf5_scan(ctx, NULL, NULL, NULL) == 0, "the MAT file under the defaults");
         npyg_set_limit(ctx, NPYG_LIMIT_MAX_OBJECTS, 1);
-        TU_CHECK(npyg_hdf5_scan_fd(ctx, fd, NULL, NULL, NULL) == NPYG_ELIMIT_OBJECTS, "max_objects 1 on the context");
+        npyg_set_input_fd(ctx, fd);
+        TU_CHECK(npyg_hdf5_scan(ctx, NULL, NULL, NULL) == NPYG_ELIMIT_OBJECTS, "max_objects 1 on the context");
         close(fd);
     }
     npyg_ctx_free(ctx);

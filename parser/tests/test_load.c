@@ -50,13 +50,12 @@ static void load_one(npyg_ctx *ctx, const char *path, const unsigned char *buf, 
                      const json_t *e, result *r)
 {
     memset(r, 0, sizeof *r);
-    int fd = -1, rc;
+    int fd = -1;
     tu_chunks ch = {.p = buf, .len = len, .seed = 7, .max = 977};
-    if (in == IN_BUFFER) rc = npyg_open_buffer(ctx, buf, len);
-    else if (in == IN_FD) {
-        fd = open(path, O_RDONLY);
-        rc = npyg_open_fd(ctx, fd);
-    } else rc = npyg_open_read(ctx, tu_chunked_read, &ch);
+    if (in == IN_BUFFER) npyg_set_input_buffer(ctx, buf, len);
+    else if (in == IN_FD) npyg_set_input_fd(ctx, fd = open(path, O_RDONLY));
+    else npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    int rc = npyg_open(ctx);
     void *dst = NULL;
     if (!rc) {
         const npyg_info *info = npyg_get_info(ctx);
@@ -87,7 +86,8 @@ static void check_npy(const char *dir, const char *name, const json_t *e)
     const char *err = json_string_value(json_object_get(e, "npyguard_error"));
     const char *sha = json_string_value(json_object_get(e, "payload_sha256"));
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    int vcode = npyg_validate_buffer(ctx, buf, len);
+    npyg_set_input_buffer(ctx, buf, len);
+    int vcode = npyg_validate(ctx);
     uint64_t voff = npyg_last_error(ctx)->offset;
     for (int in = IN_BUFFER; in <= IN_READ; in++) {
         result r;
@@ -268,21 +268,27 @@ static void bad_state(const char *dir)
     double d[12];
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "read before any open");
     TU_CHECK(npyg_last_error(ctx)->code == NPYG_EBADSTATE, "last_error");
-    TU_CHECK(npyg_open_buffer(ctx, buf, 5) == NPYG_ETRUNC_PREAMBLE, "truncated open");
+    npyg_set_input_buffer(ctx, buf, 5);
+    TU_CHECK(npyg_open(ctx) == NPYG_ETRUNC_PREAMBLE, "truncated open");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "read after a failed open");
-    TU_CHECK(npyg_open_buffer(ctx, buf, len - 1) == NPYG_ETRUNC_PAYLOAD, "payload cut by one: refused at open");
+    npyg_set_input_buffer(ctx, buf, len - 1);
+    TU_CHECK(npyg_open(ctx) == NPYG_ETRUNC_PAYLOAD, "payload cut by one: refused at open");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "read after a payload refused at open");
-    TU_CHECK(npyg_open_buffer(ctx, buf, len) == 0, "open");
+    npyg_set_input_buffer(ctx, buf, len);
+    TU_CHECK(npyg_open(ctx) == 0, "open");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d - 1) == NPYG_EINVAL, "wrong size");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == 0, "read after a wrong size");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "second read");
     TU_CHECK(npyg_get_info(ctx) != NULL, "info kept after a refused second read");
-    TU_CHECK(npyg_open_buffer(ctx, buf, len) == 0, "reopen");
-    TU_CHECK(npyg_validate_buffer(ctx, buf, len) == 0, "validate in between");
+    npyg_set_input_buffer(ctx, buf, len);
+    TU_CHECK(npyg_open(ctx) == 0, "reopen");
+    npyg_set_input_buffer(ctx, buf, len);
+    TU_CHECK(npyg_validate(ctx) == 0, "validate in between");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "read after another call forgot the open");
     /* A pipe cut inside the payload fails at the read, and stays failed. */
     tu_chunks ch = {.p = buf, .len = len - 3, .seed = 1, .max = 64};
-    TU_CHECK(npyg_open_read(ctx, tu_chunked_read, &ch) == 0, "open a cut stream");
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    TU_CHECK(npyg_open(ctx) == 0, "open a cut stream");
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_ETRUNC_PAYLOAD, "cut stream read");
     TU_CHECK(npyg_last_error(ctx)->offset == len - 3, "offset %llu", (unsigned long long)npyg_last_error(ctx)->offset);
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "read after a fatal error");
@@ -294,7 +300,8 @@ static void bad_state(const char *dir)
     buf = tu_slurp(path, &len);
     if (!buf) { TU_CHECK(0, "cannot read"); npyg_ctx_free(ctx); return; }
     npyg_zip *z = NULL;
-    TU_CHECK(npyg_zip_open_buffer(ctx, buf, len, NULL, &z) == 0, "open archive");
+    npyg_set_input_buffer(ctx, buf, len);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == 0, "open archive");
     float f[5];
     TU_CHECK(npyg_zip_read_member(z, f, sizeof f) == NPYG_EBADSTATE, "member read before open_member");
     TU_CHECK(npyg_zip_open_member(z, 0) == 0, "open member");
@@ -351,6 +358,15 @@ static long long cb_src(void *user, void *buf, size_t n)
     return s->over ? (long long)n + 1 : (long long)k;
 }
 
+/* Input 0: the buffer p of len bytes; 1: the descriptor fd; 2: the
+   callback over r. */
+static void set_input(npyg_ctx *ctx, int input, const void *p, size_t len, int fd, cbsrc *r)
+{
+    if (input == 0) npyg_set_input_buffer(ctx, p, len);
+    else if (input == 1) npyg_set_input_fd(ctx, fd);
+    else npyg_set_input_read(ctx, cb_src, r);
+}
+
 typedef struct sinkst {
     uint64_t bytes;
     uint64_t stop_after; /* fail the call that would pass this many bytes */
@@ -399,14 +415,17 @@ static void inputs_and_sinks(void)
     unsigned char *dst = malloc(n);
     if (!npy || !tail || !ctx || !sctx || !dst) { TU_CHECK(0, "setup"); goto out; }
 
-    TU_CHECK(npyg_validate_buffer(sctx, npy, len) == 0, "zeros(%zu, u1) strict: %s", n, npyg_last_error(sctx)->message);
+    npyg_set_input_buffer(sctx, npy, len);
+    TU_CHECK(npyg_validate(sctx) == 0, "zeros(%zu, u1) strict: %s", n, npyg_last_error(sctx)->message);
 
     /* A callback that claims more bytes than it was asked for breaks its
        contract: a read error, never bytes taken on trust. */
     cbsrc s = {npy, len, 0, SIZE_MAX, true, false};
-    TU_CHECK(npyg_validate_read(ctx, cb_src, &s) == NPYG_EIO, "over-long callback read");
+    npyg_set_input_read(ctx, cb_src, &s);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EIO, "over-long callback read");
     s = (cbsrc){npy, len, 0, SIZE_MAX, true, false};
-    TU_CHECK(npyg_open_read(ctx, cb_src, &s) == NPYG_EIO, "over-long callback read, open");
+    npyg_set_input_read(ctx, cb_src, &s);
+    TU_CHECK(npyg_open(ctx) == NPYG_EIO, "over-long callback read, open");
 
     /* The callback fails at each position: in the preamble, the header,
        the payload, or past it (the trailing check) -- always NPYG_EIO. */
@@ -417,10 +436,12 @@ static void inputs_and_sinks(void)
             size_t l = input ? tlen : len;
             if (cuts[k] > l) continue;
             s = (cbsrc){p, l, 0, cuts[k], false, false};
-            int rc = npyg_validate_read(ctx, cb_src, &s);
+            npyg_set_input_read(ctx, cb_src, &s);
+            int rc = npyg_validate(ctx);
             TU_CHECK(rc == NPYG_EIO, "validate_read failing at %zu of %zu: %s", cuts[k], l, npyg_error_name(rc));
             s = (cbsrc){p, l, 0, cuts[k], false, false};
-            rc = npyg_open_read(ctx, cb_src, &s);
+            npyg_set_input_read(ctx, cb_src, &s);
+            rc = npyg_open(ctx);
             if (rc == 0) rc = npyg_read_payload(ctx, dst, n);
             TU_CHECK(rc == NPYG_EIO && s.fired, "open_read + read_payload failing at %zu of %zu: %s", cuts[k], l,
                      npyg_error_name(rc));
@@ -433,7 +454,8 @@ static void inputs_and_sinks(void)
             npyg_ctx *x = strict ? sctx : ctx;
             int fd = input == 1 ? temp_fd(tail, tlen, 0) : -1;
             cbsrc r = {tail, tlen, 0, SIZE_MAX, false, false};
-            int rc = input == 0 ? npyg_open_buffer(x, tail, tlen) : input == 1 ? npyg_open_fd(x, fd) : npyg_open_read(x, cb_src, &r);
+            set_input(x, input, tail, tlen, fd, &r);
+            int rc = npyg_open(x);
             if (rc == 0) rc = npyg_read_payload(x, dst, n);
             const npyg_info *in = npyg_get_info(x);
             if (strict) TU_CHECK(rc == NPYG_ETRAILING, "input %d strict: %s", input, npyg_error_name(rc));
@@ -444,7 +466,8 @@ static void inputs_and_sinks(void)
             if (input == 2 && !strict) TU_CHECK(in && in->trailing_bytes == 100000, "callback: all trailing bytes counted");
             /* and the one-call validation agrees */
             r = (cbsrc){tail, tlen, 0, SIZE_MAX, false, false};
-            int vrc = input == 0 ? npyg_validate_buffer(x, tail, tlen) : input == 1 ? npyg_validate_fd(x, fd) : npyg_validate_read(x, cb_src, &r);
+            set_input(x, input, tail, tlen, fd, &r);
+            int vrc = npyg_validate(x);
             TU_CHECK(vrc == rc, "input %d %s: validation %s, load %s", input, strict ? "strict" : "numpy",
                      npyg_error_name(vrc), npyg_error_name(rc));
             if (fd >= 0) close(fd);
@@ -465,15 +488,9 @@ static void inputs_and_sinks(void)
                 npyg_set_payload_sink(ctx, sink_fn, &sk);
                 int fd = input == 1 ? temp_fd(npy, len, 0) : -1;
                 cbsrc r = {npy, len, 0, SIZE_MAX, false, false};
-                int rc;
-                if (call == 0)
-                    rc = input == 0 ? npyg_validate_buffer(ctx, npy, len) : input == 1 ? npyg_validate_fd(ctx, fd)
-                                                                                  : npyg_validate_read(ctx, cb_src, &r);
-                else {
-                    rc = input == 0 ? npyg_open_buffer(ctx, npy, len) : input == 1 ? npyg_open_fd(ctx, fd)
-                                                                             : npyg_open_read(ctx, cb_src, &r);
-                    if (rc == 0) rc = npyg_read_payload(ctx, call == 1 ? dst : NULL, n);
-                }
+                set_input(ctx, input, npy, len, fd, &r);
+                int rc = call == 0 ? npyg_validate(ctx) : npyg_open(ctx);
+                if (call && rc == 0) rc = npyg_read_payload(ctx, call == 1 ? dst : NULL, n);
                 npyg_set_payload_sink(ctx, NULL, NULL);
                 EVP_DigestFinal_ex(sk.md, got, &gl);
                 EVP_MD_CTX_free(sk.md);
@@ -492,25 +509,31 @@ static void inputs_and_sinks(void)
     /* A descriptor is read from its position: an archive of bytes before
        the file is no concern, and a position past the end is an empty input. */
     int fd = temp_fd(npy, len, 100);
-    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == 0, "file 100 bytes into the descriptor");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_validate(ctx) == 0, "file 100 bytes into the descriptor");
     if (fd >= 0) {
         lseek(fd, 100 + (off_t)len + 10, SEEK_SET);
-        int want_rc = npyg_validate_buffer(ctx, "", 0);
+        npyg_set_input_buffer(ctx, "", 0);
+        int want_rc = npyg_validate(ctx);
         TU_CHECK(want_rc == NPYG_ETRUNC_PREAMBLE, "empty buffer: %s", npyg_error_name(want_rc));
-        TU_CHECK(npyg_validate_fd(ctx, fd) == want_rc, "position past the end: %s", npyg_last_error(ctx)->message);
-        TU_CHECK(npyg_open_fd(ctx, fd) == want_rc, "open, position past the end");
+        npyg_set_input_fd(ctx, fd);
+        TU_CHECK(npyg_validate(ctx) == want_rc, "position past the end: %s", npyg_last_error(ctx)->message);
+        npyg_set_input_fd(ctx, fd);
+        TU_CHECK(npyg_open(ctx) == want_rc, "open, position past the end");
         close(fd);
     }
     /* a regular file cut inside the header */
     fd = temp_fd(npy, 100, 0);
-    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ETRUNC_HEADER, "file cut inside the header");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_validate(ctx) == NPYG_ETRUNC_HEADER, "file cut inside the header");
     if (fd >= 0) close(fd);
     /* neither a regular file nor a pipe */
     fd = open("/dev/null", O_RDONLY);
-    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == NPYG_ENOTREG && npyg_open_fd(ctx, fd) == NPYG_ENOTREG,
-             "character device");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_validate(ctx) == NPYG_ENOTREG && npyg_open(ctx) == NPYG_ENOTREG, "character device");
     if (fd >= 0) close(fd);
-    TU_CHECK(npyg_validate_fd(ctx, -1) == NPYG_EIO && npyg_open_fd(ctx, -1) == NPYG_EIO, "bad descriptor");
+    TU_CHECK(npyg_set_input_fd(ctx, -1) == NPYG_EINVAL && npyg_validate(ctx) == NPYG_EIO && npyg_open(ctx) == NPYG_EIO,
+             "bad descriptor");
 
     /* max_header_bytes holds for every input */
     npyg_limits lim;
@@ -519,37 +542,40 @@ static void inputs_and_sinks(void)
     npyg_options o = {.limits = &lim};
     npyg_ctx *lctx = npyg_ctx_new(&o);
     s = (cbsrc){npy, len, 0, SIZE_MAX, false, false};
-    TU_CHECK(lctx && npyg_validate_buffer(lctx, npy, len) == NPYG_ELIMIT_HEADER &&
-                 npyg_open_read(lctx, cb_src, &s) == NPYG_ELIMIT_HEADER,
-             "max_header_bytes 64 against a 118-byte header");
+    npyg_set_input_buffer(lctx, npy, len);
+    TU_CHECK(lctx && npyg_validate(lctx) == NPYG_ELIMIT_HEADER, "max_header_bytes 64 against a 118-byte header");
+    npyg_set_input_read(lctx, cb_src, &s);
+    TU_CHECK(npyg_open(lctx) == NPYG_ELIMIT_HEADER, "max_header_bytes 64, a callback");
     npyg_ctx_free(lctx);
 
     /* arguments that cannot be used */
-    TU_CHECK(npyg_validate_buffer(NULL, npy, len) == NPYG_EINVAL && npyg_validate_read(NULL, cb_src, &s) == NPYG_EINVAL &&
-                 npyg_validate_fd(NULL, 0) == NPYG_EINVAL && npyg_parse_header(NULL, npy, len) == NPYG_EINVAL &&
-                 npyg_open_buffer(NULL, npy, len) == NPYG_EINVAL && npyg_open_read(NULL, cb_src, &s) == NPYG_EINVAL &&
-                 npyg_open_fd(NULL, 0) == NPYG_EINVAL,
+    TU_CHECK(npyg_set_input_buffer(NULL, npy, len) == NPYG_EINVAL && npyg_set_input_read(NULL, cb_src, &s) == NPYG_EINVAL &&
+                 npyg_set_input_fd(NULL, 0) == NPYG_EINVAL && npyg_validate(NULL) == NPYG_EINVAL &&
+                 npyg_parse_header(NULL, npy, len) == NPYG_EINVAL && npyg_open(NULL) == NPYG_EINVAL,
              "NULL context");
-    TU_CHECK(npyg_validate_buffer(ctx, NULL, 5) == NPYG_EINVAL && npyg_parse_header(ctx, NULL, 5) == NPYG_EINVAL &&
-                 npyg_open_buffer(ctx, NULL, 5) == NPYG_EINVAL,
+    TU_CHECK(npyg_set_input_buffer(ctx, NULL, 5) == NPYG_EINVAL && npyg_validate(ctx) == NPYG_EINVAL &&
+                 npyg_open(ctx) == NPYG_EINVAL && npyg_parse_header(ctx, NULL, 5) == NPYG_EINVAL,
              "NULL buffer with a length");
-    TU_CHECK(npyg_validate_read(ctx, NULL, NULL) == NPYG_EINVAL && npyg_open_read(ctx, NULL, NULL) == NPYG_EINVAL,
+    TU_CHECK(npyg_set_input_read(ctx, NULL, NULL) == NPYG_EINVAL && npyg_validate(ctx) == NPYG_EINVAL &&
+                 npyg_open(ctx) == NPYG_EINVAL,
              "NULL callback");
     TU_CHECK(npyg_parse_header(ctx, npy, 128) == 0 && npyg_get_info(ctx)->payload_bytes == n, "header only");
     /* no buffer and no length is an empty input */
-    TU_CHECK(npyg_validate_buffer(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE && npyg_parse_header(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE &&
-                 npyg_open_buffer(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE,
+    TU_CHECK(npyg_set_input_buffer(ctx, NULL, 0) == 0 && npyg_validate(ctx) == NPYG_ETRUNC_PREAMBLE &&
+                 npyg_open(ctx) == NPYG_ETRUNC_PREAMBLE && npyg_parse_header(ctx, NULL, 0) == NPYG_ETRUNC_PREAMBLE,
              "NULL buffer of length 0");
     /* a descriptor number that is not open */
     fd = dup(2);
     close(fd);
-    TU_CHECK(npyg_validate_fd(ctx, fd) == NPYG_EIO && npyg_open_fd(ctx, fd) == NPYG_EIO, "closed descriptor");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(npyg_validate(ctx) == NPYG_EIO && npyg_open(ctx) == NPYG_EIO, "closed descriptor");
     /* a socket is read like a pipe */
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
         bool sent = write(sv[1], npy, 4096) == 4096;
         close(sv[1]);
-        TU_CHECK(sent && npyg_validate_fd(ctx, sv[0]) == NPYG_ETRUNC_PAYLOAD &&
+        npyg_set_input_fd(ctx, sv[0]);
+        TU_CHECK(sent && npyg_validate(ctx) == NPYG_ETRUNC_PAYLOAD &&
                      npyg_last_error(ctx)->offset == 4096,
                  "socket holding the first 4096 bytes: %s", npyg_error_name(npyg_last_error(ctx)->code));
         close(sv[0]);
@@ -558,10 +584,12 @@ static void inputs_and_sinks(void)
     fd = temp_fd(tail, tlen, 0);
     sinkst sk = {0, UINT64_MAX, 0, NULL};
     npyg_set_payload_sink(ctx, sink_fn, &sk);
-    TU_CHECK(fd >= 0 && npyg_validate_fd(ctx, fd) == 0 && npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_validate(ctx) == 0 && npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
              "file with trailing bytes, to a sink");
     sk.bytes = 0;
-    TU_CHECK(fd >= 0 && npyg_open_fd(ctx, fd) == 0 && npyg_read_payload(ctx, NULL, 0) == 0 &&
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(fd >= 0 && npyg_open(ctx) == 0 && npyg_read_payload(ctx, NULL, 0) == 0 &&
                  npyg_get_info(ctx)->trailing_bytes == 100000 && sk.bytes == n,
              "file with trailing bytes, loaded to a sink");
     npyg_set_payload_sink(ctx, NULL, NULL);

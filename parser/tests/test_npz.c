@@ -91,9 +91,11 @@ static void walk(const unsigned char *buf, size_t len, const char *path, npyg_pr
     int rc;
     if (path) {
         fd = open(path, O_RDONLY);
-        rc = npyg_zip_open_fd(ctx, fd, zl, &z);
+        npyg_set_input_fd(ctx, fd);
+        rc = npyg_zip_open(ctx, zl, &z);
     } else {
-        rc = npyg_zip_open_buffer(ctx, buf, len, zl, &z);
+        npyg_set_input_buffer(ctx, buf, len);
+        rc = npyg_zip_open(ctx, zl, &z);
     }
     if (rc) {
         out->code = npyg_last_error(ctx)->code;
@@ -282,19 +284,26 @@ static void check_limits(const char *dir)
     /* The API refuses what it cannot do. */
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_zip *z = NULL;
-    TU_CHECK(npyg_zip_open_buffer(ctx, "PK\5\6", 4, NULL, &z) == NPYG_EZIP_EOCD && z == NULL, "4-byte archive");
-    TU_CHECK(npyg_zip_open_buffer(ctx, "\x93NUMPY", 6, NULL, &z) == NPYG_EZIP_NOTZIP, "npy is not zip");
-    TU_CHECK(npyg_zip_open_buffer(ctx, NULL, 0, NULL, &z) == NPYG_EZIP_NOTZIP, "empty input");
-    TU_CHECK(npyg_zip_open_buffer(ctx, "x", 1, NULL, NULL) == NPYG_EINVAL, "NULL out");
-    TU_CHECK(npyg_zip_open_fd(ctx, -1, NULL, &z) == NPYG_EIO, "bad fd");
+    npyg_set_input_buffer(ctx, "PK\5\6", 4);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EZIP_EOCD && z == NULL, "4-byte archive");
+    npyg_set_input_buffer(ctx, "\x93NUMPY", 6);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EZIP_NOTZIP, "npy is not zip");
+    npyg_set_input_buffer(ctx, NULL, 0);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EZIP_NOTZIP, "empty input");
+    npyg_set_input_buffer(ctx, "x", 1);
+    TU_CHECK(npyg_zip_open(ctx, NULL, NULL) == NPYG_EINVAL, "NULL out");
+    npyg_set_input_fd(ctx, -1);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EIO, "bad fd");
     int p[2];
     if (pipe(p) == 0) {
-        TU_CHECK(npyg_zip_open_fd(ctx, p[0], NULL, &z) == NPYG_ENOTREG, "pipe");
+        npyg_set_input_fd(ctx, p[0]);
+        TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_ENOTREG, "pipe");
         close(p[0]);
         close(p[1]);
     }
     static const unsigned char empty[22] = {'P', 'K', 5, 6};
-    TU_CHECK(npyg_zip_open_buffer(ctx, empty, sizeof empty, NULL, &z) == 0 && npyg_zip_count(z) == 0, "empty zip");
+    npyg_set_input_buffer(ctx, empty, sizeof empty);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == 0 && npyg_zip_count(z) == 0, "empty zip");
     TU_CHECK(npyg_zip_member(z, 0) == NULL, "member out of range");
     TU_CHECK(npyg_zip_validate_member(z, 0) == NPYG_EINVAL, "validate out of range");
     npyg_zip_close(z);
@@ -304,7 +313,8 @@ static void check_limits(const char *dir)
     size_t len;
     char path[4096];
     unsigned char *buf = tu_read_case(dir, "valid/savez-compressed-several.npz", path, &len);
-    if (buf && npyg_zip_open_buffer(ctx, buf, len, NULL, &z) == 0) {
+    npyg_set_input_buffer(ctx, buf, len);
+    if (buf && npyg_zip_open(ctx, NULL, &z) == 0) {
         uint64_t first = 0;
         for (int round = 0; round < 3; round++)
             for (size_t i = npyg_zip_count(z); i-- > 0;) {
@@ -346,7 +356,8 @@ static void stream_bomb(const char *dir)
     int fd = open(path, O_RDONLY);
     npyg_zip *z = NULL;
     double t0 = now_s();
-    int rc = npyg_zip_open_fd(ctx, fd, &zl, &z);
+    npyg_set_input_fd(ctx, fd);
+    int rc = npyg_zip_open(ctx, &zl, &z);
     if (!rc) rc = npyg_zip_validate_member(z, 0);
     double dt = now_s() - t0;
     TU_CHECK(rc == 0, "streamed bomb: %s (%s)", npyg_error_name(rc), npyg_last_error(ctx)->message);
@@ -541,7 +552,8 @@ static void zcase(const char *slug, const zarch *a, npyg_profile prof, const npy
         npyg_zip *z = NULL;
         int rc, fd = -1;
         if (input == 0) {
-            rc = npyg_zip_open_buffer(ctx, a->b, a->len, zl, &z);
+            npyg_set_input_buffer(ctx, a->b, a->len);
+            rc = npyg_zip_open(ctx, zl, &z);
         } else {
             /* the archive after 7 bytes of something else, read from there */
             FILE *f = tmpfile();
@@ -554,7 +566,8 @@ static void zcase(const char *slug, const zarch *a, npyg_profile prof, const npy
                 if (fd >= 0) close(fd);
                 return;
             }
-            rc = npyg_zip_open_fd(ctx, fd, zl, &z);
+            npyg_set_input_fd(ctx, fd);
+            rc = npyg_zip_open(ctx, zl, &z);
         }
         const char *failed = NULL;
         for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
@@ -1193,17 +1206,23 @@ static void crafted_api(void)
         if (k == 1) zl.max_name_bytes = 0;
         if (k == 2) zl.max_name_bytes = NPYG_MAX_NAME_BYTES_CAP + 1;
         TU_CHECK(npyg_zip_worst_case_alloc(&lim, &zl) == 0, "worst case of invalid zip limits %d", k);
-        TU_CHECK(npyg_zip_open_buffer(ctx, a.b, a.len, &zl, &z) == NPYG_EINVAL && z == NULL, "invalid zip limits %d", k);
-        TU_CHECK(npyg_zip_open_fd(ctx, 0, &zl, &z) == NPYG_EINVAL, "invalid zip limits %d, fd", k);
+        npyg_set_input_buffer(ctx, a.b, a.len);
+        TU_CHECK(npyg_zip_open(ctx, &zl, &z) == NPYG_EINVAL && z == NULL, "invalid zip limits %d", k);
+        npyg_set_input_fd(ctx, 0);
+        TU_CHECK(npyg_zip_open(ctx, &zl, &z) == NPYG_EINVAL, "invalid zip limits %d, fd", k);
     }
     npyg_limits bad = lim;
     bad.max_header_bytes = 0;
     TU_CHECK(npyg_worst_case_alloc(&bad) == 0 && npyg_zip_worst_case_alloc(&bad, NULL) == 0, "invalid npy limits");
 
-    TU_CHECK(npyg_zip_open_buffer(NULL, a.b, a.len, NULL, &z) == NPYG_EINVAL, "NULL context");
-    TU_CHECK(npyg_zip_open_fd(NULL, 0, NULL, &z) == NPYG_EINVAL, "NULL context, fd");
-    TU_CHECK(npyg_zip_open_fd(ctx, 0, NULL, NULL) == NPYG_EINVAL, "NULL output, fd");
-    TU_CHECK(npyg_zip_open_buffer(ctx, NULL, 5, NULL, &z) == NPYG_EINVAL, "NULL buffer with a length");
+    npyg_set_input_buffer(NULL, a.b, a.len);
+    TU_CHECK(npyg_zip_open(NULL, NULL, &z) == NPYG_EINVAL, "NULL context");
+    npyg_set_input_fd(NULL, 0);
+    TU_CHECK(npyg_zip_open(NULL, NULL, &z) == NPYG_EINVAL, "NULL context, fd");
+    npyg_set_input_fd(ctx, 0);
+    TU_CHECK(npyg_zip_open(ctx, NULL, NULL) == NPYG_EINVAL, "NULL output, fd");
+    npyg_set_input_buffer(ctx, NULL, 5);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EINVAL, "NULL buffer with a length");
     TU_CHECK(npyg_zip_count(NULL) == 0 && npyg_zip_member(NULL, 0) == NULL, "NULL archive");
     TU_CHECK(npyg_zip_validate_member(NULL, 0) == NPYG_EINVAL && npyg_zip_open_member(NULL, 0) == NPYG_EINVAL,
              "NULL archive, member");
@@ -1213,13 +1232,15 @@ static void crafted_api(void)
     /* descriptors: closed, and positioned past the end of the file */
     int fd = dup(2);
     close(fd);
-    TU_CHECK(npyg_zip_open_fd(ctx, fd, NULL, &z) == NPYG_EIO, "closed descriptor");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EIO, "closed descriptor");
     FILE *f = tmpfile();
     fd = f ? dup(fileno(f)) : -1;
     if (f) fclose(f);
     if (fd >= 0 && write(fd, a.b, a.len) == (ssize_t)a.len) {
         lseek(fd, (off_t)a.len + 5, SEEK_SET);
-        TU_CHECK(npyg_zip_open_fd(ctx, fd, NULL, &z) == NPYG_EIO, "position past the end");
+        npyg_set_input_fd(ctx, fd);
+        TU_CHECK(npyg_zip_open(ctx, NULL, &z) == NPYG_EIO, "position past the end");
         /* each allocation of an open from a descriptor failing in turn */
         for (long n = 0; n < 64; n++) {
             tu_alloc t;
@@ -1227,7 +1248,8 @@ static void crafted_api(void)
             npyg_ctx *c = tu_ctx_failing_at(&t, &al, n);
             if (!c) continue;
             lseek(fd, 0, SEEK_SET);
-            int rc = npyg_zip_open_fd(c, fd, NULL, &z);
+            npyg_set_input_fd(c, fd);
+            int rc = npyg_zip_open(c, NULL, &z);
             if (!rc) rc = npyg_zip_validate_member(z, 0);
             npyg_zip_close(z);
             npyg_ctx_free(c);
@@ -1245,7 +1267,8 @@ static void crafted_api(void)
                     .usize = 11, .crc = 0x0badc0deu}};
     zbuild(&a, raw, 2, false, NULL);
     char buf[16];
-    TU_CHECK(npyg_zip_open_buffer(ctx, a.b, a.len, NULL, &z) == 0, "raw members: open");
+    npyg_set_input_buffer(ctx, a.b, a.len);
+    TU_CHECK(npyg_zip_open(ctx, NULL, &z) == 0, "raw members: open");
     if (z) {
         TU_CHECK(npyg_zip_open_member(z, 0) == 0 && npyg_get_info(ctx) == NULL, "raw member: open");
         TU_CHECK(npyg_zip_read_member(z, buf, 10) == NPYG_EINVAL, "raw member: wrong size");

@@ -86,45 +86,60 @@ static char *fingerprint(int rc, const npyg_pickle_report *r, uint64_t err_off)
     return buf;
 }
 
-/* Scans the .npy bytes three ways; returns the buffer's fingerprint and
-   leaves the buffer scan's report in *out (caller frees with ctx). */
-static int scan_three_ways(npyg_ctx *ctx, const char *path, const unsigned char *data, size_t len,
-                           const npyg_pickle_limits *lim, npyg_pickle_report **out)
+/* The scan of the input set last, as a fingerprint of its code, offset
+   and report. */
+static char *scan_fingerprint(npyg_ctx *ctx, const npyg_pickle_limits *lim, int *rc)
 {
-    int rc = npyg_pickle_scan_npy_buffer(ctx, data, len, lim, out);
-    char *fb = fingerprint(rc, *out, rc ? npyg_last_error(ctx)->offset : 0);
-    TU_CHECK(rc == NPYG_ENOMEM || *out != NULL, "no report (%s)", npyg_error_name(rc));
-    if (*out) TU_CHECK((*out)->status == rc, "report status %d, call %d", (*out)->status, rc);
+    *rc = npyg_pickle_scan_npy(ctx, lim);
+    return fingerprint(*rc, npyg_get_pickle_report(ctx), *rc ? npyg_last_error(ctx)->offset : 0);
+}
 
-    for (unsigned max = 1; max <= 4096; max *= 8) {
-        npyg_pickle_report *r2 = NULL;
-        tu_chunks ch = {data, len, 0, max * 7 + 1, max};
-        int rc2 = npyg_pickle_scan_npy_read(ctx, tu_chunked_read, &ch, lim, &r2);
-        char *f2 = fingerprint(rc2, r2, rc2 ? npyg_last_error(ctx)->offset : 0);
-        TU_CHECK(strcmp(fb, f2) == 0, "chunks of at most %u: %s\n  buffer: %s", max, f2, fb);
-        free(f2);
-        npyg_pickle_report_free(ctx, r2);
-    }
-    int fd = open(path, O_RDONLY);
+/* Scans the .npy bytes three ways (a descriptor, a callback in chunks of
+   several sizes, the buffer last), requires the same fingerprint, and
+   leaves the buffer scan's report in *out (the context's, until its next
+   call). */
+static int scan_three_ways(npyg_ctx *ctx, const char *path, const unsigned char *data, size_t len,
+                           const npyg_pickle_limits *lim, const npyg_pickle_report **out)
+{
+    int fd = open(path, O_RDONLY), rc3 = 0;
+    char *f3 = NULL;
     TU_CHECK(fd >= 0, "open %s", path);
     if (fd >= 0) {
-        npyg_pickle_report *r3 = NULL;
-        int rc3 = npyg_pickle_scan_npy_fd(ctx, fd, lim, &r3);
-        char *f3 = fingerprint(rc3, r3, rc3 ? npyg_last_error(ctx)->offset : 0);
-        TU_CHECK(strcmp(fb, f3) == 0, "descriptor: %s\n  buffer: %s", f3, fb);
+        npyg_set_input_fd(ctx, fd);
+        f3 = scan_fingerprint(ctx, lim, &rc3);
         TU_CHECK(lseek(fd, 0, SEEK_CUR) == 0, "the descriptor moved");
-        free(f3);
-        npyg_pickle_report_free(ctx, r3);
         close(fd);
     }
+    char *f2[5] = {0};
+    unsigned k = 0;
+    for (unsigned max = 1; max <= 4096; max *= 8, k++) {
+        tu_chunks ch = {data, len, 0, max * 7 + 1, max};
+        npyg_set_input_read(ctx, tu_chunked_read, &ch);
+        int rc2;
+        f2[k] = scan_fingerprint(ctx, lim, &rc2);
+    }
+    npyg_set_input_buffer(ctx, data, len);
+    int rc;
+    char *fb = scan_fingerprint(ctx, lim, &rc);
+    *out = npyg_get_pickle_report(ctx);
+    TU_CHECK(rc == NPYG_ENOMEM || *out != NULL, "no report (%s)", npyg_error_name(rc));
+    if (*out) TU_CHECK((*out)->status == rc, "report status %d, call %d", (*out)->status, rc);
+    k = 0;
+    for (unsigned max = 1; max <= 4096; max *= 8, k++) {
+        TU_CHECK(strcmp(fb, f2[k]) == 0, "chunks of at most %u: %s\n  buffer: %s", max, f2[k], fb);
+        free(f2[k]);
+    }
+    if (f3) TU_CHECK(strcmp(fb, f3) == 0, "descriptor: %s\n  buffer: %s", f3, fb);
+    free(f3);
     free(fb);
     return rc;
 }
 
 /* One scan read in chunks (from seed) under limits l, NULL for the
    defaults, on a counting allocator: what it allocates beyond the
-   context's own stays within npyg_pickle_worst_case_alloc(l), and freeing
-   the report, then the context, gives everything back. Returns the
+   context's own stays within npyg_pickle_worst_case_alloc(l), the next
+   call frees the report (the same scan again holds what the first held),
+   and freeing the context gives everything back. Returns the
    scan's code; *calls the allocations asked for, the context's included. */
 static int scan_within_bound(const unsigned char *data, size_t len, const npyg_pickle_limits *l, unsigned seed,
                              long *calls)
@@ -137,13 +152,16 @@ static int scan_within_bound(const unsigned char *data, size_t len, const npyg_p
     npyg_ctx *ctx = npyg_ctx_new(&o);
     uint64_t base = ta.now;
     ta.peak = ta.now;
-    npyg_pickle_report *r = NULL;
     tu_chunks ch = {data, len, 0, seed, 64};
-    int rc = npyg_pickle_scan_npy_read(ctx, tu_chunked_read, &ch, l, &r);
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    int rc = npyg_pickle_scan_npy(ctx, l);
     TU_CHECK(ta.peak - base <= bound, "scan allocated %llu, bound %llu", (unsigned long long)(ta.peak - base),
              (unsigned long long)bound);
-    npyg_pickle_report_free(ctx, r);
-    TU_CHECK(ta.now == base, "%llu bytes left after the report is freed", (unsigned long long)(ta.now - base));
+    uint64_t held = ta.now;
+    ch = (tu_chunks){data, len, 0, seed, 64};
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, l) == rc && ta.now == held, "the same scan again holds %llu bytes, not %llu",
+             (unsigned long long)(ta.now - base), (unsigned long long)(held - base));
     *calls = ta.calls;
     npyg_ctx_free(ctx);
     TU_CHECK(ta.now == 0, "%llu bytes left after the context is freed", (unsigned long long)ta.now);
@@ -165,8 +183,9 @@ static void torture(const unsigned char *data, size_t len)
         npyg_ctx *ctx = npyg_ctx_new(&o);
         ta.fail_at = ta.calls + k - 0;
         tu_chunks ch = {data, len, 0, 99, 64};
-        npyg_pickle_report *r = NULL;
-        int rc = npyg_pickle_scan_npy_read(ctx, tu_chunked_read, &ch, NULL, &r);
+        npyg_set_input_read(ctx, tu_chunked_read, &ch);
+        int rc = npyg_pickle_scan_npy(ctx, NULL);
+        const npyg_pickle_report *r = npyg_get_pickle_report(ctx);
         bool failed = ta.calls > ta.fail_at;
         if (failed) {
             TU_CHECK((rc == NPYG_ENOMEM && r == NULL) || (rc == want && r != NULL),
@@ -174,7 +193,6 @@ static void torture(const unsigned char *data, size_t len)
         } else {
             TU_CHECK(rc == want, "no allocation refused, yet %s", npyg_error_name(rc));
         }
-        npyg_pickle_report_free(ctx, r);
         npyg_ctx_free(ctx);
         TU_CHECK(ta.now == 0, "allocation %ld refused: %llu bytes leaked", k, (unsigned long long)ta.now);
     }
@@ -206,11 +224,10 @@ static void read_faults(npyg_ctx *ctx, const unsigned char *data, size_t len, in
 {
     for (size_t at = 0; at <= len; at++) {
         failing f = {data, len, 0, at, 0, false};
-        npyg_pickle_report *r = NULL;
-        int rc = npyg_pickle_scan_npy_read(ctx, failing_read, &f, NULL, &r);
+        npyg_set_input_read(ctx, failing_read, &f);
+        int rc = npyg_pickle_scan_npy(ctx, NULL);
         if (f.failed) TU_CHECK(rc == NPYG_EIO, "read error at %zu: %s", at, npyg_error_name(rc));
         else TU_CHECK(rc == want, "no read error (at %zu), yet %s", at, npyg_error_name(rc));
-        npyg_pickle_report_free(ctx, r);
     }
 }
 
@@ -237,7 +254,7 @@ static void check_npy_entry(npyg_ctx *ctx, const char *dir, const char *name, co
         else TU_CHECK(0, "unknown limit %s", lk);
     }
     if (lj) full = false; /* the torture runs under the default limits */
-    npyg_pickle_report *r = NULL;
+    const npyg_pickle_report *r = NULL;
     int rc = scan_three_ways(ctx, path, data, len, lj ? &lim : NULL, &r);
 
     /* gen_corpus.py / gen_npz.py mark a pickle pickletools cannot walk. */
@@ -296,7 +313,6 @@ static void check_npy_entry(npyg_ctx *ctx, const char *dir, const char *name, co
         }
     }
     json_decref(clean);
-    npyg_pickle_report_free(ctx, r);
     if (full) {
         torture(data, len);
         read_faults(ctx, data, len, rc);
@@ -312,7 +328,8 @@ static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members
     TU_CHECK(fd >= 0, "open");
     if (fd < 0) return;
     npyg_zip *z = NULL;
-    int rc = npyg_zip_open_fd(ctx, fd, NULL, &z);
+    npyg_set_input_fd(ctx, fd);
+    int rc = npyg_zip_open(ctx, NULL, &z);
     TU_CHECK(rc == 0, "open archive: %s", npyg_error_name(rc));
     size_t seen = 0;
     for (size_t i = 0; z && i < npyg_zip_count(z); i++) {
@@ -373,13 +390,12 @@ static void limits(npyg_ctx *ctx)
     cases[5].what = "max_imports 2"; cases[5].code = NPYG_ELIMIT_PICKLE_IMPORTS; cases[5].l.max_imports = 2;
     for (int i = 0; i < 6; i++) {
         tu_current = cases[i].what;
-        npyg_pickle_report *r = NULL;
+        const npyg_pickle_report *r = NULL;
         int rc = scan_three_ways(ctx, path, data, len, &cases[i].l, &r);
         TU_CHECK(rc == cases[i].code, "%s, expected %s", npyg_error_name(rc), npyg_error_name(cases[i].code));
         TU_CHECK(strcmp(npyg_error_class(rc), "limit") == 0, "class %s", npyg_error_class(rc));
         TU_CHECK(r && r->status == rc, "report status");
         if (i == 5) TU_CHECK(r && r->nimports == 2, "imports before the limit");
-        npyg_pickle_report_free(ctx, r);
         /* The bound holds under small limits too (arrays never outgrow them). */
         long calls;
         scan_within_bound(data, len, &cases[i].l, 5, &calls);
@@ -387,9 +403,9 @@ static void limits(npyg_ctx *ctx)
     npyg_pickle_limits bad;
     npyg_pickle_limits_default(&bad);
     bad.max_imports = 0;
-    npyg_pickle_report *r = (void *)1;
     tu_current = "invalid limits";
-    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, data, len, &bad, &r) == NPYG_EINVAL && r == NULL, "max_imports 0");
+    npyg_set_input_buffer(ctx, data, len);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, &bad) == NPYG_EINVAL && npyg_get_pickle_report(ctx) == NULL, "max_imports 0");
     TU_CHECK(npyg_pickle_worst_case_alloc(&bad) == 0, "bound of invalid limits");
     TU_CHECK(npyg_pickle_worst_case_alloc(NULL) < NPYG_DEFAULT_MAX_ALLOC_BYTES,
              "the default scan fits the default max_alloc_bytes");
@@ -424,7 +440,7 @@ static void api(npyg_ctx *ctx)
     size_t len;
     unsigned char *data = tu_slurp(path, &len);
     if (!data) { TU_CHECK(0, "cannot read %s", path); return; }
-    npyg_pickle_report *r = (void *)1;
+    const npyg_pickle_report *r;
 
     /* Each limit at 0, and each capped one past its cap. */
     for (int k = 0; k < 11; k++) {
@@ -443,46 +459,52 @@ static void api(npyg_ctx *ctx)
         case 9: l.max_imports = NPYG_PICKLE_MAX_IMPORTS_CAP + 1; break;
         case 10: l.max_imports = NPYG_PICKLE_MAX_IMPORTS_CAP; break; /* the cap itself is valid */
         }
-        r = (void *)1;
-        int rc = npyg_pickle_scan_npy_buffer(ctx, data, len, &l, &r);
+        npyg_set_input_buffer(ctx, data, len);
+        int rc = npyg_pickle_scan_npy(ctx, &l);
+        r = npyg_get_pickle_report(ctx);
         if (k == 10) TU_CHECK(rc == 0 && r != NULL, "limits at their caps: %s", npyg_error_name(rc));
         else TU_CHECK(rc == NPYG_EINVAL && r == NULL, "invalid limits %d: %s", k, npyg_error_name(rc));
         TU_CHECK((npyg_pickle_worst_case_alloc(&l) == 0) == (k != 10), "bound of limits %d", k);
-        npyg_pickle_report_free(ctx, r == (void *)1 ? NULL : r);
     }
 
     static const char stop[] = "N.";
-    TU_CHECK(npyg_pickle_scan_buffer(NULL, stop, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL ctx");
-    TU_CHECK(npyg_pickle_scan_buffer(ctx, stop, 2, NULL, NULL) == NPYG_EINVAL, "NULL report pointer");
-    TU_CHECK(npyg_pickle_scan_buffer(ctx, NULL, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL buffer");
-    TU_CHECK(npyg_pickle_scan_buffer(ctx, NULL, 0, NULL, &r) == NPYG_EPICKLE_TRUNC && r && r->length == 0,
+    TU_CHECK(npyg_pickle_scan(NULL, NULL) == NPYG_EINVAL && npyg_pickle_scan_npy(NULL, NULL) == NPYG_EINVAL &&
+                 npyg_get_pickle_report(NULL) == NULL,
+             "NULL ctx");
+    /* Each bad input: its code from the scan, and no report. */
+    npyg_set_input_buffer(ctx, stop, 2);
+    TU_CHECK(npyg_pickle_scan(ctx, NULL) == 0 && (r = npyg_get_pickle_report(ctx)) && r->length == 2, "N.");
+    npyg_set_input_buffer(ctx, NULL, 2);
+    TU_CHECK(npyg_pickle_scan(ctx, NULL) == NPYG_EINVAL && !npyg_get_pickle_report(ctx), "NULL buffer");
+    npyg_set_input_buffer(ctx, NULL, 0);
+    TU_CHECK(npyg_pickle_scan(ctx, NULL) == NPYG_EPICKLE_TRUNC && (r = npyg_get_pickle_report(ctx)) && r->length == 0,
              "NULL empty buffer: a pickle without STOP");
-    npyg_pickle_report_free(ctx, r);
-    TU_CHECK(npyg_pickle_scan_read(ctx, NULL, NULL, NULL, &r) == NPYG_EINVAL && r == NULL, "NULL callback");
-    TU_CHECK(npyg_pickle_scan_read(NULL, tu_chunked_read, NULL, NULL, &r) == NPYG_EINVAL && r == NULL,
-             "callback: NULL ctx");
-    TU_CHECK(npyg_pickle_scan_npy_read(NULL, tu_chunked_read, NULL, NULL, &r) == NPYG_EINVAL && r == NULL,
-             "npy callback: NULL ctx");
-    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, NULL, 2, NULL, &r) == NPYG_EINVAL && r == NULL, "npy: NULL buffer");
-    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, NULL, 0, NULL, &r) == NPYG_ETRUNC_PREAMBLE && r == NULL,
+    npyg_set_input_read(ctx, NULL, NULL);
+    TU_CHECK(npyg_pickle_scan(ctx, NULL) == NPYG_EINVAL && !npyg_get_pickle_report(ctx), "NULL callback");
+    npyg_set_input_buffer(ctx, NULL, 2);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == NPYG_EINVAL && !npyg_get_pickle_report(ctx), "npy: NULL buffer");
+    npyg_set_input_buffer(ctx, NULL, 0);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == NPYG_ETRUNC_PREAMBLE && !npyg_get_pickle_report(ctx),
              "npy: NULL empty buffer: ends before the preamble");
-    TU_CHECK(npyg_pickle_scan_npy_read(ctx, NULL, NULL, NULL, &r) == NPYG_EINVAL && r == NULL, "npy: NULL callback");
-    TU_CHECK(npyg_pickle_scan_npy_fd(NULL, 0, NULL, &r) == NPYG_EINVAL && r == NULL, "fd: NULL ctx");
-    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, -1, NULL, NULL) == NPYG_EIO, "fd -1, NULL report pointer");
-    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, -1, NULL, &r) == NPYG_EIO && r == NULL, "fd -1");
+    npyg_set_input_read(ctx, NULL, NULL);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == NPYG_EINVAL && !npyg_get_pickle_report(ctx), "npy: NULL callback");
+    npyg_set_input_fd(ctx, -1);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == NPYG_EIO && !npyg_get_pickle_report(ctx), "fd -1");
     int fd = open(path, O_RDONLY);
     close(fd);
-    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r) == NPYG_EIO && r == NULL, "a closed descriptor");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == NPYG_EIO && !npyg_get_pickle_report(ctx), "a closed descriptor");
     fd = open("/dev/null", O_RDONLY);
-    TU_CHECK(npyg_pickle_scan_npy_fd(ctx, fd, NULL, &r) == NPYG_ENOTREG && r == NULL, "a character device");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == NPYG_ENOTREG && !npyg_get_pickle_report(ctx), "a character device");
     close(fd);
     TU_CHECK(npyg_pickle_format_imports(NULL, NULL, 0) == 0, "no report, no text");
 
     /* The file through a pipe and through a socket: the same imports. */
-    npyg_pickle_report *want = NULL;
-    TU_CHECK(npyg_pickle_scan_npy_buffer(ctx, data, len, NULL, &want) == 0 && want, "buffer");
+    npyg_set_input_buffer(ctx, data, len);
+    TU_CHECK(npyg_pickle_scan_npy(ctx, NULL) == 0 && npyg_get_pickle_report(ctx), "buffer");
     char wtext[256] = "", gtext[256] = "";
-    if (want) npyg_pickle_format_imports(want, wtext, sizeof wtext);
+    npyg_pickle_format_imports(npyg_get_pickle_report(ctx), wtext, sizeof wtext);
     for (int kind = 0; kind < 2; kind++) {
         int p[2];
         int ok = kind == 0 ? pipe(p) : socketpair(AF_UNIX, SOCK_STREAM, 0, p);
@@ -490,27 +512,25 @@ static void api(npyg_ctx *ctx)
         if (ok) continue;
         TU_CHECK(len < 60000 && write(p[1], data, len) == (ssize_t)len, "write");
         close(p[1]);
-        r = NULL;
-        int rc = npyg_pickle_scan_npy_fd(ctx, p[0], NULL, &r);
+        npyg_set_input_fd(ctx, p[0]);
+        int rc = npyg_pickle_scan_npy(ctx, NULL);
+        r = npyg_get_pickle_report(ctx);
         gtext[0] = 0;
         if (r) npyg_pickle_format_imports(r, gtext, sizeof gtext);
         TU_CHECK(rc == 0 && r && strcmp(gtext, wtext) == 0, "%s: %s, '%s' (buffer '%s')", kind ? "socket" : "pipe",
                  npyg_error_name(rc), gtext, wtext);
-        npyg_pickle_report_free(ctx, r);
         close(p[0]);
     }
-    npyg_pickle_report_free(ctx, want);
 
     /* A callback returning more than asked: in the preamble, in the
        header, in the pickle. */
     size_t at[] = {3, 20, len - 2};
     for (int k = 0; k < 3; k++) {
         liar l = {data, len, 0, at[k]};
-        r = NULL;
-        int rc = npyg_pickle_scan_npy_read(ctx, lying_read, &l, NULL, &r);
+        npyg_set_input_read(ctx, lying_read, &l);
+        int rc = npyg_pickle_scan_npy(ctx, NULL);
         TU_CHECK(rc == NPYG_EIO, "a callback that returns more than asked, from byte %zu: %s", at[k],
                  npyg_error_name(rc));
-        npyg_pickle_report_free(ctx, r);
     }
     free(data);
 }
@@ -521,8 +541,9 @@ static void escaping(npyg_ctx *ctx)
 {
     tu_current = "format escapes";
     static const char p[] = "c\x1b[2Jx\n\xe2\x80\xae\\y\n.";
-    npyg_pickle_report *r = NULL;
-    int rc = npyg_pickle_scan_buffer(ctx, p, sizeof p - 1, NULL, &r);
+    npyg_set_input_buffer(ctx, p, sizeof p - 1);
+    int rc = npyg_pickle_scan(ctx, NULL);
+    const npyg_pickle_report *r = npyg_get_pickle_report(ctx);
     TU_CHECK(rc == 0 && r && r->nimports == 1, "scan: %s", npyg_error_name(rc));
     char out[128];
     npyg_pickle_format_imports(r, out, sizeof out);
@@ -531,7 +552,6 @@ static void escaping(npyg_ctx *ctx)
     size_t need = npyg_pickle_format_imports(r, small, sizeof small);
     TU_CHECK(need == strlen("\\x1b[2Jx.\\xe2\\x80\\xae\\x5cy") && strcmp(small, "\\x1b") == 0, "cut: '%s' %zu", small,
              need);
-    npyg_pickle_report_free(ctx, r);
 }
 
 static void error_table(void)

@@ -57,14 +57,13 @@ typedef struct run {
 static int validate_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, const char *path, enum input how,
                           tu_chunks *ch)
 {
-    if (how == IN_BUFFER) return npyg_ra_validate_buffer(ctx, buf, len);
-    if (how == IN_FD) {
-        int fd = open(path, O_RDONLY);
-        int rc = npyg_ra_validate_fd(ctx, fd);
-        close(fd);
-        return rc;
-    }
-    return npyg_ra_validate_read(ctx, tu_chunked_read, ch);
+    int fd = how == IN_FD ? open(path, O_RDONLY) : -1;
+    if (how == IN_BUFFER) npyg_set_input_buffer(ctx, buf, len);
+    else if (how == IN_FD) npyg_set_input_fd(ctx, fd);
+    else npyg_set_input_read(ctx, tu_chunked_read, ch);
+    int rc = npyg_ra_validate(ctx);
+    if (fd >= 0) close(fd);
+    return rc;
 }
 
 /* A context under limits lim whose allocator refuses past their bound. */
@@ -164,9 +163,10 @@ typedef struct loaded {
 
 static int open_input(npyg_ctx *ctx, const unsigned char *buf, size_t len, int fd, enum input how, tu_chunks *ch)
 {
-    if (how == IN_BUFFER) return npyg_ra_open_buffer(ctx, buf, len);
-    if (how == IN_FD) return npyg_ra_open_fd(ctx, fd);
-    return npyg_ra_open_read(ctx, tu_chunked_read, ch);
+    if (how == IN_BUFFER) npyg_set_input_buffer(ctx, buf, len);
+    else if (how == IN_FD) npyg_set_input_fd(ctx, fd);
+    else npyg_set_input_read(ctx, tu_chunked_read, ch);
+    return npyg_ra_open(ctx);
 }
 
 /* Open, then the data into a buffer of exactly data_bytes. */
@@ -307,14 +307,17 @@ static void check_file(const char *dir, const char *name, const json_t *e)
         if (tu_json_u64(json_object_get(e, "metadata_bytes")) == 0) {
             npyg_ctx *ctx = npyg_ctx_new(NULL);
             size_t accepted = 0;
-            for (size_t cut = 0; cut < len && cut < 8192; cut++)
-                if (npyg_ra_validate_buffer(ctx, buf, cut) == 0) accepted++;
+            for (size_t cut = 0; cut < len && cut < 8192; cut++) {
+                npyg_set_input_buffer(ctx, buf, cut);
+                if (npyg_ra_validate(ctx) == 0) accepted++;
+            }
             TU_CHECK(accepted == 0, "%zu strict prefixes accepted", accepted);
             npyg_ctx_free(ctx);
         }
         /* The .npy entry point refuses a .ra file at its magic. */
         npyg_ctx *ctx = npyg_ctx_new(NULL);
-        TU_CHECK(npyg_validate_buffer(ctx, buf, len) == NPYG_EMAGIC, ".npy reader on a .ra file");
+        npyg_set_input_buffer(ctx, buf, len);
+        TU_CHECK(npyg_validate(ctx) == NPYG_EMAGIC, ".npy reader on a .ra file");
         TU_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info after a .npy call");
         npyg_ctx_free(ctx);
         TU_CHECK(npyg_is_ra(buf, len) == 1, "npyg_is_ra");
@@ -403,16 +406,19 @@ static void load_api(const char *dir)
     if (!buf) { TU_CHECK(0, "cannot read %s", path); return; }
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     unsigned char dst[3072 + 1];
-    TU_CHECK(npyg_ra_read_data(NULL, dst, 1) == NPYG_EINVAL && npyg_ra_open_buffer(NULL, buf, len) == NPYG_EINVAL &&
-                 npyg_ra_open_fd(NULL, 0) == NPYG_EINVAL && npyg_ra_open_read(NULL, tu_chunked_read, NULL) == NPYG_EINVAL,
-             "NULL context");
+    TU_CHECK(npyg_ra_read_data(NULL, dst, 1) == NPYG_EINVAL && npyg_ra_open(NULL) == NPYG_EINVAL, "NULL context");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read before any open");
-    TU_CHECK(npyg_ra_open_buffer(ctx, NULL, 1) == NPYG_EINVAL && npyg_ra_open_read(ctx, NULL, NULL) == NPYG_EINVAL,
-             "NULL buffer, NULL callback");
-    TU_CHECK(npyg_ra_open_fd(ctx, -1) == NPYG_EIO, "bad descriptor");
-    TU_CHECK(npyg_ra_open_buffer(ctx, NULL, 0) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
+    npyg_set_input_buffer(ctx, NULL, 1);
+    TU_CHECK(npyg_ra_open(ctx) == NPYG_EINVAL, "NULL buffer");
+    npyg_set_input_read(ctx, NULL, NULL);
+    TU_CHECK(npyg_ra_open(ctx) == NPYG_EINVAL, "NULL callback");
+    npyg_set_input_fd(ctx, -1);
+    TU_CHECK(npyg_ra_open(ctx) == NPYG_EIO, "bad descriptor");
+    npyg_set_input_buffer(ctx, NULL, 0);
+    TU_CHECK(npyg_ra_open(ctx) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read after a failed open");
-    TU_CHECK(npyg_ra_open_buffer(ctx, buf, len) == 0 && npyg_ra_get_info(ctx)->data_bytes == 3072, "open");
+    npyg_set_input_buffer(ctx, buf, len);
+    TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_ra_get_info(ctx)->data_bytes == 3072, "open");
     TU_CHECK(npyg_read_payload(ctx, dst, 3072) == NPYG_EBADSTATE, "the .npy read after a .ra open");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3071) == NPYG_EINVAL && npyg_ra_read_data(ctx, dst, 3073) == NPYG_EINVAL,
              "a buffer one byte short or long");
@@ -420,14 +426,16 @@ static void load_api(const char *dir)
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == 0, "then the right size: %s", npyg_last_error(ctx)->message);
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "a second read");
     /* dst NULL: validation's data step, to the sink only. */
-    TU_CHECK(npyg_ra_open_buffer(ctx, buf, len) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
+    npyg_set_input_buffer(ctx, buf, len);
+    TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
                  npyg_ra_get_info(ctx)->metadata_bytes == 0,
              "no buffer: %s", npyg_last_error(ctx)->message);
     snprintf(path, sizeof path, "%s/valid/f32-metadata.ra", dir);
     size_t mlen;
     unsigned char *meta = tu_slurp(path, &mlen);
     if (meta) {
-        TU_CHECK(npyg_ra_open_buffer(ctx, meta, mlen) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
+        npyg_set_input_buffer(ctx, meta, mlen);
+        TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
                      npyg_ra_get_info(ctx)->metadata_bytes == 27,
                  "no buffer, plain data: %s", npyg_last_error(ctx)->message);
         free(meta);
@@ -436,7 +444,8 @@ static void load_api(const char *dir)
     unsigned char *bad = malloc(len);
     memcpy(bad, buf, len);
     bad[64] = 0xFF; /* the first token: more literals than the block holds */
-    TU_CHECK(npyg_ra_open_buffer(ctx, bad, len) == 0, "a corrupt block opens (its header is valid)");
+    npyg_set_input_buffer(ctx, bad, len);
+    TU_CHECK(npyg_ra_open(ctx) == 0, "a corrupt block opens (its header is valid)");
     int rc = npyg_ra_read_data(ctx, dst, 3072);
     TU_CHECK(rc == NPYG_ERA_LZ4 || rc == NPYG_ERA_LZ4_SIZE, "then fails to decode: %s", npyg_error_name(rc));
     TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after a failed read");
@@ -446,7 +455,8 @@ static void load_api(const char *dir)
     size_t nlen;
     unsigned char *npy = tu_slurp(path, &nlen);
     if (npy) {
-        TU_CHECK(npyg_open_buffer(ctx, npy, nlen) == 0 && npyg_ra_read_data(ctx, dst, 96) == NPYG_EBADSTATE,
+        npyg_set_input_buffer(ctx, npy, nlen);
+        TU_CHECK(npyg_open(ctx) == 0 && npyg_ra_read_data(ctx, dst, 96) == NPYG_EBADSTATE,
                  "the .ra read after a .npy open");
         free(npy);
     }
@@ -456,7 +466,8 @@ static void load_api(const char *dir)
     if (pipe(p) == 0) {
         TU_CHECK(write(p[1], buf, len - 10) == (ssize_t)(len - 10), "pipe write");
         close(p[1]);
-        TU_CHECK(npyg_ra_open_fd(ctx, p[0]) == 0, "a cut file opens from a pipe");
+        npyg_set_input_fd(ctx, p[0]);
+        TU_CHECK(npyg_ra_open(ctx) == 0, "a cut file opens from a pipe");
         rc = npyg_ra_read_data(ctx, dst, 3072);
         TU_CHECK(rc == NPYG_ERA_TRUNC_DATA, "and is truncated: %s", npyg_error_name(rc));
         close(p[0]);
@@ -493,18 +504,24 @@ static void api(const char *dir)
     TU_CHECK(npyg_ra_worst_case_alloc(&lim) == 0, "invalid limits");
 
     npyg_ctx *ctx = npyg_ctx_new(NULL);
-    TU_CHECK(npyg_ra_validate_buffer(NULL, "", 0) == NPYG_EINVAL, "NULL ctx");
-    TU_CHECK(npyg_ra_validate_buffer(ctx, NULL, 5) == NPYG_EINVAL, "NULL buffer");
-    TU_CHECK(npyg_ra_validate_read(ctx, NULL, NULL) == NPYG_EINVAL, "NULL callback");
-    TU_CHECK(npyg_ra_validate_fd(ctx, -1) == NPYG_EIO, "bad fd");
+    npyg_set_input_buffer(NULL, "", 0);
+    TU_CHECK(npyg_ra_validate(NULL) == NPYG_EINVAL, "NULL ctx");
+    npyg_set_input_buffer(ctx, NULL, 5);
+    TU_CHECK(npyg_ra_validate(ctx) == NPYG_EINVAL, "NULL buffer");
+    npyg_set_input_read(ctx, NULL, NULL);
+    TU_CHECK(npyg_ra_validate(ctx) == NPYG_EINVAL, "NULL callback");
+    npyg_set_input_fd(ctx, -1);
+    TU_CHECK(npyg_ra_validate(ctx) == NPYG_EIO, "bad fd");
     int fd = open("/dev/null", O_RDONLY);
-    TU_CHECK(npyg_ra_validate_fd(ctx, fd) == NPYG_ENOTREG, "character device");
+    npyg_set_input_fd(ctx, fd);
+    TU_CHECK(npyg_ra_validate(ctx) == NPYG_ENOTREG, "character device");
     close(fd);
-    TU_CHECK(npyg_ra_validate_fd(NULL, 0) == NPYG_EINVAL && npyg_ra_validate_read(NULL, tu_chunked_read, NULL) ==
-             NPYG_EINVAL, "NULL ctx (fd, callback)");
-    TU_CHECK(npyg_ra_validate_buffer(ctx, NULL, 0) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
+    TU_CHECK(npyg_ra_validate(NULL) == NPYG_EINVAL, "NULL ctx");
+    npyg_set_input_buffer(ctx, NULL, 0);
+    TU_CHECK(npyg_ra_validate(ctx) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
     TU_CHECK(npyg_ra_get_info(NULL) == NULL, "npyg_ra_get_info(NULL)");
-    TU_CHECK(npyg_ra_validate_buffer(ctx, "\x93NUMPY\x01\x00", 8) == NPYG_ERA_MAGIC, ".npy magic");
+    npyg_set_input_buffer(ctx, "\x93NUMPY\x01\x00", 8);
+    TU_CHECK(npyg_ra_validate(ctx) == NPYG_ERA_MAGIC, ".npy magic");
     TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after an error");
 
     /* A sink that refuses stops validation with NPYG_EIO. */
@@ -514,9 +531,11 @@ static void api(const char *dir)
     unsigned char *buf = tu_slurp(path, &len);
     if (buf) {
         npyg_set_payload_sink(ctx, NULL, NULL);
-        TU_CHECK(npyg_ra_validate_buffer(ctx, buf, len) == 0, "valid file");
+        npyg_set_input_buffer(ctx, buf, len);
+        TU_CHECK(npyg_ra_validate(ctx) == 0, "valid file");
         /* A .npy call afterwards forgets the .ra result. */
-        npyg_validate_buffer(ctx, "x", 1);
+        npyg_set_input_buffer(ctx, "x", 1);
+        npyg_validate(ctx);
         TU_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info survives a .npy call");
         free(buf);
     }
@@ -527,7 +546,8 @@ static void api(const char *dir)
     if (buf && pipe(p) == 0) {
         TU_CHECK(write(p[1], buf, len) == (ssize_t)len, "pipe write");
         close(p[1]);
-        TU_CHECK(npyg_ra_validate_fd(ctx, p[0]) == 0, "pipe");
+        npyg_set_input_fd(ctx, p[0]);
+        TU_CHECK(npyg_ra_validate(ctx) == 0, "pipe");
         const npyg_ra_info *in = npyg_ra_get_info(ctx);
         TU_CHECK(in && in->metadata_bytes == 27, "metadata through a pipe");
         close(p[0]);
@@ -584,7 +604,8 @@ static void lz4_total(const char *dir, const json_t *m)
     npyg_options opt = {.limits = &lim};
     npyg_ctx *ctx = npyg_ctx_new(&opt);
     tu_chunks ch = {buf, len, 0, 5, 4096};
-    int rc = npyg_ra_validate_read(ctx, tu_chunked_read, &ch);
+    npyg_set_input_read(ctx, tu_chunked_read, &ch);
+    int rc = npyg_ra_validate(ctx);
     TU_CHECK(rc == NPYG_ELIMIT_ALLOC, "callback: %s", npyg_error_name(rc));
     npyg_ctx_free(ctx);
     free(buf);
@@ -608,9 +629,11 @@ static void sink_stops(const char *dir)
         if (!buf) { TU_CHECK(0, "cannot read %s", path); continue; }
         npyg_ctx *ctx = npyg_ctx_new(NULL);
         npyg_set_payload_sink(ctx, refuse_sink, NULL);
-        TU_CHECK(npyg_ra_validate_buffer(ctx, buf, len) == NPYG_EIO, "%s: sink refusal", names[k]);
+        npyg_set_input_buffer(ctx, buf, len);
+        TU_CHECK(npyg_ra_validate(ctx) == NPYG_EIO, "%s: sink refusal", names[k]);
         tu_chunks ch = {buf, len, 0, 7, 512};
-        TU_CHECK(npyg_ra_validate_read(ctx, tu_chunked_read, &ch) == NPYG_EIO, "%s: sink refusal, callback", names[k]);
+        npyg_set_input_read(ctx, tu_chunked_read, &ch);
+        TU_CHECK(npyg_ra_validate(ctx) == NPYG_EIO, "%s: sink refusal, callback", names[k]);
         npyg_ctx_free(ctx);
         free(buf);
     }

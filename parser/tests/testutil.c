@@ -156,7 +156,8 @@ int tu_zip_walk(npyg_ctx *ctx, const unsigned char *buf, size_t len, const npyg_
                 int (*member)(npyg_zip *z, size_t i, void *user), void *user, char *failed, size_t failed_size)
 {
     npyg_zip *z = NULL;
-    int rc = npyg_zip_open_buffer(ctx, buf, len, zl, &z);
+    npyg_set_input_buffer(ctx, buf, len);
+    int rc = npyg_zip_open(ctx, zl, &z);
     if (failed) failed[0] = '\0';
     for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {
         rc = member ? member(z, i, user) : npyg_zip_validate_member(z, i);

@@ -145,30 +145,36 @@ static size_t sniff_bytes(input *in, unsigned char *head, size_t n)
 
 /* ---------------- validators ---------------- */
 
+/* The input as the library reads it: the bytes read whole, the regular
+   file, or a stream through its replay of the sniffed bytes. */
+static void set_input(npyg_ctx *ctx, input *in)
+{
+    if (in->data) npyg_set_input_buffer(ctx, in->data, in->len);
+    else if (in->regular) npyg_set_input_fd(ctx, in->fd);
+    else npyg_set_input_read(ctx, replay_read, &in->rp);
+}
+
 static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     hash_state h;
     hash_begin(o, ctx, &h);
-    int rc = in->data      ? npyg_validate_buffer(ctx, in->data, in->len)
-             : in->regular ? npyg_validate_fd(ctx, in->fd)
-                           : npyg_validate_read(ctx, replay_read, &in->rp);
+    set_input(ctx, in);
+    int rc = npyg_validate(ctx);
     char sha[65] = {0};
     const char *shown = hash_end(&h, rc, sha);
     /* An object array: say what its pickle would import. A stream cannot
        be read again, so only a regular file is scanned; a context of its
        own keeps the validation's error for the report. */
     pickle_view pk = {0};
-    npyg_pickle_report *r = NULL;
     npyg_ctx *pc = NULL;
     if (rc == NPYG_EOBJECT && in->regular) {
         pc = new_context(o);
-        if (in->data) npyg_pickle_scan_npy_buffer(pc, in->data, in->len, NULL, &r);
-        else npyg_pickle_scan_npy_fd(pc, in->fd, NULL, &r);
-        pk.report = r;
+        set_input(pc, in);
+        npyg_pickle_scan_npy(pc, NULL);
+        pk.report = npyg_get_pickle_report(pc);
         pk.scan_error = *npyg_last_error(pc);
     }
     report_npy(o, b, in->path, ctx, rc, shown, &pk, in->format);
-    npyg_pickle_report_free(pc, r);
     npyg_ctx_free(pc);
     return status_of(rc ? npyg_last_error(ctx)->code : 0);
 }
@@ -177,7 +183,8 @@ static int validate_npy(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 static int validate_npz(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     npyg_zip *z = NULL;
-    int rc = npyg_zip_open_fd(ctx, in->fd, NULL, &z);
+    npyg_set_input_fd(ctx, in->fd);
+    int rc = npyg_zip_open(ctx, NULL, &z);
     if (rc) {
         report_archive_error(o, b, in->path, npyg_last_error(ctx));
         return status_of(rc);
@@ -224,9 +231,8 @@ static int validate_ra(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 {
     hash_state h;
     hash_begin(o, ctx, &h);
-    int rc = in->data      ? npyg_ra_validate_buffer(ctx, in->data, in->len)
-             : in->regular ? npyg_ra_validate_fd(ctx, in->fd)
-                           : npyg_ra_validate_read(ctx, replay_read, &in->rp);
+    set_input(ctx, in);
+    int rc = npyg_ra_validate(ctx);
     char sha[65] = {0};
     const char *shown = hash_end(&h, rc, sha);
     report_ra(o, b, in->path, ctx, rc, shown);
@@ -234,7 +240,7 @@ static int validate_ra(const options *o, npyg_ctx *ctx, strbuf *b, input *in)
 }
 
 /* One report per object; the HDF5 structure is read by libhdf5 in a
-   sandboxed child (npyg_hdf5_scan_fd). */
+   sandboxed child (npyg_hdf5_scan). */
 static int validate_hdf5(const options *o, npyg_ctx *ctx, strbuf *b, input *in, const npyg_probe_info *pi)
 {
     /* --hash: the datasets as loaded first (a file with a hazard loads
@@ -242,7 +248,8 @@ static int validate_hdf5(const options *o, npyg_ctx *ctx, strbuf *b, input *in, 
     hdf5_hashes hashes = {0};
     if (o->hash) hdf5_hash_datasets(o, ctx, in->fd, &hashes);
     hdf5_report h = {o, in->path, &hashes, {0}, 0, false};
-    int rc = npyg_hdf5_scan_fd(ctx, in->fd, NULL, report_hdf5_object, &h);
+    npyg_set_input_fd(ctx, in->fd);
+    int rc = npyg_hdf5_scan(ctx, NULL, report_hdf5_object, &h);
     report_hdf5(o, b, in->path, ctx, rc, pi, &h);
     free(h.objects.p);
     hdf5_hashes_free(&hashes);

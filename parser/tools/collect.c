@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The datasets of an HDF5 or MAT v7.3 load (npyg_hdf5_load_fd), one at a
+ * The datasets of an HDF5 or MAT v7.3 load (npyg_hdf5_load), one at a
  * time: the sink's callbacks gather each dataset's values and hand the
  * complete dataset to the collector's done() (extract.c writes it into a
  * .npz, hdf5hash.c hashes it). Attributes' values are read and dropped.

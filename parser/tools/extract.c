@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * HDF5 and MAT v7.3 datasets as read by libhdf5 in the sandbox
- * (npyg_hdf5_load_fd), for pipelines that never touch libhdf5:
+ * (npyg_hdf5_load), for pipelines that never touch libhdf5:
  *
  *  --extract OUT.npz  every dataset as one member of a strict .npz (what
  *                     numpy.savez writes: stored, zip64 local headers),
@@ -459,7 +459,8 @@ int extract_npz(const options *o, const char *path, const char *out)
     }
     npyg_ctx *ctx = new_context(o);
     npyg_hdf5_sink sink = {collect_object, collect_value, collect_end, &z.c};
-    int rc = npyg_hdf5_load_fd(ctx, in, NULL, &sink);
+    npyg_set_input_fd(ctx, in);
+    int rc = npyg_hdf5_load(ctx, NULL, &sink);
     /* the last dataset is written by the sink's end, which cannot stop the load */
     if (!rc && !z.c.why[0] && names_apart(&z, z.c.why, sizeof z.c.why)) finish_zip(&z);
     if (!rc && !z.c.why[0] && (z.failed || fsync(z.fd) != 0)) {

@@ -61,7 +61,8 @@ int hdf5_hash_datasets(const options *o, npyg_ctx *ctx, int fd, hdf5_hashes *out
     h.o = o;
     h.out = out;
     npyg_hdf5_sink sink = {collect_object, collect_value, collect_end, &h.c};
-    int rc = npyg_hdf5_load_fd(ctx, fd, NULL, &sink);
+    npyg_set_input_fd(ctx, fd);
+    int rc = npyg_hdf5_load(ctx, NULL, &sink);
     if (out->n) qsort(out->v, out->n, sizeof *out->v, by_path);
     return rc;
 }

@@ -588,15 +588,14 @@ static void name_imports(int rc, int fd, const void *buf, size_t len)
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) return;
     npyg_ctx *pc = npyg_ctx_new(NULL);
-    npyg_pickle_report *r = NULL;
     if (pc) {
         Py_BEGIN_ALLOW_THREADS
-        if (fd >= 0) npyg_pickle_scan_npy_fd(pc, fd, NULL, &r);
-        else npyg_pickle_scan_npy_buffer(pc, buf, len, NULL, &r);
+        if (fd >= 0) npyg_set_input_fd(pc, fd);
+        else npyg_set_input_buffer(pc, buf, len);
+        npyg_pickle_scan_npy(pc, NULL);
         Py_END_ALLOW_THREADS
     }
-    set_imports(r);
-    npyg_pickle_report_free(pc, r);
+    set_imports(pc ? npyg_get_pickle_report(pc) : NULL);
     npyg_ctx_free(pc);
 }
 
@@ -633,17 +632,21 @@ typedef struct {
 
 /* One of the library's three inputs opened: a descriptor (without the
    GIL: nothing calls back into Python), a buffer, or a file object. */
-static int open_input(npyg_ctx *ctx, input *in, int (*by_fd)(npyg_ctx *, int),
-                      int (*by_buffer)(npyg_ctx *, const void *, size_t),
-                      int (*by_read)(npyg_ctx *, npyg_read_fn, void *))
+/* Sets the context's input to in and calls open (npyg_open, npyg_ra_open),
+   without the GIL when it reads a descriptor. */
+static int open_input(npyg_ctx *ctx, input *in, int (*open)(npyg_ctx *))
 {
     int rc;
     if (in->fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = by_fd(ctx, in->fd);
+        Py_BEGIN_ALLOW_THREADS
+        npyg_set_input_fd(ctx, in->fd);
+        rc = open(ctx);
         Py_END_ALLOW_THREADS
-    } else if (in->view.obj) rc = by_buffer(ctx, in->view.buf, (size_t)in->view.len);
-    else rc = by_read(ctx, file_read, in);
-    return rc;
+        return rc;
+    }
+    if (in->view.obj) npyg_set_input_buffer(ctx, in->view.buf, (size_t)in->view.len);
+    else npyg_set_input_read(ctx, file_read, in);
+    return open(ctx);
 }
 
 static void Npy_close_impl(NpyObject *self)
@@ -667,7 +670,7 @@ static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
     self->pool_as = -1;
     if (object_init(&self->ctx, &self->pool_as, &self->in, &lim, args, kw) < 0) return -1;
     input *in = &self->in;
-    int rc = open_input(self->ctx, in, npyg_open_fd, npyg_open_buffer, npyg_open_read);
+    int rc = open_input(self->ctx, in, npyg_open);
     if (rc) {
         raise_in(self->ctx, in, rc);
         name_imports(rc, in->fd, in->view.obj ? in->view.buf : NULL, (size_t)in->view.len);
@@ -852,10 +855,14 @@ static int Zip_init(ZipObject *self, PyObject *args, PyObject *kw)
         return 0;
     }
     if (self->in.fd >= 0) {
-        Py_BEGIN_ALLOW_THREADS rc = npyg_zip_open_fd(self->ctx, self->in.fd, NULL, &self->zip);
+        Py_BEGIN_ALLOW_THREADS
+        npyg_set_input_fd(self->ctx, self->in.fd);
+        rc = npyg_zip_open(self->ctx, NULL, &self->zip);
         Py_END_ALLOW_THREADS
-    } else
-        rc = npyg_zip_open_buffer(self->ctx, self->in.view.buf, (size_t)self->in.view.len, NULL, &self->zip);
+    } else {
+        npyg_set_input_buffer(self->ctx, self->in.view.buf, (size_t)self->in.view.len);
+        rc = npyg_zip_open(self->ctx, NULL, &self->zip);
+    }
     if (rc) {
         raise_ctx(self->ctx, rc, NULL);
         return -1;
@@ -1021,7 +1028,7 @@ static int Ra_init(NpyObject *self, PyObject *args, PyObject *kw)
     self->pool_as = -1;
     if (object_init(&self->ctx, &self->pool_as, &self->in, &lim, args, kw) < 0) return -1;
     input *in = &self->in;
-    int rc = open_input(self->ctx, in, npyg_ra_open_fd, npyg_ra_open_buffer, npyg_ra_open_read);
+    int rc = open_input(self->ctx, in, npyg_ra_open);
     if (rc) {
         raise_in(self->ctx, in, rc);
         return -1;
@@ -1086,36 +1093,6 @@ static PyObject *sniff(PyObject *self, PyObject *src)
     npyg_format f = npyg_sniff_format(view.buf, (size_t)view.len);
     PyBuffer_Release(&view);
     return PyLong_FromLong((long)f);
-}
-
-/* probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe's
-   verdict, for the inputs load() cannot read as .npy, .npz or .ra. */
-static PyObject *probe(PyObject *self, PyObject *src)
-{
-    (void)self;
-    npyg_ctx *ctx = npyg_ctx_new(NULL);
-    if (!ctx) return PyErr_NoMemory();
-    npyg_probe_info info = {0};
-    int rc;
-    if (PyLong_Check(src)) {
-        int fd = PyLong_AsLong(src);
-        rc = fd == -1 && PyErr_Occurred() ? -1 : npyg_probe_fd(ctx, fd, &info);
-    } else {
-        Py_buffer view;
-        rc = PyObject_GetBuffer(src, &view, PyBUF_SIMPLE) < 0 ? -1 : 0;
-        if (!rc) {
-            rc = npyg_probe_buffer(ctx, view.buf, (size_t)view.len, &info);
-            PyBuffer_Release(&view);
-        }
-    }
-    PyObject *r = NULL;
-    if (rc >= 0) {
-        const npyg_error *e = npyg_last_error(ctx);
-        r = Py_BuildValue("(iiKs)", rc, (int)info.format, rc ? (unsigned long long)e->offset : 0ULL,
-                          rc ? e->message : "");
-    }
-    npyg_ctx_free(ctx);
-    return r;
 }
 
 /* detect(fd or bytes-like) -> (code, format, offset, message): npyg_detect,
@@ -1362,14 +1339,13 @@ static PyMethodDef module_methods[] = {
      "worst_case_alloc(limits or None) -> int: the most a .npy parse holds under these limits."},
     {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest, format, npyvalidate option)}."},
     {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
-    {"probe", probe, METH_O, "probe(fd or bytes-like) -> (code, format, offset, message): npyg_probe."},
     {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
     {"detect", detect, METH_O, "detect(fd or bytes-like) -> (code, format, offset, message): npyg_detect."},
     {"stream_bound", stream_bound, METH_O,
      "stream_bound(limits or None) -> int: the largest archive the zip limits admit."},
     {"hdf5_load", (PyCFunction)(void (*)(void))hdf5_load, METH_VARARGS | METH_KEYWORDS,
      "hdf5_load(fd, strict, limits, helper, kept, make, empty) -> list of records\n"
-     "(kind, path, name, target, form, cset, null_space, [array, ...]): npyg_hdf5_load_fd;\n"
+     "(kind, path, name, target, form, cset, null_space, [array, ...]): npyg_hdf5_load;\n"
      "each array made by empty(shape, dtype), dtype kept[tree] else make(tree)."},
     {NULL, NULL, 0, NULL},
 };
@@ -1397,7 +1373,7 @@ PyMODINIT_FUNC PyInit__core(void)
 
 /* ---------------- HDF5 and MAT v7.3: the load ---------------- */
 
-/* The records npyg_hdf5_load_fd hands its sink, as Python values; every
+/* The records npyg_hdf5_load hands its sink, as Python values; every
    value an array made by empty(shape, dtype) (dtype: kept[tree], else
    make(tree)) of exactly the validated size, which the payload fills. */
 typedef struct {
@@ -1567,7 +1543,8 @@ static PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
     if (!rc) {
         npyg_hdf5_set_interrupt(ctx, h5_interrupt, NULL);
         Py_BEGIN_ALLOW_THREADS
-        rc = npyg_hdf5_load_fd(ctx, fd, NULL, &sink); /* the context's HDF5 limits */
+        npyg_set_input_fd(ctx, fd);
+        rc = npyg_hdf5_load(ctx, NULL, &sink); /* the context's HDF5 limits */
         Py_END_ALLOW_THREADS
         npyg_hdf5_set_interrupt(ctx, NULL, NULL);
     }

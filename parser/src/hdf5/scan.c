@@ -12,7 +12,7 @@
  * or any other garbage is the file's verdict (NPYG_EHDF5_PROTOCOL), and
  * the child is killed.
  *
- * A load (npyg_hdf5_load_fd) also reads the values that follow the load
+ * A load (npyg_hdf5_load) also reads the values that follow the load
  * records (h5internal.h): each .npy preamble and header into one more
  * buffer (at most 64 KiB + 12 bytes), validated by npyg_parse_header under
  * the context's limits and checked against its record; only then is the

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The input forms, deprecated: calls that set the input and then call the
+ * format's function, with the same results:
+ *
+ *     npyg_validate_buffer(ctx, buf, len)
+ *  == npyg_set_input_buffer(ctx, buf, len), npyg_validate(ctx)
+ *
+ * They are the call forms of 0.1, and npyg_hdf5_load_fd of 0.2. Declared
+ * only when NPYG_COMPAT_INPUT_FORMS is defined before npyguard.h is
+ * included; a compiler then names the replacement at each call. The
+ * library keeps exporting them through 0.x and drops them in 1.0.
+ */
+#ifndef NPYGUARD_COMPAT_H
+#define NPYGUARD_COMPAT_H
+
+#ifndef NPYGUARD_H
+#error "include npyguard.h (with NPYG_COMPAT_INPUT_FORMS defined), not npyguard_compat.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define NPYG_DEPRECATED(use) __attribute__((deprecated("use " use)))
+#elif defined(_MSC_VER)
+#  define NPYG_DEPRECATED(use) __declspec(deprecated("use " use))
+#else
+#  define NPYG_DEPRECATED(use)
+#endif
+
+/* .npy: npyg_set_input_buffer, _fd, _read, then npyg_validate or npyg_open */
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_validate")
+NPYG_API int npyg_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_validate")
+NPYG_API int npyg_validate_fd(npyg_ctx *ctx, int fd);
+NPYG_DEPRECATED("npyg_set_input_read, then npyg_validate")
+NPYG_API int npyg_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_open")
+NPYG_API int npyg_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_open")
+NPYG_API int npyg_open_fd(npyg_ctx *ctx, int fd);
+NPYG_DEPRECATED("npyg_set_input_read, then npyg_open")
+NPYG_API int npyg_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* .npz */
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_zip_open")
+NPYG_API int npyg_zip_open_fd(npyg_ctx *ctx, int fd, const npyg_zip_limits *zip_limits, npyg_zip **out);
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_zip_open")
+NPYG_API int npyg_zip_open_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_zip_limits *zip_limits,
+                                  npyg_zip **out);
+
+/* .ra */
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_ra_validate")
+NPYG_API int npyg_ra_validate_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_ra_validate")
+NPYG_API int npyg_ra_validate_fd(npyg_ctx *ctx, int fd);
+NPYG_DEPRECATED("npyg_set_input_read, then npyg_ra_validate")
+NPYG_API int npyg_ra_validate_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_ra_open")
+NPYG_API int npyg_ra_open_buffer(npyg_ctx *ctx, const void *buf, size_t len);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_ra_open")
+NPYG_API int npyg_ra_open_fd(npyg_ctx *ctx, int fd);
+NPYG_DEPRECATED("npyg_set_input_read, then npyg_ra_open")
+NPYG_API int npyg_ra_open_read(npyg_ctx *ctx, npyg_read_fn read, void *user);
+
+/* Format recognition: the info is copied into *info (zeros when there is
+   none) instead of read with npyg_get_probe_info. */
+NPYG_DEPRECATED("npyg_set_input_pread, then npyg_probe_input and npyg_get_probe_info")
+NPYG_API int npyg_probe(npyg_ctx *ctx, npyg_pread_fn read, void *user, uint64_t size, npyg_probe_info *info);
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_probe_input and npyg_get_probe_info")
+NPYG_API int npyg_probe_buffer(npyg_ctx *ctx, const void *buf, size_t len, npyg_probe_info *info);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_probe_input and npyg_get_probe_info")
+NPYG_API int npyg_probe_fd(npyg_ctx *ctx, int fd, npyg_probe_info *info);
+
+/* HDF5 */
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_hdf5_scan")
+NPYG_API int npyg_hdf5_scan_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn,
+                               void *user);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_hdf5_load")
+NPYG_API int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink);
+
+/* Pickles: the report is handed to the caller (*out; NULL when there is
+   none), who frees it with npyg_pickle_report_free before the context,
+   instead of read with npyg_get_pickle_report. out NULL: NPYG_EINVAL. */
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_pickle_scan and npyg_get_pickle_report")
+NPYG_API int npyg_pickle_scan_buffer(npyg_ctx *ctx, const void *buf, size_t len, const npyg_pickle_limits *limits,
+                                     npyg_pickle_report **out);
+NPYG_DEPRECATED("npyg_set_input_read, then npyg_pickle_scan and npyg_get_pickle_report")
+NPYG_API int npyg_pickle_scan_read(npyg_ctx *ctx, npyg_read_fn read, void *user, const npyg_pickle_limits *limits,
+                                   npyg_pickle_report **out);
+NPYG_DEPRECATED("npyg_set_input_buffer, then npyg_pickle_scan_npy and npyg_get_pickle_report")
+NPYG_API int npyg_pickle_scan_npy_buffer(npyg_ctx *ctx, const void *buf, size_t len,
+                                         const npyg_pickle_limits *limits, npyg_pickle_report **out);
+NPYG_DEPRECATED("npyg_set_input_read, then npyg_pickle_scan_npy and npyg_get_pickle_report")
+NPYG_API int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn read, void *user,
+                                       const npyg_pickle_limits *limits, npyg_pickle_report **out);
+NPYG_DEPRECATED("npyg_set_input_fd, then npyg_pickle_scan_npy and npyg_get_pickle_report")
+NPYG_API int npyg_pickle_scan_npy_fd(npyg_ctx *ctx, int fd, const npyg_pickle_limits *limits,
+                                     npyg_pickle_report **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NPYGUARD_COMPAT_H */
