@@ -39,16 +39,20 @@ for kind in static shared; do
     so=$(find "$prefix" -name 'libnpyguard.so.*.*' | head -1)
     [ -n "$so" ] || fail "no versioned libnpyguard.so.X.Y.Z installed"
     soname=$(objdump -p "$so" | awk '$1 == "SONAME" {print $2}')
-    [[ "$soname" =~ ^libnpyguard\.so\.[0-9]+$ ]] || fail "SONAME '$soname' is not libnpyguard.so.MAJOR"
+    # the ABI generation (npyguard.h): 0 for 0.1 and 0.2, then 0.MINOR through 0.x, MAJOR from 1.0
+    abi=$(awk -F. '{ print ($1 > 0) ? $1 : (($2 < 3) ? 0 : $1 "." $2) }' <<<"$version")
+    [ "$soname" = "libnpyguard.so.$abi" ] || fail "SONAME '$soname' is not libnpyguard.so.$abi"
     [ -e "$(dirname "$so")/$soname" ] || fail "no $soname link installed"
     exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBR]$/ {print $3}')
     [ -n "$exported" ] || fail "nothing exported"
     bad=$(echo "$exported" | grep -v '^npyg_[a-z0-9]' || true)
     [ -z "$bad" ] || fail "exported beyond the npyg_ API: $(echo $bad)"
-    declared=$(sed -n 's/^NPYG_API[^(]*[ *]\(npyg_[a-z0-9_]*\)(.*/\1/p' "$src/parser/include/npyguard.h" | sort)
+    # npyguard.h's functions and the deprecated input forms of npyguard_compat.h
+    declared=$(sed -n 's/^NPYG_API[^(]*[ *]\(npyg_[a-z0-9_]*\)(.*/\1/p' "$src/parser/include/npyguard.h" \
+                 "$src/parser/include/npyguard_compat.h" | sort)
     [ "$(echo "$exported" | sort)" = "$declared" ] ||
-      fail "exported symbols differ from npyguard.h's NPYG_API functions: $(diff <(echo "$exported" | sort) <(echo "$declared") | tr '\n' ' ')"
-    echo "$so: SONAME $soname, $(echo "$exported" | wc -l) symbols, exactly npyguard.h's NPYG_API functions"
+      fail "exported symbols differ from the headers' NPYG_API functions: $(diff <(echo "$exported" | sort) <(echo "$declared") | tr '\n' ' ')"
+    echo "$so: SONAME $soname, $(echo "$exported" | wc -l) symbols, exactly the headers' NPYG_API functions"
   else
     [ -f "$(find "$prefix" -name libnpyguard.a | head -1)" ] || fail "no libnpyguard.a installed"
   fi

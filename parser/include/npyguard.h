@@ -57,8 +57,29 @@ extern "C" {
 #define NPYG__STR(x) NPYG__STR_(x)
 #define NPYG_VERSION_STRING \
     NPYG__STR(NPYG_VERSION_MAJOR) "." NPYG__STR(NPYG_VERSION_MINOR) "." NPYG__STR(NPYG_VERSION_PATCH)
+/* MAJOR * 1000000 + MINOR * 1000 + PATCH (0.2.0: 2000), for comparisons. */
+#define NPYG_VERSION_NUMBER (NPYG_VERSION_MAJOR * 1000000L + NPYG_VERSION_MINOR * 1000L + NPYG_VERSION_PATCH)
 
+/* The running library's version; NPYG_VERSION_STRING and
+   NPYG_VERSION_NUMBER are the header's a program was compiled with. */
 NPYG_API const char *npyg_version_string(void);
+NPYG_API long npyg_version_number(void);
+
+/* ABI: the library's structs and call forms change only with its SONAME,
+   which names the ABI generation: libnpyguard.so.0.MINOR from 0.3 (each
+   0.x minor may change the ABI; 0.1 and 0.2 are libnpyguard.so.0),
+   libnpyguard.so.MAJOR from 1.0. A
+   struct the library hands out (npyg_info, npyg_error, ...) only grows
+   at its end within one SONAME. The dynamic linker refuses a library of
+   another ABI; a program linked statically or loading the library by
+   other means asks at its start:
+
+       if (!npyg_version_compatible(NPYG_VERSION_NUMBER)) refuse();
+
+   1 when this library serves a program compiled with the npyguard.h of
+   version `built` (NPYG_VERSION_NUMBER): the same ABI generation and a
+   library at least as new; 0 otherwise. */
+NPYG_API int npyg_version_compatible(long built);
 
 /* ------------------------------------------------------------------ */
 /* Error codes. Stable: a code is never renumbered or reused. The      */

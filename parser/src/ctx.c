@@ -176,3 +176,19 @@ const npyg_info *npyg_get_info(const npyg_ctx *ctx)
 }
 
 const char *npyg_version_string(void) { return NPYG_VERSION_STRING; }
+
+long npyg_version_number(void) { return NPYG_VERSION_NUMBER; }
+
+/* The ABI generation of a version number: the minor through 0.x, the
+   major from 1.0 (the SONAME's number, parser/CMakeLists.txt). */
+static long abi_generation(long v)
+{
+    long major = v / 1000000L;
+    return major ? major * 1000L : v / 1000L;
+}
+
+int npyg_version_compatible(long built)
+{
+    return built >= 0 && abi_generation(built) == abi_generation(NPYG_VERSION_NUMBER) &&
+           built <= NPYG_VERSION_NUMBER;
+}

@@ -161,6 +161,28 @@ TEST(error_table_is_complete_and_stable)
     TU_CHECK(strcmp(npyg_version_string(), NPYG_VERSION_STRING) == 0, "version string");
 }
 
+/* The version number and the ABI rule of npyguard.h: the number is
+   MAJOR * 1000000 + MINOR * 1000 + PATCH of the version string; a
+   program is served by a library of its ABI generation (the minor
+   through 0.x, the major from 1.0) that is at least as new. */
+TEST(version_number_and_abi_rule)
+{
+    unsigned major, minor, patch;
+    TU_CHECK(sscanf(npyg_version_string(), "%u.%u.%u", &major, &minor, &patch) == 3, "version string %s",
+             npyg_version_string());
+    long v = major * 1000000L + minor * 1000L + patch;
+    TU_CHECK(npyg_version_number() == v && NPYG_VERSION_NUMBER == v, "version number %ld for %s",
+             npyg_version_number(), npyg_version_string());
+    long gen = major ? major * 1000000L : minor * 1000L; /* the generation's first version */
+    long next = major ? gen + 1000000L : gen + 1000L;    /* the next generation's */
+    TU_CHECK(npyg_version_compatible(v), "the header it was built with");
+    TU_CHECK(npyg_version_compatible(gen), "the first version of its generation");
+    TU_CHECK(!npyg_version_compatible(v + 1), "a program built for a newer library");
+    TU_CHECK(!npyg_version_compatible(next), "the next generation");
+    TU_CHECK(gen == 0 || !npyg_version_compatible(gen - 1), "the previous generation");
+    TU_CHECK(!npyg_version_compatible(-1), "a negative number");
+}
+
 /* ---------------- allocation: the bound and every failure point ---------------- */
 
 TEST(every_allocation_failure_is_reported_cleanly)
@@ -699,6 +721,7 @@ int main(int argc, char **argv)
     RUN(context_refuses_unknown_flags_and_bad_limits);
     RUN(no_result_before_a_successful_parse);
     RUN(error_table_is_complete_and_stable);
+    RUN(version_number_and_abi_rule);
     RUN(every_allocation_failure_is_reported_cleanly);
     RUN(worst_case_alloc_bounds_a_pathological_header);
     RUN(max_alloc_bytes_is_a_limit_not_an_out_of_memory);

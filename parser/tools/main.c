@@ -15,6 +15,11 @@
 
 int main(int argc, char **argv)
 {
+    if (!npyg_version_compatible(NPYG_VERSION_NUMBER)) {
+        fprintf(stderr, "npyvalidate: built for libnpyguard %s, running with %s\n", NPYG_VERSION_STRING,
+                npyg_version_string());
+        return 2;
+    }
     options o;
     arglist args = {0};
     int status = parse_options(argc, argv, &o, &args);
