@@ -32,9 +32,9 @@ has() {
 # generate SET SCRIPT OUT: runs one generator; its log is shown only when
 # it fails.
 generate() {
-    if ! "$python" "$here/$2" "$3" >"$tmp/gen.log" 2>&1; then
+    if ! "$python" "$here/$2" "$3" >"$tmp/$1.log" 2>&1; then
         echo "check_regen: FAIL: $1: $2 failed:"
-        cat "$tmp/gen.log"
+        cat "$tmp/$1.log"
         return 1
     fi
 }
@@ -102,11 +102,21 @@ check_cases() {
 [ $# -gt 0 ] || set -- corpus hdf5 pickle cases
 for s in "$@"; do
     case $s in
-    corpus | hdf5 | pickle | cases) "check_$s" || status=1 ;;
+    corpus | hdf5 | pickle | cases) ;;
     *)
         echo "usage: gen/check_regen.sh [corpus|hdf5|pickle|cases ...]" >&2
         exit 2
         ;;
     esac
+done
+# The sets are independent (each generator writes its own directory): they
+# run side by side, each one process, and report in the order asked.
+for s in "$@"; do
+    ("check_$s" >"$tmp/$s.out" 2>&1; echo $? >"$tmp/$s.status") &
+done
+wait
+for s in "$@"; do
+    cat "$tmp/$s.out"
+    [ "$(cat "$tmp/$s.status")" = 0 ] || status=1
 done
 exit $status
