@@ -11,6 +11,7 @@
  * absolute, so that libhdf5 does not ask for the working directory either.
  */
 #define _GNU_SOURCE
+#include "h5io.h"
 #include "h5walk.h"
 
 #include <errno.h>
@@ -198,7 +199,11 @@ void npyg__h5_child(int ctl, uint64_t base_vm, uint64_t base_data)
         _exit(0);
     }
     req.params.exits = true;
-    npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req.params);
+    bool clean = npyg__h5_walk(file, map, size, NPYG__H5_OUT_FD, &req.params);
+    /* the load (emit.c) only of a file whose walk found nothing */
+    char end[NPYG__H5_MSG_MAX] = "";
+    int code = req.params.load && clean ? npyg__h5_emit(file, NPYG__H5_OUT_FD, end, sizeof end) : 0;
+    npyg__h5_send_end(NPYG__H5_OUT_FD, code, end);
     /* the end record is out: the parent has its verdict at the pipe's
        end, not after this address space is torn down */
     close(NPYG__H5_OUT_FD);

@@ -19,6 +19,7 @@
  * whatever the dataset's size.
  */
 #define _GNU_SOURCE
+#include "h5io.h"
 #include "h5walk.h"
 #include "refnames.h"
 

@@ -18,7 +18,7 @@
  * (signal 0, pid 1, paths that do not exist).
  */
 #define _GNU_SOURCE
-#include "h5walk.h"
+#include "h5io.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -25,7 +25,7 @@
  * thread while the process goes on using it.
  */
 #define _GNU_SOURCE
-#include "h5walk.h"
+#include "h5api.h"
 
 #include <dlfcn.h>
 #include <errno.h>
