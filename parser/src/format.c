@@ -9,6 +9,18 @@
 
 #include <string.h>
 
+/* A zip archive starts with a local file header, or, empty, with the end
+   of central directory record (APPNOTE 4.3.7, 4.3.16). */
+int npyg_is_zip(const void *buf, size_t len)
+{
+    return buf && len >= 4 && (memcmp(buf, "PK\x03\x04", 4) == 0 || memcmp(buf, "PK\x05\x06", 4) == 0);
+}
+
+int npyg_is_ra(const void *buf, size_t len)
+{
+    return buf && len >= 8 && memcmp(buf, NPYG__RA_MAGIC, 8) == 0;
+}
+
 npyg_format npyg_sniff_format(const void *buf, size_t len)
 {
     if (!buf) return NPYG_FORMAT_UNKNOWN;

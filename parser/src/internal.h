@@ -16,6 +16,7 @@
 
 #define NPYG__MAGIC "\x93NUMPY"
 #define NPYG__MAGIC_LEN 6
+#define NPYG__RA_MAGIC "rawarray" /* u64 0x7961727261776172, little-endian */
 #define NPYG__CHUNK (64u * 1024u)     /* payload read/scan granularity */
 #define NPYG__LITERAL_MAX_DEPTH 200   /* CPython's bracket nesting limit */
 #define NPYG__ARENA_BLOCK 4096u

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RA_MAGIC "rawarray" /* u64 0x7961727261776172, little-endian */
 #define RA_FIXED 48u        /* magic, flags, eltype, elbyte, size, ndims */
 #define RA_KNOWN_FLAGS (NPYG_RA_FLAG_BIG_ENDIAN | NPYG_RA_FLAG_COMPRESSED)
 
@@ -52,7 +51,7 @@ static int parse_header(npyg_ctx *ctx, ra_src *s, npyg_ra_info *ra)
     long long got = npyg__in_read(s, h, RA_FIXED);
     if (got < 0) return io_error(ctx, 0);
     size_t m = (size_t)got < 8 ? (size_t)got : 8;
-    if (memcmp(h, RA_MAGIC, m) != 0)
+    if (memcmp(h, NPYG__RA_MAGIC, m) != 0)
         return npyg__fail(ctx, NPYG_ERA_MAGIC, 0, "not a RawArray file (does not start with \"rawarray\")");
     if ((size_t)got < RA_FIXED)
         return npyg__fail(ctx, NPYG_ERA_TRUNC_HEADER, (uint64_t)got,
@@ -313,11 +312,6 @@ NPYG__INPUT_FORMS(npyg_ra_validate)
 const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx)
 {
     return ctx && ctx->have_ra_info ? &ctx->ra_info : NULL;
-}
-
-int npyg_is_ra(const void *buf, size_t len)
-{
-    return buf && len >= 8 && memcmp(buf, RA_MAGIC, 8) == 0;
 }
 
 size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t size)

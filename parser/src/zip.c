@@ -136,12 +136,6 @@ uint64_t npyg_zip_worst_case_alloc(const npyg_limits *limits, const npyg_zip_lim
     return bound < limits->max_alloc_bytes ? bound : limits->max_alloc_bytes;
 }
 
-int npyg_is_zip(const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    return buf && len >= 4 && (le32(p) == SIG_LOCAL || le32(p) == SIG_EOCD);
-}
-
 /* The inflater's state counts against max_alloc_bytes like everything else. */
 static void *inf_alloc(void *ctx, size_t n) { return npyg__xalloc(ctx, n); }
 static void inf_free(void *ctx, void *p, size_t n) { npyg__xfree(ctx, p, n); }
