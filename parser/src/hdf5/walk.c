@@ -20,8 +20,8 @@
 #include "h5internal.h"
 
 #include "h5storage.h"
-#include "h5io.h"
 #include "h5walk.h"
+#include "h5walker.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -35,98 +35,7 @@
 
 /* ------------------------------------------------------- object table */
 
-typedef struct {
-    haddr_t addr;
-    char *path;      /* where the walk first met it */
-    bool group;
-    uint64_t bytes;  /* a dataset's value as a reader makes it */
-} node;
-
-typedef struct {
-    uint32_t from, to;
-    bool ref;        /* a reference; else a hard link */
-    bool reported;   /* a hard-link cycle already reported at the link */
-} edge;
-
-typedef struct {
-    hid_t gid;
-    uint32_t node;
-    uint32_t depth;
-} qitem;
-
-/* References to follow once the tree is walked: a dataset's or an
-   attribute's elements, or one member of their compound elements. */
-typedef struct {
-    hid_t obj;
-    bool attr;
-    bool region;
-    char *member;    /* NULL: the elements are the references */
-    char *path;
-    uint32_t node;
-    hssize_t np;
-} pending;
-
-/* A soft link's target, joined to the graph once every object is known. */
-typedef struct {
-    uint32_t from;
-    haddr_t addr;
-} softedge;
-
-typedef struct {
-    npyg__h5_chan ch;
-    const npyg__h5_params *p;
-    hid_t file;
-    uint64_t visits;   /* links, attributes, references: against max_objects */
-    bool over;         /* max_objects reached: stop */
-    int hazards;
-
-    node *nodes;
-    uint32_t nnodes, capnodes;
-    uint32_t *hash;    /* open addressing: node index + 1, 0 empty */
-    uint32_t hashcap;
-
-    edge *edges;
-    uint32_t nedges, capedges;
-
-    qitem *queue;
-    uint32_t qhead, qtail, qcap;
-
-    /* reference datasets, followed once the tree is walked, so that
-       objects are named by their links before references reach them */
-    pending *refs;
-    uint32_t nrefs, caprefs;
-
-    softedge *softs;
-    uint32_t nsofts, capsofts;
-
-    /* bytes readers make from few stored ones (inflate()) */
-    uint64_t file_size;
-    uint64_t made;
-    bool made_over;
-
-    /* vlen checks (vlen_ok): the file as bytes, and the global heap
-       objects met so far, keyed by (collection, index) */
-    const unsigned char *image; /* NULL: the vlen data cannot be checked */
-    uint64_t image_size;
-    uint64_t base;       /* where addresses count from (the user block) */
-    size_t sizeof_addr, sizeof_len;
-    hid_t raw_type;      /* an opaque type as wide as a vlen descriptor on disk */
-    struct hobj *heap;
-    uint32_t nheap, capheap;
-} walk;
-
-/* A global heap object, or (index HEAP_PARSED) the mark that its
-   collection was read: size 0 when it was well formed, 1 when not. */
-typedef struct hobj {
-    haddr_t coll;
-    uint32_t idx;
-    bool seen;           /* a vlen record already counted its bytes */
-    uint64_t size;
-} hobj;
-#define HEAP_PARSED UINT32_MAX
-#define HEAP_MAX_OBJECTS (UINT32_C(1) << 24)
-
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+bool npyg__h5w_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap) return true;
     uint32_t n = *cap ? *cap : 64;
@@ -173,7 +82,7 @@ static uint32_t find_node(const walk *w, haddr_t addr)
 
 static uint32_t add_node(walk *w, haddr_t addr, const char *path, bool group)
 {
-    if (!grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(node))) return UINT32_MAX;
+    if (!npyg__h5w_grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(node))) return UINT32_MAX;
     if ((uint64_t)(w->nnodes + 1) * 2 > w->hashcap &&
         !rehash(w, w->hashcap ? w->hashcap * 2 : 256))
         return UINT32_MAX;
@@ -189,7 +98,7 @@ static uint32_t add_node(walk *w, haddr_t addr, const char *path, bool group)
 
 static bool add_edge(walk *w, uint32_t from, uint32_t to, bool ref, bool reported)
 {
-    if (!grow((void **)&w->edges, &w->capedges, w->nedges + 1, sizeof(edge))) return false;
+    if (!npyg__h5w_grow((void **)&w->edges, &w->capedges, w->nedges + 1, sizeof(edge))) return false;
     w->edges[w->nedges++] = (edge){from, to, ref, reported};
     return true;
 }
@@ -211,9 +120,7 @@ static bool visit(walk *w, const char *path)
     return true;
 }
 
-static void hazard(walk *w, int code, const char *kind, const char *path, const char *fmt, ...)
-    NPYG__PRINTF(5, 6);
-static void hazard(walk *w, int code, const char *kind, const char *path, const char *fmt, ...)
+void npyg__h5w_hazard(walk *w, int code, const char *kind, const char *path, const char *fmt, ...)
 {
     char msg[NPYG__H5_MSG_MAX];
     va_list ap;
@@ -245,11 +152,11 @@ static void join(char *out, size_t size, const char *dir, const char *name)
 }
 
 /* An object libhdf5 failed on: "libhdf5 cannot WHAT: its own words". */
-static void h5_failed(walk *w, const char *kind, const char *path, const char *what)
+void npyg__h5w_failed(walk *w, const char *kind, const char *path, const char *what)
 {
     char e[160];
     npyg__h5_last_error(e);
-    hazard(w, NPYG_EHDF5_OBJECT, kind, path, "libhdf5 cannot %s: %s", what, e);
+    npyg__h5w_hazard(w, NPYG_EHDF5_OBJECT, kind, path, "libhdf5 cannot %s: %s", what, e);
 }
 
 /* ------------------------------------------------------- type names */
@@ -320,9 +227,6 @@ typedef struct {
 } attr_ctx;
 
 static void queue_refs(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, const char *path, uint32_t at);
-static bool vlen_ok(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, const char *kind, const char *path);
-static void inflate(walk *w, const char *type, int ndim, const hsize_t *dims, const char *path,
-                    const char *what, uint64_t made, uint64_t stored);
 
 #define OVERLAP                                                                                     \
     "a compound member whose float h5py reads at a larger size: h5py's dtype has overlapping fields " \
@@ -349,7 +253,7 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     if (!visit(w, apath)) return 1;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) {
-        h5_failed(w, "attribute", apath, "open the attribute");
+        npyg__h5w_failed(w, "attribute", apath, "open the attribute");
         return 0;
     }
     hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
@@ -357,14 +261,14 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     size_t tsz = t >= 0 ? H5Tget_size(t) : 0;
     uint64_t bytes;
     if (np < 0 || t < 0) {
-        hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "libhdf5 cannot read the attribute's type or space");
+        npyg__h5w_hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "libhdf5 cannot read the attribute's type or space");
     } else if (!npyg__mul_u64((uint64_t)np, tsz, &bytes) || bytes > w->p->max_payload) {
-        hazard(w, NPYG_ELIMIT_PAYLOAD, "attribute", apath,
+        npyg__h5w_hazard(w, NPYG_ELIMIT_PAYLOAD, "attribute", apath,
                "attribute declares %llu elements of %zu bytes, more than max_payload_bytes (%llu)",
                (unsigned long long)np, tsz, (unsigned long long)w->p->max_payload);
     } else if (npyg__h5_overlapping_fields(t)) {
-        hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "%s", OVERLAP);
-    } else if (vlen_ok(w, a, true, t, np, "attribute", apath)) {
+        npyg__h5w_hazard(w, NPYG_EHDF5_OBJECT, "attribute", apath, "%s", OVERLAP);
+    } else if (npyg__h5w_vlen_ok(w, a, true, t, np, "attribute", apath)) {
         /* Only small attributes are read: hdf5storage's are a few bytes. */
         npyg__h5s_take(ac->s, a, name, bytes <= 4096);
         layout_problem(ac->s, t, name);
@@ -383,7 +287,7 @@ static void scan_attrs(walk *w, hid_t obj, const char *path, uint32_t at, sattrs
     attr_ctx ac = {w, path, at, s};
     hsize_t idx = 0;
     if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, &ac) < 0 && !w->over) {
-        h5_failed(w, "attribute", path, "list the attributes");
+        npyg__h5w_failed(w, "attribute", path, "list the attributes");
     }
 }
 
@@ -408,9 +312,9 @@ static void report(walk *w, const char *kind, const char *type, int ndim, const 
 
 static void enqueue(walk *w, hid_t gid, uint32_t n, uint32_t depth)
 {
-    if (!grow((void **)&w->queue, &w->qcap, w->qtail + 1, sizeof(qitem))) {
+    if (!npyg__h5w_grow((void **)&w->queue, &w->qcap, w->qtail + 1, sizeof(qitem))) {
         H5Gclose(gid);
-        hazard(w, NPYG_EHDF5_SANDBOX, "group", w->nodes[n].path, "out of memory in the child");
+        npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, "group", w->nodes[n].path, "out of memory in the child");
         return;
     }
     w->queue[w->qtail++] = (qitem){gid, n, depth};
@@ -424,10 +328,10 @@ static void push_refs(walk *w, hid_t obj, bool attr, bool region, const char *me
                       const char *path, uint32_t at)
 {
     char *p = strdup(path), *m = member ? strdup(member) : NULL;
-    if (!p || (member && !m) || !grow((void **)&w->refs, &w->caprefs, w->nrefs + 1, sizeof(pending))) {
+    if (!p || (member && !m) || !npyg__h5w_grow((void **)&w->refs, &w->caprefs, w->nrefs + 1, sizeof(pending))) {
         free(p);
         free(m);
-        hazard(w, NPYG_EHDF5_SANDBOX, attr ? "attribute" : "dataset", path, "out of memory in the child");
+        npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, attr ? "attribute" : "dataset", path, "out of memory in the child");
         return;
     }
     H5Iinc_ref(obj);
@@ -454,7 +358,7 @@ static void queue_refs(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, cons
         if (mc == H5T_REFERENCE) {
             char *name = H5Tget_member_name(t, (unsigned)i);
             if (name) push_refs(w, obj, attr, H5Tequal(mt, H5T_STD_REF_DSETREG) > 0, name, np, path, at);
-            else h5_failed(w, kind, path, "read a compound member's name");
+            else npyg__h5w_failed(w, kind, path, "read a compound member's name");
             if (name) H5free_memory(name);
         } else if (mt >= 0 && H5Tdetect_class(mt, H5T_REFERENCE) > 0) {
             n = -1;
@@ -462,7 +366,7 @@ static void queue_refs(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, cons
         if (mt >= 0) H5Tclose(mt);
     }
     if (n < 0)
-        hazard(w, NPYG_EHDF5_OBJECT, kind, path,
+        npyg__h5w_hazard(w, NPYG_EHDF5_OBJECT, kind, path,
                "references nested in arrays or inner compounds: npyguard does not follow them, a reader may");
 }
 
@@ -483,7 +387,7 @@ static void follow_refs(walk *w, const pending *r)
     if (r->member) {
         mt = H5Tcreate(H5T_COMPOUND, esz);
         if (mt < 0 || H5Tinsert(mt, r->member, 0, rt) < 0) {
-            h5_failed(w, kind, path, "make a type for the reference member");
+            npyg__h5w_failed(w, kind, path, "make a type for the reference member");
             if (mt >= 0) H5Tclose(mt);
             return;
         }
@@ -494,11 +398,11 @@ static void follow_refs(walk *w, const pending *r)
         rd = r->attr ? H5Aread(r->obj, mt, buf) : npyg__h5_read(r->obj, mt, H5S_ALL, H5S_ALL, (uint64_t)r->np, buf);
     if (mt != rt) H5Tclose(mt);
     if (!buf) {
-        hazard(w, NPYG_EHDF5_SANDBOX, kind, path, "out of memory in the child");
+        npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, kind, path, "out of memory in the child");
         return;
     }
     if (rd < 0) {
-        h5_failed(w, kind, path, "read the references");
+        npyg__h5w_failed(w, kind, path, "read the references");
         free(buf);
         return;
     }
@@ -511,14 +415,14 @@ static void follow_refs(walk *w, const pending *r)
         static const unsigned char zero[sizeof(hdset_reg_ref_t)];
         if (!memcmp(ref, zero, esz)) {
             if (!dangling++)
-                hazard(w, NPYG_EHDF5_REFDANGLE, kind, path, "element %lld is a null reference", (long long)i);
+                npyg__h5w_hazard(w, NPYG_EHDF5_REFDANGLE, kind, path, "element %lld is a null reference", (long long)i);
             continue;
         }
         hid_t o = H5Rdereference2(w->file, H5P_DEFAULT, r->region ? H5R_DATASET_REGION : H5R_OBJECT, ref);
         H5O_info_t oi;
         if (o < 0 || H5Oget_info2(o, &oi, H5O_INFO_BASIC) < 0) {
             if (!dangling++)
-                hazard(w, NPYG_EHDF5_REFDANGLE, kind, path,
+                npyg__h5w_hazard(w, NPYG_EHDF5_REFDANGLE, kind, path,
                        "element %lld references no object in this file", (long long)i);
             if (o >= 0) H5Oclose(o);
             continue;
@@ -526,7 +430,7 @@ static void follow_refs(walk *w, const pending *r)
         if (r->region) {
             hid_t sp = H5Rget_region(w->file, H5R_DATASET_REGION, ref);
             if (sp < 0 && !dangling++)
-                hazard(w, NPYG_EHDF5_REFDANGLE, kind, path,
+                npyg__h5w_hazard(w, NPYG_EHDF5_REFDANGLE, kind, path,
                        "element %lld references a region libhdf5 cannot read", (long long)i);
             if (sp >= 0) H5Sclose(sp);
         }
@@ -536,7 +440,7 @@ static void follow_refs(walk *w, const pending *r)
             to = add_node(w, oi.addr, rpath, oi.type == H5O_TYPE_GROUP);
             if (to == UINT32_MAX) {
                 H5Oclose(o);
-                hazard(w, NPYG_EHDF5_SANDBOX, kind, path, "out of memory in the child");
+                npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, kind, path, "out of memory in the child");
                 break;
             }
             add_edge(w, r->node, to, true, false);
@@ -549,327 +453,6 @@ static void follow_refs(walk *w, const pending *r)
     free(buf);
 }
 
-/* ------------------------------------------------------- vlen data */
-
-/* A vlen element on disk is a descriptor: a 4-byte length (elements of
- * the base type, bytes for a string), then the global heap object that
- * holds them, as the address of its collection and a 4-byte index.
- * libhdf5 copies the whole heap object into a buffer of length x the base
- * size when it converts the element: if the two disagree it writes past
- * that buffer (a crash, or a heap quietly broken). So every descriptor is
- * checked against its heap object before anything converts it:
- * - the descriptors are read with a conversion to an opaque type of their
- *   own width that copies them as they are (raw_conv, registered for the
- *   walk), so libhdf5 never follows them;
- * - the collections ("GCOL", version 1, its size, then objects of index,
- *   reference count, reserved, size, data padded to 8 bytes: the HDF5
- *   file format's global heap) are read from the file's bytes with
- *   the bytes libhdf5 reads too (the child's read-only map of the input),
- *   bounded by the collection's size and the file's.
- */
-
-static herr_t raw_conv(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t n, size_t buf_stride,
-                       size_t bkg_stride, void *buf, void *bkg, hid_t dxpl)
-{
-    (void)n, (void)buf_stride, (void)bkg_stride, (void)buf, (void)bkg, (void)dxpl;
-    if (cdata->command != H5T_CONV_INIT) return 0; /* same width: the bytes stay as they are */
-    cdata->need_bkg = H5T_BKG_NO;
-    if (H5Tget_class(dst) != H5T_OPAQUE) return -1;
-    if (H5Tget_class(src) == H5T_STRING && H5Tis_variable_str(src) <= 0) return -1;
-    return H5Tget_size(src) == H5Tget_size(dst) ? 0 : -1;
-}
-
-#define RAW_CONV_NAME "npyguard: vlen descriptors as stored"
-
-/* Sets up the checks; without them every vlen element is refused. */
-static void vlen_setup(walk *w, const void *image, uint64_t size)
-{
-    w->raw_type = -1;
-    hid_t fcpl = H5Fget_create_plist(w->file);
-    hsize_t ub = 0;
-    if (image && fcpl >= 0 && H5Pget_sizes(fcpl, &w->sizeof_addr, &w->sizeof_len) >= 0 &&
-        H5Pget_userblock(fcpl, &ub) >= 0 && w->sizeof_addr <= 8 && w->sizeof_len <= 8) {
-        hid_t vl = H5Tvlen_create(H5T_NATIVE_UCHAR), vs = H5Tcopy(H5T_C_S1);
-        w->raw_type = H5Tcreate(H5T_OPAQUE, 8 + w->sizeof_addr);
-        if (vl >= 0 && vs >= 0 && w->raw_type >= 0 && H5Tset_size(vs, H5T_VARIABLE) >= 0 &&
-            H5Tregister(H5T_PERS_SOFT, RAW_CONV_NAME, vl, w->raw_type, raw_conv) >= 0 &&
-            H5Tregister(H5T_PERS_SOFT, RAW_CONV_NAME, vs, w->raw_type, raw_conv) >= 0) {
-            w->image = image;
-            w->image_size = size;
-            w->base = ub;
-        }
-        if (vl >= 0) H5Tclose(vl);
-        if (vs >= 0) H5Tclose(vs);
-    }
-    if (fcpl >= 0) H5Pclose(fcpl);
-}
-
-static void vlen_teardown(walk *w)
-{
-    /* libhdf5's unregister walks its whole table of conversion paths: a
-       few percent of a small file's cost, for a process about to end */
-    if (w->raw_type >= 0 && !w->p->exits) {
-        H5Tunregister(H5T_PERS_SOFT, RAW_CONV_NAME, -1, -1, raw_conv);
-        H5Tclose(w->raw_type);
-    }
-    free(w->heap);
-}
-
-static uint64_t get_le(const unsigned char *p, size_t n)
-{
-    uint64_t v = 0;
-    while (n--) v = v << 8 | p[n];
-    return v;
-}
-
-static uint32_t heap_slot(const walk *w, haddr_t coll, uint32_t idx)
-{
-    uint64_t x = ((uint64_t)coll * UINT64_C(0x9E3779B97F4A7C15)) ^ (idx * UINT64_C(0xC2B2AE3D27D4EB4F));
-    uint32_t k = (uint32_t)(x >> 32) & (w->capheap - 1);
-    while (w->heap[k].idx && !(w->heap[k].coll == coll && w->heap[k].idx == idx)) k = (k + 1) & (w->capheap - 1);
-    return k;
-}
-
-/* Index 0 is never an object (it marks free space), so it marks a free slot. */
-static hobj *heap_find(const walk *w, haddr_t coll, uint32_t idx)
-{
-    if (!w->capheap) return NULL;
-    hobj *h = &w->heap[heap_slot(w, coll, idx)];
-    return h->idx ? h : NULL;
-}
-
-static bool heap_put(walk *w, haddr_t coll, uint32_t idx, uint64_t size)
-{
-    if ((uint64_t)(w->nheap + 1) * 2 > w->capheap) {
-        if (w->nheap >= HEAP_MAX_OBJECTS) return false;
-        uint32_t cap = w->capheap ? w->capheap * 2 : 1024;
-        hobj *old = w->heap;
-        uint32_t oldcap = w->capheap;
-        w->heap = calloc(cap, sizeof *w->heap);
-        if (!w->heap) {
-            w->heap = old;
-            return false;
-        }
-        w->capheap = cap;
-        for (uint32_t i = 0; i < oldcap; i++)
-            if (old[i].idx) w->heap[heap_slot(w, old[i].coll, old[i].idx)] = old[i];
-        free(old);
-    }
-    hobj *h = &w->heap[heap_slot(w, coll, idx)];
-    if (h->idx) return false; /* an index twice in one collection */
-    *h = (hobj){coll, idx, false, size};
-    w->nheap++;
-    return true;
-}
-
-/* len bytes of the file at off; false past its end. */
-static bool image_read(const walk *w, void *buf, size_t len, uint64_t off)
-{
-    if (off > w->image_size || len > w->image_size - off) return false;
-    memcpy(buf, w->image + off, len);
-    return true;
-}
-
-/* Reads one collection's object headers into the table; false when it is
-   not a well-formed collection inside the file. */
-static bool heap_parse(walk *w, haddr_t coll)
-{
-    size_t L = w->sizeof_len, hdr = 8 + L;
-    unsigned char b[16];
-    uint64_t at, csize, end;
-    if (!npyg__add_u64(w->base, coll, &at) || !image_read(w, b, hdr, at) || memcmp(b, "GCOL", 4) ||
-        b[4] != 1)
-        return false;
-    csize = get_le(b + 8, L);
-    if (csize < hdr || !npyg__add_u64(at, csize, &end) || end > w->file_size) return false;
-    for (uint64_t off = hdr; off + hdr <= csize;) {
-        if (!image_read(w, b, hdr, at + off)) return false;
-        uint32_t idx = (uint32_t)get_le(b, 2);
-        uint64_t size = get_le(b + 8, L);
-        if (idx == 0) break; /* free space: the rest of the collection */
-        if (size > csize - off - hdr || !heap_put(w, coll, idx, size)) return false;
-        off += hdr + ((size + 7) & ~UINT64_C(7));
-    }
-    return true;
-}
-
-/* The size of heap object (coll, idx), or UINT64_MAX with why. */
-static uint64_t heap_size(walk *w, haddr_t coll, uint32_t idx, hobj **obj, const char **why)
-{
-    hobj *mark = heap_find(w, coll, HEAP_PARSED);
-    if (!mark) {
-        bool ok = heap_parse(w, coll);
-        if (!heap_put(w, coll, HEAP_PARSED, ok ? 0 : 1)) {
-            *why = "too many heap objects to check";
-            return UINT64_MAX;
-        }
-        mark = heap_find(w, coll, HEAP_PARSED);
-    }
-    if (mark->size) {
-        *why = "its heap collection is not a well-formed global heap collection in this file";
-        return UINT64_MAX;
-    }
-    *obj = idx && idx != HEAP_PARSED ? heap_find(w, coll, idx) : NULL;
-    if (!*obj) {
-        *why = "its heap collection has no object of that index";
-        return UINT64_MAX;
-    }
-    return (*obj)->size;
-}
-
-/* Checks n descriptors in buf (each 8 + sizeof_addr bytes) of elements of
-   base bytes; counts what a reader allocates for them. */
-static bool check_descriptors(walk *w, const unsigned char *buf, hssize_t n, uint64_t base, const char *type,
-                              const char *kind, const char *path, uint64_t stored)
-{
-    size_t dsz = 8 + w->sizeof_addr;
-    uint64_t made = 0, fresh = 0;
-    for (hssize_t i = 0; i < n; i++) {
-        const unsigned char *d = buf + (size_t)i * dsz;
-        uint64_t len = get_le(d, 4), want, have;
-        if (len == 0) continue; /* libhdf5 reads no heap object for it */
-        haddr_t coll = get_le(d + 4, w->sizeof_addr);
-        uint32_t idx = (uint32_t)get_le(d + 4 + w->sizeof_addr, 4);
-        const char *why = NULL;
-        hobj *o = NULL;
-        have = heap_size(w, coll, idx, &o, &why);
-        if (!npyg__mul_u64(len, base, &want)) want = UINT64_MAX;
-        if (have == UINT64_MAX) {
-            hazard(w, NPYG_EHDF5_VLEN, kind, path, "element %lld (%llu elements at heap object %llu:%u): %s",
-                   (long long)i, (unsigned long long)len, (unsigned long long)coll, idx, why);
-            return false;
-        }
-        if (have != want) {
-            hazard(w, NPYG_EHDF5_VLEN, kind, path,
-                   "element %lld says %llu elements of %llu bytes, its heap object holds %llu bytes: %s",
-                   (long long)i, (unsigned long long)len, (unsigned long long)base, (unsigned long long)have,
-                   want < have ? "converting it writes past libhdf5's buffer"
-                               : "a reader's conversion allocates the larger size");
-            return false;
-        }
-        if (!npyg__add_u64(made, want, &made)) made = UINT64_MAX;
-        if (!o->seen) {
-            o->seen = true;
-            fresh += have;
-        }
-    }
-    if (made > w->p->max_payload) {
-        hazard(w, NPYG_ELIMIT_PAYLOAD, kind, path,
-               "its variable-length elements make %llu bytes in a reader, more than max_payload_bytes (%llu)",
-               (unsigned long long)made, (unsigned long long)w->p->max_payload);
-        return false;
-    }
-    int before = w->hazards;
-    inflate(w, type, -1, NULL, path, "its variable-length elements make", made, stored + fresh);
-    return w->hazards == before;
-}
-
-/* Does a value of type t hold variable-length data (a vlen sequence or a
-   vlen string), at any depth? Types nested past 32 levels count as yes. */
-static bool holds_vlen(hid_t t, int depth)
-{
-    if (depth > 32) return true;
-    H5T_class_t cls = H5Tget_class(t);
-    if (cls == H5T_VLEN) return true;
-    if (cls == H5T_STRING) return H5Tis_variable_str(t) > 0;
-    if (cls == H5T_ARRAY) {
-        hid_t sup = H5Tget_super(t);
-        bool r = sup < 0 || holds_vlen(sup, depth + 1);
-        if (sup >= 0) H5Tclose(sup);
-        return r;
-    }
-    if (cls != H5T_COMPOUND) return false;
-    int n = H5Tget_nmembers(t);
-    bool r = n < 0;
-    for (int i = 0; !r && i < n; i++) {
-        hid_t mt = H5Tget_member_type(t, (unsigned)i);
-        r = mt < 0 || holds_vlen(mt, depth + 1);
-        if (mt >= 0) H5Tclose(mt);
-    }
-    return r;
-}
-
-/* Reads the descriptors of obj's elements (all of them, or one member of
-   its compound elements) and checks them. */
-static bool check_vlen_part(walk *w, hid_t obj, bool attr, const char *member, hid_t vt, hssize_t np,
-                            const char *kind, const char *path)
-{
-    /* A variable-length string has a base type too, a character of one
-       byte in every file a writer makes; a reader's conversion allocates
-       the stored length times the size the file gives it, whatever it is. */
-    hid_t sup = H5Tget_super(vt);
-    bool nested = sup < 0 || holds_vlen(sup, 0);
-    uint64_t base = sup >= 0 ? H5Tget_size(sup) : 0;
-    if (sup >= 0) H5Tclose(sup);
-    if (nested) {
-        hazard(w, NPYG_EHDF5_VLEN, kind, path,
-               sup < 0 ? "variable-length data whose element type libhdf5 cannot give: not checked"
-                       : "variable-length data inside variable-length data: npyguard cannot check it before a reader converts it");
-        return false;
-    }
-    size_t dsz = 8 + w->sizeof_addr;
-    hid_t mt = w->raw_type;
-    if (member) {
-        mt = H5Tcreate(H5T_COMPOUND, dsz);
-        if (mt < 0 || H5Tinsert(mt, member, 0, w->raw_type) < 0) {
-            if (mt >= 0) H5Tclose(mt);
-            h5_failed(w, kind, path, "make a type for the variable-length member");
-            return false;
-        }
-    }
-    unsigned char *buf = malloc((size_t)np * dsz + 1);
-    herr_t rd = -1;
-    if (buf) rd = attr ? H5Aread(obj, mt, buf) : npyg__h5_read(obj, mt, H5S_ALL, H5S_ALL, (uint64_t)np, buf);
-    if (mt != w->raw_type) H5Tclose(mt);
-    if (rd < 0) {
-        free(buf);
-        hazard(w, NPYG_EHDF5_VLEN, kind, path,
-               buf ? "variable-length data whose descriptors libhdf5 cannot read as stored: not checked"
-                   : "variable-length data: out of memory in the child");
-        return false;
-    }
-    uint64_t stored = attr ? H5Aget_storage_size(obj) : H5Dget_storage_size(obj);
-    bool ok = check_descriptors(w, buf, np, base, "vlen", kind, path, stored);
-    free(buf);
-    return ok;
-}
-
-/* Checks every vlen element of obj (a dataset or an attribute of type t)
-   before anything converts it; false after a hazard. */
-static bool vlen_ok(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, const char *kind, const char *path)
-{
-    if (np <= 0 || !holds_vlen(t, 0)) return true;
-    bool vs = H5Tget_class(t) == H5T_STRING;
-    if (!w->image) {
-        hazard(w, NPYG_EHDF5_VLEN, kind, path,
-               "variable-length data, and this walk cannot read the descriptors as stored: not checked");
-        return false;
-    }
-    H5T_class_t cls = H5Tget_class(t);
-    if (cls == H5T_VLEN || vs) return check_vlen_part(w, obj, attr, NULL, t, np, kind, path);
-    int n = cls == H5T_COMPOUND ? H5Tget_nmembers(t) : -1;
-    bool ok = n >= 0;
-    for (int i = 0; ok && i < n; i++) {
-        hid_t mt = H5Tget_member_type(t, (unsigned)i);
-        H5T_class_t mc = mt >= 0 ? H5Tget_class(mt) : H5T_NO_CLASS;
-        bool mvs = mc == H5T_STRING && H5Tis_variable_str(mt) > 0;
-        if (mc == H5T_VLEN || mvs) {
-            char *name = H5Tget_member_name(t, (unsigned)i);
-            ok = name && check_vlen_part(w, obj, attr, name, mt, np, kind, path);
-            if (name) H5free_memory(name);
-            if (!name) h5_failed(w, kind, path, "read a compound member's name");
-        } else if (mt < 0 || holds_vlen(mt, 0)) {
-            n = -1;
-            ok = false;
-        }
-        if (mt >= 0) H5Tclose(mt);
-    }
-    if (n < 0)
-        hazard(w, NPYG_EHDF5_VLEN, kind, path,
-               "variable-length data nested in arrays or inner compounds: npyguard cannot check it before a reader converts it");
-    return ok;
-}
-
 /* ------------------------------------------------ what readers make */
 
 /* Bytes a reader makes from few stored ones: chunks that inflate, chunks
@@ -877,7 +460,7 @@ static bool vlen_ok(walk *w, hid_t obj, bool attr, hid_t t, hssize_t np, const c
    with np.zeros. Held to the budget .npz archives get (zip.c): each past
    the ratio grace at most max_ratio times what it stores, all together
    at most the inflate budget plus max_ratio times the file's size. */
-static void inflate(walk *w, const char *type, int ndim, const hsize_t *dims, const char *path,
+void npyg__h5w_inflate(walk *w, const char *type, int ndim, const hsize_t *dims, const char *path,
                     const char *what, uint64_t made, uint64_t stored)
 {
     if (made <= stored) return;
@@ -959,7 +542,7 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
     int ndim = -1;
     hid_t t = H5Dget_type(d), sp = H5Dget_space(d), dcpl = H5Dget_create_plist(d);
     if (t < 0 || sp < 0 || dcpl < 0) {
-        h5_failed(w, "dataset", path, "read the dataset's type, space or layout");
+        npyg__h5w_failed(w, "dataset", path, "read the dataset's type, space or layout");
         goto done;
     }
     type_name(t, tname, sizeof tname);
@@ -1033,16 +616,16 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
     scan_attrs(w, d, path, n, &s);
     npyg__h5s_check(&s, true, tname, tsz, ndim, dims, parent);
     layout_problem(&s, t, NULL);
-    if (in_file && !vlen_ok(w, d, false, t, np, "dataset", path)) in_file = false;
+    if (in_file && !npyg__h5w_vlen_ok(w, d, false, t, np, "dataset", path)) in_file = false;
     if (in_file) {
         uint64_t stored = H5Dget_storage_size(d), zeros = empty_bytes(d, t, np, &s, in_file);
-        inflate(w, tname, ndim, dims, path, "a reader makes", bytes, stored);
+        npyg__h5w_inflate(w, tname, ndim, dims, path, "a reader makes", bytes, stored);
         if (zeros > w->p->max_payload)
             dhazard(w, NPYG_ELIMIT_PAYLOAD, tname, ndim, dims, path,
                     "marked empty: hdf5storage reads it as np.zeros of %llu bytes, more than max_payload_bytes (%llu)",
                     (unsigned long long)zeros, (unsigned long long)w->p->max_payload);
         else
-            inflate(w, tname, ndim, dims, path, "marked empty: hdf5storage makes np.zeros of", zeros, stored);
+            npyg__h5w_inflate(w, tname, ndim, dims, path, "marked empty: hdf5storage makes np.zeros of", zeros, stored);
     }
     if (w->hazards == before) report(w, "dataset", tname, ndim, dims, path, &s);
     if (in_file) queue_refs(w, d, false, t, np, path, n);
@@ -1059,7 +642,7 @@ static void scan_object(walk *w, hid_t oid, const char *path, const char *parent
     H5I_type_t it = H5Iget_type(oid);
     if (it == H5I_GROUP) {
         if (depth > w->p->max_nesting) {
-            hazard(w, NPYG_ELIMIT_NESTING, "group", path,
+            npyg__h5w_hazard(w, NPYG_ELIMIT_NESTING, "group", path,
                    "groups nested deeper than max_nesting (%u); below this is not scanned", w->p->max_nesting);
             H5Gclose(oid);
             return;
@@ -1184,18 +767,18 @@ static void soft_target(walk *w, hid_t g, const char *name, const char *path, co
 {
     H5O_info_t oi;
     if (H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        h5_failed(w, "link", path, "read the soft link's target");
+        npyg__h5w_failed(w, "link", path, "read the soft link's target");
         return;
     }
     uint32_t n = find_node(w, oi.addr);
     if (n != UINT32_MAX && w->nodes[n].group && is_ancestor(w->nodes[n].path, lc->dir)) {
-        hazard(w, NPYG_EHDF5_SOFTLINK, "link", path,
+        npyg__h5w_hazard(w, NPYG_EHDF5_SOFTLINK, "link", path,
                "soft link to '%s', the group '%s' that holds it: a reader that follows links never ends", val,
                w->nodes[n].path);
         return;
     }
-    if (!grow((void **)&w->softs, &w->capsofts, w->nsofts + 1, sizeof(softedge))) {
-        hazard(w, NPYG_EHDF5_SANDBOX, "link", path, "out of memory in the child");
+    if (!npyg__h5w_grow((void **)&w->softs, &w->capsofts, w->nsofts + 1, sizeof(softedge))) {
+        npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, "link", path, "out of memory in the child");
         return;
     }
     w->softs[w->nsofts++] = (softedge){lc->node, oi.addr};
@@ -1215,32 +798,32 @@ static herr_t link_cb(hid_t g, const char *name, const H5L_info_t *li, void *dat
         unsigned flags = 0;
         if (li->u.val_size <= sizeof val && H5Lget_val(g, name, val, sizeof val, H5P_DEFAULT) >= 0)
             H5Lunpack_elink_val(val, li->u.val_size, &flags, &file, &obj);
-        hazard(w, NPYG_EHDF5_EXTLINK, "link", path,
+        npyg__h5w_hazard(w, NPYG_EHDF5_EXTLINK, "link", path,
                "external link to '%s:%s': reading it opens another file", file, obj);
         return 0;
     }
     if (li->type == H5L_TYPE_SOFT) {
         char val[NPYG__H5_PATH_MAX], why[NPYG__H5_MSG_MAX];
         if (li->u.val_size > sizeof val || H5Lget_val(g, name, val, sizeof val, H5P_DEFAULT) < 0) {
-            hazard(w, NPYG_EHDF5_SOFTLINK, "link", path, "soft link whose target libhdf5 cannot read");
+            npyg__h5w_hazard(w, NPYG_EHDF5_SOFTLINK, "link", path, "soft link whose target libhdf5 cannot read");
             return 0;
         }
         val[sizeof val - 1] = '\0';
         int hops = 0;
         if (resolve_soft(w, lc->dir, val, &hops, why, sizeof why))
-            hazard(w, NPYG_EHDF5_SOFTLINK, "link", path, "soft link to '%s': %s", val, why);
+            npyg__h5w_hazard(w, NPYG_EHDF5_SOFTLINK, "link", path, "soft link to '%s': %s", val, why);
         else
             soft_target(w, g, name, path, val, lc);
         return 0;
     }
     if (li->type != H5L_TYPE_HARD) {
-        hazard(w, NPYG_EHDF5_UDLINK, "link", path,
+        npyg__h5w_hazard(w, NPYG_EHDF5_UDLINK, "link", path,
                "user-defined link class %d: its traversal code is not libhdf5's", (int)li->type);
         return 0;
     }
     H5O_info_t oi;
     if (H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        h5_failed(w, "link", path, "read the object");
+        npyg__h5w_failed(w, "link", path, "read the object");
         return 0;
     }
     uint32_t n = find_node(w, oi.addr);
@@ -1248,7 +831,7 @@ static herr_t link_cb(hid_t g, const char *name, const H5L_info_t *li, void *dat
         bool cycle = w->nodes[n].group && is_ancestor(w->nodes[n].path, lc->dir);
         add_edge(w, lc->node, n, false, cycle);
         if (cycle)
-            hazard(w, NPYG_EHDF5_REFCYCLE, "link", path,
+            npyg__h5w_hazard(w, NPYG_EHDF5_REFCYCLE, "link", path,
                    "hard link back to '%s', which contains it: a recursive reader never ends",
                    w->nodes[n].path);
         else
@@ -1257,205 +840,17 @@ static herr_t link_cb(hid_t g, const char *name, const H5L_info_t *li, void *dat
     }
     n = add_node(w, oi.addr, path, oi.type == H5O_TYPE_GROUP);
     if (n == UINT32_MAX) {
-        hazard(w, NPYG_EHDF5_SANDBOX, "link", path, "out of memory in the child");
+        npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, "link", path, "out of memory in the child");
         return 1;
     }
     add_edge(w, lc->node, n, false, false);
     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
     if (o < 0) {
-        h5_failed(w, "link", path, "open the object");
+        npyg__h5w_failed(w, "link", path, "open the object");
         return 0;
     }
     scan_object(w, o, path, lc->dir, n, lc->depth + 1);
     return w->over ? 1 : 0;
-}
-
-/* The edges as adjacency lists: node u's edges are adj[start[u] ..
-   start[u + 1]), indices into w->edges. false when out of memory. */
-static bool build_adj(const walk *w, uint32_t **startp, uint32_t **adjp)
-{
-    uint32_t nn = w->nnodes, ne = w->nedges;
-    uint32_t *start = calloc((size_t)nn + 1, sizeof *start), *adj = malloc(((size_t)ne + 1) * sizeof *adj);
-    uint32_t *fill = calloc((size_t)nn + 1, sizeof *fill);
-    if (!start || !adj || !fill) {
-        free(start);
-        free(adj);
-        free(fill);
-        return false;
-    }
-    for (uint32_t i = 0; i < ne; i++) start[w->edges[i].from + 1]++;
-    for (uint32_t i = 0; i < nn; i++) start[i + 1] += start[i];
-    for (uint32_t i = 0; i < ne; i++) adj[start[w->edges[i].from] + fill[w->edges[i].from]++] = i;
-    free(fill);
-    *startp = start;
-    *adjp = adj;
-    return true;
-}
-
-/* An iterative depth-first search's state: adjacency, colours
-   (white/grey/black), the stack and each node's next edge. */
-typedef struct {
-    uint32_t *start, *adj, *stack, *pos;
-    unsigned char *colour;
-} dfs;
-
-static bool dfs_init(const walk *w, dfs *d)
-{
-    size_t nn = (size_t)w->nnodes + 1;
-    *d = (dfs){NULL, NULL, malloc(nn * sizeof(uint32_t)), calloc(nn, sizeof(uint32_t)), calloc(nn, 1)};
-    return d->stack && d->pos && d->colour && build_adj(w, &d->start, &d->adj);
-}
-
-static void dfs_free(dfs *d)
-{
-    free(d->start);
-    free(d->adj);
-    free(d->stack);
-    free(d->pos);
-    free(d->colour);
-}
-
-/* Cycles through at least one reference (hard-link cycles are reported at
-   their link). */
-static void find_ref_cycles(walk *w)
-{
-    uint32_t nn = w->nnodes;
-    dfs d;
-    if (!dfs_init(w, &d)) goto out;
-    uint32_t *start = d.start, *adj = d.adj, *stack = d.stack, *pos = d.pos;
-    unsigned char *colour = d.colour;
-    for (uint32_t root = 0; root < nn; root++) {
-        if (colour[root]) continue;
-        uint32_t sp = 0;
-        stack[sp++] = root;
-        colour[root] = 1;
-        while (sp) {
-            uint32_t u = stack[sp - 1];
-            if (pos[u] < start[u + 1] - start[u]) {
-                const edge *e = &w->edges[adj[start[u] + pos[u]++]];
-                if (colour[e->to] == 0) {
-                    colour[e->to] = 1;
-                    stack[sp++] = e->to;
-                } else if (colour[e->to] == 1 && !e->reported) {
-                    /* a back edge: the cycle runs through e->to */
-                    hazard(w, NPYG_EHDF5_REFCYCLE, "dataset", w->nodes[e->to].path,
-                           "references lead from here back to here (through '%s'): a reader that follows them never ends",
-                           w->nodes[u].path);
-                    w->edges[adj[start[u] + pos[u] - 1]].reported = true;
-                }
-            } else {
-                colour[u] = 2;
-                sp--;
-            }
-        }
-    }
-out:
-    dfs_free(&d);
-}
-
-/* What a recursive reader (hdf5storage's read and loadmat, a loop over
-   every group's keys) does with the graph of hard links, soft links and
-   references from the root: it visits every object once per path that
-   reaches it, so a few levels that each link twice to the next make
-   exponentially many visits from a small file; and it recurses once per
-   reference in a chain. Both by dynamic programming over the depth-first
-   order: visits(u) = 1 + the sum of visits over u's edges, saturating;
-   refdepth(u) = the most references on one path from u. Edges back into
-   the search's stack are cycles, reported by find_ref_cycles. The count
-   is kept twice: along every edge (hdf5storage) and along links only (a
-   loop over keys, which walks #refs# too). */
-static void count_paths(walk *w)
-{
-    uint32_t nn = w->nnodes;
-    dfs d;
-    uint64_t *visits = calloc((size_t)nn + 1, sizeof *visits), *links = calloc((size_t)nn + 1, sizeof *links);
-    uint32_t *depth = calloc((size_t)nn + 1, sizeof *depth);
-    /* the bytes each kind of reader makes from u, the same way */
-    uint64_t *made = calloc((size_t)nn + 1, sizeof *made), *made_l = calloc((size_t)nn + 1, sizeof *made_l);
-    if (!dfs_init(w, &d) || !nn || !visits || !links || !depth || !made || !made_l) goto out;
-    uint32_t *start = d.start, *adj = d.adj, *stack = d.stack, *pos = d.pos;
-    unsigned char *colour = d.colour;
-    uint32_t sp = 0;
-    stack[sp++] = 0;
-    colour[0] = 1;
-    while (sp) {
-        uint32_t u = stack[sp - 1];
-        if (pos[u] < start[u + 1] - start[u]) {
-            uint32_t to = w->edges[adj[start[u] + pos[u]++]].to;
-            if (colour[to] == 0) {
-                colour[to] = 1;
-                stack[sp++] = to;
-            }
-            continue;
-        }
-        uint64_t v = 1, vl = 1, m = w->nodes[u].bytes, ml = m;
-        uint32_t deep = 0;
-        for (uint32_t k = start[u]; k < start[u + 1]; k++) {
-            const edge *e = &w->edges[adj[k]];
-            if (colour[e->to] != 2) continue;
-            /* hdf5storage reads the root's objects but not its #refs#,
-               which it reaches by the references */
-            if (u == 0 && !strcmp(w->nodes[e->to].path, "/#refs#")) {
-                if (!npyg__add_u64(vl, links[e->to], &vl)) vl = UINT64_MAX;
-                if (!npyg__add_u64(ml, made_l[e->to], &ml)) ml = UINT64_MAX;
-                continue;
-            }
-            if (!npyg__add_u64(v, visits[e->to], &v)) v = UINT64_MAX;
-            if (!npyg__add_u64(m, made[e->to], &m)) m = UINT64_MAX;
-            if (!e->ref && !npyg__add_u64(ml, made_l[e->to], &ml)) ml = UINT64_MAX;
-            if (!e->ref && !npyg__add_u64(vl, links[e->to], &vl)) vl = UINT64_MAX;
-            if (depth[e->to] + e->ref > deep) deep = depth[e->to] + e->ref;
-        }
-        visits[u] = v;
-        links[u] = vl;
-        made[u] = m;
-        made_l[u] = ml;
-        depth[u] = deep;
-        colour[u] = 2;
-        sp--;
-    }
-    /* two kinds of reader: hdf5storage follows links and references, an
-       h5py loop over every group's keys follows links only */
-    uint64_t most = visits[0] > links[0] ? visits[0] : links[0];
-    if (most > w->p->max_paths)
-        hazard(w, NPYG_ELIMIT_PATHS, "file", "/",
-               "a recursive reader visits %llu%s objects along every path of links and references, more than "
-               "max_paths (%llu): they reach the same objects many times",
-               (unsigned long long)most, most == UINT64_MAX ? " or more" : "", (unsigned long long)w->p->max_paths);
-    /* a load sends every path's value, and hdf5storage makes one per
-       reference: the caller would hold this much (said of a file that
-       nothing else refuses: a refused file is not loaded) */
-    uint64_t load = made[0] > made_l[0] ? made[0] : made_l[0], budget = npyg__h5_load_budget(w->p->max_load, w->file_size);
-    if (load > budget && !w->hazards)
-        hazard(w, NPYG_ELIMIT_LOAD, "file", "/",
-               "loading it makes %llu%s bytes of values along every path of links and references, more than "
-               "its budget of %llu (max_load_bytes %llu + %u per byte of the file)", (unsigned long long)load,
-               load == UINT64_MAX ? " or more" : "", (unsigned long long)budget, (unsigned long long)w->p->max_load,
-               NPYG_LOAD_BYTES_PER_BYTE);
-    if (depth[0] > w->p->max_ref_depth) {
-        /* name the object where the deepest chain of references starts */
-        uint32_t u = 0;
-        for (bool more = true; more;) {
-            more = false;
-            for (uint32_t k = start[u]; k < start[u + 1]; k++) {
-                const edge *e = &w->edges[adj[k]];
-                if (colour[e->to] != 2 || depth[e->to] + e->ref != depth[u]) continue;
-                more = !e->ref; /* down the tree to the first reference */
-                if (more) u = e->to;
-                break;
-            }
-        }
-        hazard(w, NPYG_ELIMIT_REFDEPTH, "dataset", w->nodes[u].path,
-               "references chained %u deep from here, more than max_ref_depth (%u): a reader that follows "
-               "them recurses that deep", depth[u], w->p->max_ref_depth);
-    }
-out:
-    dfs_free(&d);
-    free(visits);
-    free(links);
-    free(made);
-    free(made_l);
-    free(depth);
 }
 
 static void walk_queue(walk *w);
@@ -1465,7 +860,7 @@ static void run_walk(walk *w)
     hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
     H5O_info_t oi;
     if (root < 0 || H5Oget_info2(root, &oi, H5O_INFO_BASIC) < 0) {
-        h5_failed(w, "group", "/", "open the root group");
+        npyg__h5w_failed(w, "group", "/", "open the root group");
         if (root >= 0) H5Gclose(root);
         return;
     }
@@ -1496,8 +891,8 @@ static void run_walk(walk *w)
         uint32_t to = find_node(w, w->softs[i].addr);
         if (to != UINT32_MAX) add_edge(w, w->softs[i].from, to, false, false);
     }
-    find_ref_cycles(w);
-    count_paths(w);
+    npyg__h5w_find_ref_cycles(w);
+    npyg__h5w_count_paths(w);
 }
 
 static void walk_queue(walk *w)
@@ -1508,7 +903,7 @@ static void walk_queue(walk *w)
             link_ctx lc = {w, w->nodes[q.node].path, q.node, q.depth};
             hsize_t idx = 0;
             if (H5Literate(q.gid, H5_INDEX_NAME, H5_ITER_INC, &idx, link_cb, &lc) < 0 && !w->over) {
-                h5_failed(w, "group", lc.dir, "list the group");
+                npyg__h5w_failed(w, "group", lc.dir, "list the group");
             }
         }
         H5Gclose(q.gid);
@@ -1548,9 +943,9 @@ bool npyg__h5_walk(hid_t file, const void *image, uint64_t size, int out, const 
        reading /proc/sys/vm/overcommit_memory, an open the seccomp filter
        kills. Never trimming keeps malloc inside the filter. */
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
-    vlen_setup(&w, image, size);
+    npyg__h5w_vlen_setup(&w, image, size);
     run_walk(&w);
-    vlen_teardown(&w);
+    npyg__h5w_vlen_teardown(&w);
     bool clean = !w.ch.refused && !w.over && !w.ch.dead;
     if (!params->exits) free_walk(&w);
     return clean;
