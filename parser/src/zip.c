@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * .npz archives: the zip container read strictly and within bounds, and
- * each member inflated in bounded chunks into the .npy parser.
+ * .npz archives: the zip container read strictly and within bounds (the
+ * members are read by member.c).
  *
  * Opening reads everything that describes the archive (end record, zip64
  * records, central directory, every local header and data descriptor) and
@@ -11,8 +11,7 @@
  * forgiving on almost every point; each refusal is listed in
  * corpus/npz/README.md with what zipfile and numpy do instead.
  */
-#include "inflate.h"
-#include "internal.h"
+#include "zip.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -26,16 +25,11 @@
 #define SIG_LOC64 0x07064b50u
 #define SIG_DESC 0x08074b50u
 
-#define EOCD_LEN 22u
 #define EOCD64_LEN 56u
 #define LOC64_LEN 20u
 #define CDIR_LEN 46u
 #define LOCAL_LEN 30u
-#define MAX_COMMENT 65535u
 #define MAX_EXTRA 65535u
-/* Holds the end of the archive (end record plus the longest comment), or
-   one extra field, or one name: each at most 64 KiB. */
-#define SCRATCH_LEN (EOCD_LEN + MAX_COMMENT + 42u)
 #define FLAG_ENCRYPTED 0x0001u
 #define FLAG_DESCRIPTOR 0x0008u
 #define FLAG_STRONG 0x0040u
@@ -50,37 +44,6 @@
 #define U32_MARK 0xFFFFFFFFu
 #define U16_MARK 0xFFFFu
 
-struct npyg_zip {
-    npyg_ctx *ctx;
-    npyg_zip_limits lim;
-    npyg__input in;     /* random access: a buffer, a regular file, a pread callback */
-    uint64_t size;      /* archive bytes */
-
-    npyg_zip_entry *entries;
-    uint32_t count;
-    char *names;
-    size_t names_cap;
-    uint8_t *scratch;   /* SCRATCH_LEN */
-    uint8_t *inbuf;     /* NPYG__CHUNK of compressed input */
-
-    npyg__inflater *inf; /* made on the first deflated member, reset for each */
-    const uint8_t *next_in; /* the unread part of inbuf */
-    size_t avail_in;
-
-    /* the member being streamed */
-    npyg_zip_entry *cur;
-    uint64_t in_done, out_done;
-    uint32_t crc;
-    bool stream_end, at_eof;
-    uint8_t peek[NPYG__MAGIC_LEN];
-    size_t peek_len, peek_pos;
-    int loading;        /* npyg_zip_open_member: 0 none, 1 .npy, 2 raw bytes */
-
-    /* the inflation work the deflated members declare, summed once */
-    uint64_t deflate_total;
-    bool deflate_summed;
-};
-
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t le32(const uint8_t *p)
 {
@@ -88,23 +51,10 @@ static uint32_t le32(const uint8_t *p)
 }
 static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-/* The container's errors, the inflater's included, have archive offsets; the
-   .npy parse of a member records its own in member space. */
-#define zfail(ctx, ...) npyg__fail_in((ctx), NPYG_OFFSET_ARCHIVE, __VA_ARGS__)
-
 static int znomem(npyg_ctx *ctx, uint64_t off)
 {
     return npyg__nomem_in(ctx, NPYG_OFFSET_ARCHIVE, off, "reading the archive");
 }
-
-static int member_nomem(npyg_zip *z, uint64_t off)
-{
-    char what[96];
-    snprintf(what, sizeof what, "inflating '%s'", z->cur->name);
-    return npyg__nomem_in(z->ctx, NPYG_OFFSET_ARCHIVE, off, what);
-}
-
-static bool strict(const npyg_zip *z) { return z->ctx->profile == NPYG_PROFILE_STRICT; }
 
 /* ---------------- limits and accounting ---------------- */
 
@@ -136,14 +86,10 @@ uint64_t npyg_zip_worst_case_alloc(const npyg_limits *limits, const npyg_zip_lim
     return bound < limits->max_alloc_bytes ? bound : limits->max_alloc_bytes;
 }
 
-/* The inflater's state counts against max_alloc_bytes like everything else. */
-static void *inf_alloc(void *ctx, size_t n) { return npyg__xalloc(ctx, n); }
-static void inf_free(void *ctx, void *p, size_t n) { npyg__xfree(ctx, p, n); }
-
 /* ---------------- input ---------------- */
 
 /* Exactly n bytes at archive offset off; the caller has checked the range. */
-static int rd(npyg_zip *z, uint64_t off, void *dst, size_t n)
+int npyg__zip_read(npyg_zip *z, uint64_t off, void *dst, size_t n)
 {
     if (off > z->size || n > z->size - off) /* the fault is where the archive ends */
         return zfail(z->ctx, NPYG_EZIP_BOUNDS, off < z->size ? off : z->size,
@@ -195,7 +141,7 @@ static int check_name(npyg_zip *z, npyg_zip_entry *e, uint64_t at)
     if (e->flags & FLAG_UTF8) {
         if (!utf8_ok(s, n)) return zfail(ctx, NPYG_EZIP_NAME, at, "member name is not valid UTF-8");
     } else if (!ascii) {
-        if (strict(z))
+        if (npyg__zip_strict(z))
             return zfail(ctx, NPYG_EZIP_NAME, at, "non-ASCII member name without the UTF-8 flag");
         e->warnings |= NPYG_ZW_NON_ASCII_NAME;
     }
@@ -237,13 +183,8 @@ static uint32_t name_cp(const npyg_zip_entry *e, size_t *k)
     return cp;
 }
 
-static bool ends_npy(const npyg_zip_entry *e)
-{
-    return e->name_len >= 4 && memcmp(e->name + e->name_len - 4, ".npy", 4) == 0;
-}
-
 /* numpy's key: the name without one '.npy' suffix. */
-static size_t key_len(const npyg_zip_entry *e) { return ends_npy(e) ? e->name_len - 4 : e->name_len; }
+static size_t key_len(const npyg_zip_entry *e) { return npyg__zip_ends_npy(e) ? e->name_len - 4 : e->name_len; }
 
 /* Keys compare as the strings zipfile and numpy see: 'é' flagged UTF-8
    and 'é' in cp437 are one key. */
@@ -282,7 +223,7 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
                           (unsigned long long)z->size);
     size_t tail = z->size < EOCD_LEN + MAX_COMMENT ? (size_t)z->size : EOCD_LEN + MAX_COMMENT;
     uint64_t tail_at = z->size - tail;
-    int rc = rd(z, tail_at, z->scratch, tail);
+    int rc = npyg__zip_read(z, tail_at, z->scratch, tail);
     if (rc) return rc;
     /* zipfile first tries a record without comment in the last 22 bytes;
        failing that it takes the last signature anywhere, even one too
@@ -309,7 +250,7 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
         return zfail(ctx, NPYG_EZIP_EOCD, eocd,
                           "the end record's %u-byte comment ends at %llu, the archive at %llu", comment,
                           (unsigned long long)(eocd + EOCD_LEN + comment), (unsigned long long)z->size);
-    if (comment && strict(z))
+    if (comment && npyg__zip_strict(z))
         return zfail(ctx, NPYG_EZIP_COMMENT, eocd + EOCD_LEN, "archive comment of %u bytes", comment);
     uint16_t disk = le16(r + 4), cd_disk = le16(r + 6), n_disk = le16(r + 8), n = le16(r + 10);
     uint32_t cd_size = le32(r + 12), cd_off = le32(r + 16);
@@ -325,7 +266,7 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
     uint8_t loc[LOC64_LEN], rec[EOCD64_LEN];
     if (eocd < LOC64_LEN) return 0;
     uint64_t loc_at = eocd - LOC64_LEN;
-    if ((rc = rd(z, loc_at, loc, LOC64_LEN))) return rc;
+    if ((rc = npyg__zip_read(z, loc_at, loc, LOC64_LEN))) return rc;
     if (le32(loc) != SIG_LOC64) return 0;
     if (le32(loc + 4) != 0 || le32(loc + 16) > 1)
         return zfail(ctx, NPYG_EZIP_MULTIDISK, loc_at, "zip64 locator names several disks");
@@ -333,7 +274,7 @@ static int read_end_records(npyg_zip *z, dir_loc *d)
     if (loc_at < EOCD64_LEN || rec_at != loc_at - EOCD64_LEN)
         return zfail(ctx, NPYG_EZIP_ZIP64, loc_at,
                           "zip64 end record at %llu is not right before its locator", (unsigned long long)rec_at);
-    if ((rc = rd(z, rec_at, rec, EOCD64_LEN))) return rc;
+    if ((rc = npyg__zip_read(z, rec_at, rec, EOCD64_LEN))) return rc;
     if (le32(rec) != SIG_EOCD64 || le64(rec + 4) != EOCD64_LEN - 12)
         return zfail(ctx, NPYG_EZIP_ZIP64, rec_at, "bad zip64 end record");
     uint64_t n64 = le64(rec + 32), size64 = le64(rec + 40), off64 = le64(rec + 48);
@@ -393,7 +334,7 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         uint8_t h[CDIR_LEN];
         if (d->cd_end - pos < CDIR_LEN)
             return zfail(ctx, NPYG_EZIP_CDIR, pos, "central directory ends inside entry %u of %u", i, z->count);
-        int rc = rd(z, pos, h, CDIR_LEN);
+        int rc = npyg__zip_read(z, pos, h, CDIR_LEN);
         if (rc) return rc;
         if (le32(h) != SIG_CENTRAL)
             return zfail(ctx, NPYG_EZIP_CDIR, pos, "no central directory entry where entry %u should be", i);
@@ -413,7 +354,7 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         if (name_used + nl + 1u > z->names_cap)
             return zfail(ctx, NPYG_EZIP_CDIR, pos, "member names longer than the directory");
         char *name = z->names + name_used;
-        if ((rc = rd(z, pos + CDIR_LEN, name, nl))) return rc;
+        if ((rc = npyg__zip_read(z, pos + CDIR_LEN, name, nl))) return rc;
         name[nl] = '\0';
         name_used += nl + 1u;
         e->name = name;
@@ -426,7 +367,7 @@ static int read_directory(npyg_zip *z, const dir_loc *d)
         e->header_offset = le32(h + 42);
         uint32_t disk = le16(h + 34);
 
-        if ((rc = rd(z, pos + CDIR_LEN + nl, z->scratch, xl))) return rc;
+        if ((rc = npyg__zip_read(z, pos + CDIR_LEN + nl, z->scratch, xl))) return rc;
         zip64_vals x;
         if ((rc = walk_extra(z, z->scratch, xl, pos + CDIR_LEN + nl, &x, NPYG_EZIP_CDIR))) return rc;
         /* The zip64 record holds exactly the fields whose 32-bit slot is
@@ -475,7 +416,7 @@ static int read_descriptor(npyg_zip *z, npyg_zip_entry *e, uint64_t data_end, ui
     uint8_t b[4 + 20];
     uint64_t avail = limit - data_end;
     size_t n = avail < sizeof b ? (size_t)avail : sizeof b;
-    int rc = rd(z, data_end, b, n);
+    int rc = npyg__zip_read(z, data_end, b, n);
     if (rc) return rc;
     /* The signature is optional; with it, the values follow it. */
     for (size_t skip = 4;; skip = 0) {
@@ -500,7 +441,7 @@ static int read_local(npyg_zip *z, npyg_zip_entry *e, uint64_t limit)
     if (at > limit || limit - at < LOCAL_LEN)
         return zfail(ctx, NPYG_EZIP_BOUNDS, at < limit ? at : limit, /* where the member area ends */
                      "local header of '%s' lies past the member area", e->name);
-    int rc = rd(z, at, h, LOCAL_LEN);
+    int rc = npyg__zip_read(z, at, h, LOCAL_LEN);
     if (rc) return rc;
     if (le32(h) != SIG_LOCAL) return zfail(ctx, NPYG_EZIP_LOCAL, at, "no local header for '%s'", e->name);
     uint16_t nl = le16(h + 26), xl = le16(h + 28);
@@ -514,10 +455,10 @@ static int read_local(npyg_zip *z, npyg_zip_entry *e, uint64_t limit)
         return zfail(ctx, NPYG_EZIP_LOCAL, at + 8, "'%s': local method %u, directory %u", e->name, method,
                           e->method);
     if (nl != e->name_len) return zfail(ctx, NPYG_EZIP_LOCAL, at + 26, "'%s': local name differs", e->name);
-    if ((rc = rd(z, at + LOCAL_LEN, z->scratch, nl))) return rc;
+    if ((rc = npyg__zip_read(z, at + LOCAL_LEN, z->scratch, nl))) return rc;
     if (memcmp(z->scratch, e->name, nl) != 0)
         return zfail(ctx, NPYG_EZIP_LOCAL, at + LOCAL_LEN, "'%s': local name differs", e->name);
-    if ((rc = rd(z, at + LOCAL_LEN + nl, z->scratch, xl))) return rc;
+    if ((rc = npyg__zip_read(z, at + LOCAL_LEN + nl, z->scratch, xl))) return rc;
     zip64_vals x;
     if ((rc = walk_extra(z, z->scratch, xl, at + LOCAL_LEN + nl, &x, NPYG_EZIP_LOCAL))) return rc;
     uint32_t crc = le32(h + 14);
@@ -700,7 +641,7 @@ static int open_common(npyg_zip *z)
     npyg_ctx *ctx = z->ctx;
     uint8_t sig[4];
     if (z->size < 4) return zfail(ctx, NPYG_EZIP_NOTZIP, 0, "not a zip archive (%llu bytes)", (unsigned long long)z->size);
-    int rc = rd(z, 0, sig, 4);
+    int rc = npyg__zip_read(z, 0, sig, 4);
     if (rc) return rc;
     if (!npyg_is_zip(sig, 4)) return zfail(ctx, NPYG_EZIP_NOTZIP, 0, "does not start with PK\\3\\4 or PK\\5\\6");
     z->scratch = npyg__xalloc(ctx, SCRATCH_LEN);
@@ -834,329 +775,4 @@ size_t npyg_zip_member_name(const npyg_zip *z, size_t i, char *buf, size_t size)
     }
     if (size) buf[len < size ? len : size - 1] = '\0';
     return len;
-}
-
-/* ---------------- streaming one member ---------------- */
-
-static uint64_t in_pos(const npyg_zip *z) { return z->cur->data_offset + z->in_done; }
-
-static int refill(npyg_zip *z)
-{
-    uint64_t left = z->cur->compressed_size - z->in_done;
-    size_t n = left < NPYG__CHUNK ? (size_t)left : NPYG__CHUNK;
-    int rc = rd(z, in_pos(z), z->inbuf, n);
-    if (rc) return rc;
-    z->in_done += n;
-    z->next_in = z->inbuf;
-    z->avail_in = n;
-    return 0;
-}
-
-/* Inflates into [dst, dst+n); *got bytes came out. Stops at the end of
-   the deflate stream. */
-static int inflate_some(npyg_zip *z, uint8_t *dst, size_t n, size_t *got)
-{
-    size_t done = 0;
-    while (done < n && !z->stream_end) {
-        if (z->avail_in == 0 && z->in_done < z->cur->compressed_size) {
-            int rc = refill(z);
-            if (rc) return rc;
-        }
-        size_t used = 0, made = 0;
-        const char *msg = "error";
-        int r = npyg__inflate_step(z->inf, z->next_in, z->avail_in, &used, dst + done, n - done, &made, &msg);
-        z->next_in += used;
-        z->avail_in -= used;
-        done += made;
-        if (r == NPYG__INF_END) z->stream_end = true;
-        else if (r == NPYG__INF_NOMEM) return member_nomem(z, in_pos(z));
-        else if (r == NPYG__INF_BAD)
-            return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->avail_in, "'%s': corrupt deflate stream: %s",
-                         z->cur->name, msg);
-        else if (used == 0 && made == 0) {
-            /* No progress with room to write: every compressed byte is
-               in, so the stream is cut short (zlib's Z_BUF_ERROR). */
-            if (z->avail_in == 0 && z->in_done == z->cur->compressed_size)
-                return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z),
-                             "'%s': deflate stream is truncated (ends with the %llu compressed bytes)", z->cur->name,
-                             (unsigned long long)z->cur->compressed_size);
-            if (z->avail_in != 0) /* a backend that stalls is a fault, never a loop */
-                return zfail(z->ctx, NPYG_EZIP_INFLATE, in_pos(z) - z->avail_in,
-                             "'%s': inflate makes no progress", z->cur->name);
-        }
-    }
-    *got = done;
-    return 0;
-}
-
-/* All declared bytes are out: the stream must end here, having used every
-   compressed byte, and the CRC must match. */
-static int finish_member(npyg_zip *z)
-{
-    npyg_zip_entry *e = z->cur;
-    if (e->method == 8) {
-        uint8_t one;
-        size_t got = 0;
-        int rc = inflate_some(z, &one, 1, &got);
-        if (rc) return rc;
-        if (got)
-            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - z->avail_in,
-                              "'%s' inflates to more than the declared %llu bytes", e->name,
-                              (unsigned long long)e->uncompressed_size);
-        size_t after = z->avail_in + npyg__inflate_unused(z->inf);
-        if (after != 0 || z->in_done != e->compressed_size)
-            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z) - after,
-                              "'%s': deflate stream ends %llu bytes before its declared compressed size", e->name,
-                              (unsigned long long)(e->compressed_size - z->in_done + after));
-    }
-    if ((uint32_t)z->crc != e->crc32)
-        return zfail(z->ctx, NPYG_EZIP_CRC, e->header_offset + 14, "'%s': CRC-32 is %08x, declared %08x", e->name,
-                          (unsigned)z->crc, e->crc32);
-    z->at_eof = true;
-    return 0;
-}
-
-/* The member's bytes, decompressed, at most n at a time into *out; *out
-   is 0 at the end (only once sizes and CRC check out).
-   Output never passes the declared size, and the declared size was held
-   to the ratio and total limits before the first byte was inflated, so a
-   bomb stops at its declared size at the latest. */
-static int member_read(npyg_zip *z, uint8_t *dst, size_t n, size_t *out)
-{
-    npyg_zip_entry *e = z->cur;
-    *out = 0;
-    if (z->at_eof || n == 0) return 0;
-    uint64_t left = e->uncompressed_size - z->out_done;
-    if (left == 0) return finish_member(z);
-    if (n > left) n = (size_t)left;
-    size_t got = 0;
-    int rc;
-    if (e->method == 0) {
-        if ((rc = rd(z, e->data_offset + z->out_done, dst, n))) return rc;
-        z->in_done += n;
-        got = n;
-    } else {
-        if ((rc = inflate_some(z, dst, n, &got))) return rc;
-        if (got == 0)
-            return zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' inflates to %llu bytes, %llu declared", e->name,
-                         (unsigned long long)z->out_done, (unsigned long long)e->uncompressed_size);
-    }
-    z->crc = npyg__crc32(z->crc, dst, got);
-    z->out_done += got;
-    *out = got;
-    return 0;
-}
-
-static long long member_cb(void *user, void *buf, size_t len)
-{
-    npyg_zip *z = user;
-    if (z->peek_pos < z->peek_len) {
-        size_t k = z->peek_len - z->peek_pos;
-        if (k > len) k = len;
-        memcpy(buf, z->peek + z->peek_pos, k);
-        z->peek_pos += k;
-        return (long long)k;
-    }
-    size_t got;
-    return member_read(z, buf, len, &got) ? -1 : (long long)got;
-}
-
-static int start_member(npyg_zip *z, npyg_zip_entry *e)
-{
-    npyg_ctx *ctx = z->ctx;
-    z->cur = e;
-    z->in_done = z->out_done = 0;
-    z->crc = 0;
-    z->stream_end = z->at_eof = false;
-    z->peek_len = z->peek_pos = 0;
-    if (e->method != 8) return 0;
-    if (!z->inbuf) {
-        z->inbuf = npyg__xalloc(ctx, NPYG__CHUNK);
-        if (!z->inbuf) return member_nomem(z, e->data_offset);
-    }
-    z->next_in = NULL;
-    z->avail_in = 0;
-    if (z->inf) {
-        npyg__inflate_reset(z->inf);
-        return 0;
-    }
-    npyg__inflate_mem mem = {inf_alloc, inf_free, ctx};
-    z->inf = npyg__inflate_new(&mem);
-    return z->inf ? 0 : member_nomem(z, e->data_offset);
-}
-
-/* Reads the rest of a member that is not .npy: sizes and CRC still count. */
-static int drain(npyg_zip *z)
-{
-    for (;;) {
-        size_t got;
-        int rc = member_read(z, z->scratch, SCRATCH_LEN, &got);
-        if (rc || got == 0) return rc;
-    }
-}
-
-/* The archive's inflation work is bounded as a whole, not member by
-   member: the deflated members' declared sizes (which output never passes)
-   must fit in inflate_budget_bytes + max_ratio x the archive's bytes. It
-   is decided from the directory alone, the same for every member and in
-   any order, so nothing of an archive over budget is ever inflated. */
-static int check_inflate_budget(npyg_zip *z, const npyg_zip_entry *e)
-{
-    if (e->method != 8) return 0;
-    if (!z->deflate_summed) {
-        /* No overflow: opening summed every member's size without one. */
-        uint64_t total = 0;
-        for (uint32_t k = 0; k < z->count; k++)
-            if (z->entries[k].method == 8) total += z->entries[k].uncompressed_size;
-        z->deflate_total = total;
-        z->deflate_summed = true;
-    }
-    uint64_t budget;
-    if (!npyg__mul_u64(z->size, z->lim.max_ratio, &budget) ||
-        !npyg__add_u64(budget, z->lim.inflate_budget_bytes, &budget))
-        budget = UINT64_MAX;
-    if (z->deflate_total <= budget) return 0;
-    return zfail(z->ctx, NPYG_ELIMIT_INFLATE, e->header_offset,
-                 "deflated members declare %llu bytes in all, over the archive's inflation budget of %llu "
-                 "(inflate_budget_bytes + max_ratio x %llu archive bytes)",
-                 (unsigned long long)z->deflate_total, (unsigned long long)budget, (unsigned long long)z->size);
-}
-
-/* Limits, name and magic of member i, leaving it ready to stream; *npy
-   says whether it starts like .npy (numpy profile; strict refuses). */
-static int begin_member(npyg_zip *z, size_t i, bool *npy)
-{
-    npyg_ctx *ctx = z->ctx;
-    npyg__ctx_reset(ctx);
-    z->loading = 0;
-    if (i >= z->count) return zfail(ctx, NPYG_EINVAL, 0, "no member %zu (the archive has %u)", i, z->count);
-    npyg_zip_entry *e = &z->entries[i];
-    e->warnings &= ~(unsigned)(NPYG_ZW_NOT_NPY_NAME | NPYG_ZW_NOT_NPY);
-
-    int rc;
-    uint64_t cap;
-    if (!npyg__mul_u64(e->compressed_size, z->lim.max_ratio, &cap)) cap = UINT64_MAX;
-    if (e->uncompressed_size > z->lim.ratio_grace_bytes && e->uncompressed_size > cap)
-        return zfail(ctx, NPYG_ELIMIT_RATIO, e->header_offset,
-                          "'%s' declares %llu bytes from %llu compressed, over max_ratio (%llu)", e->name,
-                          (unsigned long long)e->uncompressed_size, (unsigned long long)e->compressed_size,
-                          (unsigned long long)z->lim.max_ratio);
-    if ((rc = check_inflate_budget(z, e))) return rc;
-    if (!ends_npy(e)) {
-        if (strict(z))
-            return zfail(ctx, NPYG_EZIP_NOTNPY, e->header_offset, "member '%s' is not named *.npy", e->name);
-        e->warnings |= NPYG_ZW_NOT_NPY_NAME;
-    }
-    if ((rc = start_member(z, e))) return rc;
-    while (z->peek_len < NPYG__MAGIC_LEN) {
-        size_t got;
-        if ((rc = member_read(z, z->peek + z->peek_len, NPYG__MAGIC_LEN - z->peek_len, &got))) return rc;
-        if (got == 0) break;
-        z->peek_len += got;
-    }
-    *npy = z->peek_len == NPYG__MAGIC_LEN && memcmp(z->peek, NPYG__MAGIC, NPYG__MAGIC_LEN) == 0;
-    if (!*npy) {
-        /* numpy hands such a member back as bytes, never parsed. */
-        if (strict(z))
-            return zfail(ctx, NPYG_EZIP_NOTNPY, e->data_offset, "member '%s' does not start with \\x93NUMPY",
-                              e->name);
-        e->warnings |= NPYG_ZW_NOT_NPY;
-    }
-    return 0;
-}
-
-/* The .npy parser has returned: every byte of the member must have been
-   read, so that sizes and CRC were checked. */
-static int end_member(npyg_zip *z, int rc)
-{
-    z->ctx->parse_space = NPYG_OFFSET_FILE;
-    if (rc == 0 && !z->at_eof) /* the parser stops reading at the first trailing byte only on error */
-        rc = zfail(z->ctx, NPYG_EZIP_SIZE, in_pos(z), "'%s' was not read to its end", z->cur->name);
-    if (rc) z->ctx->have_info = false;
-    return rc;
-}
-
-int npyg_zip_validate_member(npyg_zip *z, size_t i)
-{
-    if (!z) return NPYG_EINVAL;
-    bool npy = false;
-    int rc = begin_member(z, i, &npy);
-    if (rc) return rc;
-    if (!npy) return drain(z);
-    z->ctx->parse_space = NPYG_OFFSET_MEMBER;
-    npyg__input in = npyg__input_of_read(member_cb, z);
-    return end_member(z, npyg__validate_input(z->ctx, &in));
-}
-
-int npyg_zip_open_member(npyg_zip *z, size_t i)
-{
-    if (!z) return NPYG_EINVAL;
-    bool npy = false;
-    int rc = begin_member(z, i, &npy);
-    if (rc) return rc;
-    if (npy) {
-        z->ctx->parse_space = NPYG_OFFSET_MEMBER;
-        npyg__input in = npyg__input_of_read(member_cb, z);
-        rc = npyg__open_input(z->ctx, &in);
-        z->ctx->parse_space = NPYG_OFFSET_FILE;
-    }
-    if (!rc) z->loading = npy ? 1 : 2;
-    return rc;
-}
-
-int npyg_zip_read_member(npyg_zip *z, void *dst, size_t size)
-{
-    if (!z) return NPYG_EINVAL;
-    npyg_ctx *ctx = z->ctx;
-    int loading = z->loading;
-    z->loading = 0;
-    if (loading == 1) {
-        ctx->parse_space = NPYG_OFFSET_MEMBER;
-        int rc = npyg_read_payload(ctx, dst, size);
-        if (rc == NPYG_EINVAL && ctx->load_state == NPYG__LOAD_OPEN) { /* a wrong size only: the member stays open */
-            ctx->parse_space = NPYG_OFFSET_FILE;
-            z->loading = 1;
-            return rc;
-        }
-        return end_member(z, rc);
-    }
-    memset(&ctx->err, 0, sizeof ctx->err);
-    if (loading == 0) return npyg__fail(ctx, NPYG_EBADSTATE, 0, "no member is open for reading");
-    npyg_zip_entry *e = z->cur;
-    if (dst && size != e->uncompressed_size) {
-        z->loading = loading;
-        return npyg__fail(ctx, NPYG_EINVAL, 0, "buffer of %zu bytes for a member of %llu", size,
-                          (unsigned long long)e->uncompressed_size);
-    }
-    if (!dst) return drain(z);
-    uint8_t *out = dst;
-    memcpy(out, z->peek, z->peek_len);
-    for (size_t done = z->peek_len;;) {
-        /* Past the last byte, one more read ends the member: sizes, CRC. */
-        size_t got;
-        int rc = done < size ? member_read(z, out + done, size - done, &got) : member_read(z, z->scratch, 1, &got);
-        if (rc) return rc;
-        if (got == 0) return 0;
-        done += got;
-    }
-}
-
-/* ---------------- what an object member's pickle imports ---------------- */
-
-/* Opens the member as validation does (ratio and inflation budget first,
-   nothing inflated past them), then lets the scanner read it. */
-int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
-                                npyg_pickle_report **out)
-{
-    if (out) *out = NULL;
-    if (!z) return NPYG_EINVAL;
-    bool npy = false;
-    int rc = begin_member(z, i, &npy);
-    if (rc) return rc;
-    npyg_ctx *ctx = z->ctx;
-    ctx->parse_space = NPYG_OFFSET_MEMBER;
-    npyg__input in = npyg__input_of_read(member_cb, z);
-    rc = npyg__pickle_scan_npy_input(ctx, &in, limits, out);
-    ctx->parse_space = NPYG_OFFSET_FILE;
-    return rc;
 }
