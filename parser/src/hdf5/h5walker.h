@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The walk's state, shared by the walk (walk.c), its check of
-   variable-length data against the global heap (heap.c) and its graph
-   analysis (graph.c). Not installed. */
+   variable-length data against the global heap (heap.c), its graph
+   analysis (graph.c) and the findings all of them report (findings.c).
+   Not installed. */
 #ifndef NPYG_H5WALKER_H
 #define NPYG_H5WALKER_H
 
@@ -92,14 +93,14 @@ typedef struct {
     uint32_t nheap, capheap;
 } walk;
 
-/* ---------------- walk.c */
+/* ---------------- findings.c */
 
-/* Grows the array *p of *cap elements of elem bytes to hold need; false
-   when out of memory or past UINT32_MAX elements. */
-bool npyg__h5w_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
 /* A refusal of the object at path (kind: "dataset", "group", ...). */
 void npyg__h5w_hazard(walk *w, int code, const char *kind, const char *path, const char *fmt, ...)
     NPYG__PRINTF(5, 6);
+/* A refusal of a dataset, with its type and shape. */
+void npyg__h5w_dhazard(walk *w, int code, const char *type, int ndim, const hsize_t *dims, const char *path,
+                       const char *fmt, ...) NPYG__PRINTF(7, 8);
 /* An object libhdf5 failed on: "libhdf5 cannot WHAT: its own words". */
 void npyg__h5w_failed(walk *w, const char *kind, const char *path, const char *what);
 /* Counts bytes a reader makes (made) from few stored ones (stored):

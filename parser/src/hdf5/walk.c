@@ -35,7 +35,7 @@
 
 /* ------------------------------------------------------- object table */
 
-bool npyg__h5w_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap) return true;
     uint32_t n = *cap ? *cap : 64;
@@ -82,7 +82,7 @@ static uint32_t find_node(const walk *w, haddr_t addr)
 
 static uint32_t add_node(walk *w, haddr_t addr, const char *path, bool group)
 {
-    if (!npyg__h5w_grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(node))) return UINT32_MAX;
+    if (!grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(node))) return UINT32_MAX;
     if ((uint64_t)(w->nnodes + 1) * 2 > w->hashcap &&
         !rehash(w, w->hashcap ? w->hashcap * 2 : 256))
         return UINT32_MAX;
@@ -98,7 +98,7 @@ static uint32_t add_node(walk *w, haddr_t addr, const char *path, bool group)
 
 static bool add_edge(walk *w, uint32_t from, uint32_t to, bool ref, bool reported)
 {
-    if (!npyg__h5w_grow((void **)&w->edges, &w->capedges, w->nedges + 1, sizeof(edge))) return false;
+    if (!grow((void **)&w->edges, &w->capedges, w->nedges + 1, sizeof(edge))) return false;
     w->edges[w->nedges++] = (edge){from, to, ref, reported};
     return true;
 }
@@ -120,43 +120,9 @@ static bool visit(walk *w, const char *path)
     return true;
 }
 
-void npyg__h5w_hazard(walk *w, int code, const char *kind, const char *path, const char *fmt, ...)
-{
-    char msg[NPYG__H5_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    npyg__h5_rec_object(&w->ch, code, 0, kind, "", -1, NULL, path, msg);
-    w->hazards++;
-}
-
-/* A hazard of a dataset, with its type and shape. */
-static void dhazard(walk *w, int code, const char *type, int ndim, const hsize_t *dims, const char *path,
-                    const char *fmt, ...) NPYG__PRINTF(7, 8);
-static void dhazard(walk *w, int code, const char *type, int ndim, const hsize_t *dims, const char *path,
-                    const char *fmt, ...)
-{
-    char msg[NPYG__H5_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    npyg__h5_rec_object(&w->ch, code, 0, "dataset", type, ndim, dims, path, msg);
-    w->hazards++;
-}
-
 static void join(char *out, size_t size, const char *dir, const char *name)
 {
     snprintf(out, size, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name);
-}
-
-/* An object libhdf5 failed on: "libhdf5 cannot WHAT: its own words". */
-void npyg__h5w_failed(walk *w, const char *kind, const char *path, const char *what)
-{
-    char e[160];
-    npyg__h5_last_error(e);
-    npyg__h5w_hazard(w, NPYG_EHDF5_OBJECT, kind, path, "libhdf5 cannot %s: %s", what, e);
 }
 
 /* ------------------------------------------------------- type names */
@@ -312,7 +278,7 @@ static void report(walk *w, const char *kind, const char *type, int ndim, const 
 
 static void enqueue(walk *w, hid_t gid, uint32_t n, uint32_t depth)
 {
-    if (!npyg__h5w_grow((void **)&w->queue, &w->qcap, w->qtail + 1, sizeof(qitem))) {
+    if (!grow((void **)&w->queue, &w->qcap, w->qtail + 1, sizeof(qitem))) {
         H5Gclose(gid);
         npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, "group", w->nodes[n].path, "out of memory in the child");
         return;
@@ -328,7 +294,7 @@ static void push_refs(walk *w, hid_t obj, bool attr, bool region, const char *me
                       const char *path, uint32_t at)
 {
     char *p = strdup(path), *m = member ? strdup(member) : NULL;
-    if (!p || (member && !m) || !npyg__h5w_grow((void **)&w->refs, &w->caprefs, w->nrefs + 1, sizeof(pending))) {
+    if (!p || (member && !m) || !grow((void **)&w->refs, &w->caprefs, w->nrefs + 1, sizeof(pending))) {
         free(p);
         free(m);
         npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, attr ? "attribute" : "dataset", path, "out of memory in the child");
@@ -455,36 +421,6 @@ static void follow_refs(walk *w, const pending *r)
 
 /* ------------------------------------------------ what readers make */
 
-/* Bytes a reader makes from few stored ones: chunks that inflate, chunks
-   never written (read as the fill value), the values hdf5storage builds
-   with np.zeros. Held to the budget .npz archives get (zip.c): each past
-   the ratio grace at most max_ratio times what it stores, all together
-   at most the inflate budget plus max_ratio times the file's size. */
-void npyg__h5w_inflate(walk *w, const char *type, int ndim, const hsize_t *dims, const char *path,
-                    const char *what, uint64_t made, uint64_t stored)
-{
-    if (made <= stored) return;
-    uint64_t cap;
-    if (made > NPYG_DEFAULT_RATIO_GRACE_BYTES &&
-        (!npyg__mul_u64(stored, NPYG_DEFAULT_MAX_RATIO, &cap) || made > cap)) {
-        dhazard(w, NPYG_EHDF5_INFLATE, type, ndim, dims, path,
-                "%s %llu bytes from %llu stored: more than %u times, past the ratio grace of %llu bytes", what,
-                (unsigned long long)made, (unsigned long long)stored, NPYG_DEFAULT_MAX_RATIO,
-                (unsigned long long)NPYG_DEFAULT_RATIO_GRACE_BYTES);
-        return;
-    }
-    uint64_t budget = UINT64_MAX;
-    if (npyg__mul_u64(w->file_size, NPYG_DEFAULT_MAX_RATIO, &cap))
-        npyg__add_u64(cap, NPYG_DEFAULT_INFLATE_BUDGET_BYTES, &budget);
-    if (w->made_over) return;
-    if (!npyg__add_u64(w->made, made, &w->made) || w->made > budget) {
-        w->made_over = true;
-        dhazard(w, NPYG_EHDF5_INFLATE, type, ndim, dims, path,
-                "%s %llu bytes; with the datasets before it, more than the file's budget of %llu bytes", what,
-                (unsigned long long)made, (unsigned long long)budget);
-    }
-}
-
 /* The bytes of one element of the numpy dtype hdf5storage names (its
    Python.numpy.UnderlyingType: 'float64', 'bytes80', 'str96', 'bool'). */
 static uint64_t underlying_itemsize(const char *u)
@@ -561,7 +497,7 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
             H5Pget_virtual_filename(dcpl, 0, fname, sizeof fname);
             H5Pget_virtual_dsetname(dcpl, 0, dname, sizeof dname);
         }
-        dhazard(w, NPYG_EHDF5_VIRTUAL, tname, ndim, dims, path,
+        npyg__h5w_dhazard(w, NPYG_EHDF5_VIRTUAL, tname, ndim, dims, path,
                "virtual dataset: %zu mapping(s), the first from '%s:%s'; reading it opens that file",
                count, fname, dname);
         in_file = false;
@@ -572,7 +508,7 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
         off_t eoff = 0;
         hsize_t esize = 0;
         H5Pget_external(dcpl, 0, sizeof ename, ename, &eoff, &esize);
-        dhazard(w, NPYG_EHDF5_EXTFILE, tname, ndim, dims, path,
+        npyg__h5w_dhazard(w, NPYG_EHDF5_EXTFILE, tname, ndim, dims, path,
                "raw data stored in %d external file(s), the first '%s': reading it opens that file",
                next, ename);
         in_file = false;
@@ -587,11 +523,11 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
            scaleoffset. Any other id makes a reader search for a plugin. */
         bool builtin = id >= H5Z_FILTER_DEFLATE && id <= H5Z_FILTER_SCALEOFFSET;
         if (!builtin) {
-            dhazard(w, NPYG_EHDF5_FILTER, tname, ndim, dims, path,
+            npyg__h5w_dhazard(w, NPYG_EHDF5_FILTER, tname, ndim, dims, path,
                    "filter %d ('%s') is not built into libhdf5: reading it loads a plugin", (int)id, fname);
             in_file = false;
         } else if (H5Zfilter_avail(id) <= 0) {
-            dhazard(w, NPYG_EHDF5_FILTER, tname, ndim, dims, path,
+            npyg__h5w_dhazard(w, NPYG_EHDF5_FILTER, tname, ndim, dims, path,
                    "filter %d ('%s') is not available in this libhdf5", (int)id, fname);
             in_file = false;
         }
@@ -600,14 +536,14 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
     size_t tsz = H5Tget_size(t);
     uint64_t bytes = 0;
     if (np < 0 || !npyg__mul_u64((uint64_t)np, tsz, &bytes) || bytes > w->p->max_payload) {
-        dhazard(w, NPYG_ELIMIT_PAYLOAD, tname, ndim, dims, path,
+        npyg__h5w_dhazard(w, NPYG_ELIMIT_PAYLOAD, tname, ndim, dims, path,
                "dataset declares %llu elements of %zu bytes, more than max_payload_bytes (%llu)",
                (unsigned long long)np, tsz, (unsigned long long)w->p->max_payload);
         in_file = false;
     }
 
     if (npyg__h5_overlapping_fields(t)) {
-        dhazard(w, NPYG_EHDF5_OBJECT, tname, ndim, dims, path, "%s", OVERLAP);
+        npyg__h5w_dhazard(w, NPYG_EHDF5_OBJECT, tname, ndim, dims, path, "%s", OVERLAP);
         in_file = false;
     }
 
@@ -621,7 +557,7 @@ static void scan_dataset(walk *w, hid_t d, const char *path, const char *parent,
         uint64_t stored = H5Dget_storage_size(d), zeros = empty_bytes(d, t, np, &s, in_file);
         npyg__h5w_inflate(w, tname, ndim, dims, path, "a reader makes", bytes, stored);
         if (zeros > w->p->max_payload)
-            dhazard(w, NPYG_ELIMIT_PAYLOAD, tname, ndim, dims, path,
+            npyg__h5w_dhazard(w, NPYG_ELIMIT_PAYLOAD, tname, ndim, dims, path,
                     "marked empty: hdf5storage reads it as np.zeros of %llu bytes, more than max_payload_bytes (%llu)",
                     (unsigned long long)zeros, (unsigned long long)w->p->max_payload);
         else
@@ -777,7 +713,7 @@ static void soft_target(walk *w, hid_t g, const char *name, const char *path, co
                w->nodes[n].path);
         return;
     }
-    if (!npyg__h5w_grow((void **)&w->softs, &w->capsofts, w->nsofts + 1, sizeof(softedge))) {
+    if (!grow((void **)&w->softs, &w->capsofts, w->nsofts + 1, sizeof(softedge))) {
         npyg__h5w_hazard(w, NPYG_EHDF5_SANDBOX, "link", path, "out of memory in the child");
         return;
     }
@@ -909,7 +845,6 @@ static void walk_queue(walk *w)
         H5Gclose(q.gid);
     }
 }
-
 
 /* What the walk holds when it ends, for the fuzz harness, which walks
    again in the same process (a child exits instead). */
