@@ -262,6 +262,7 @@ struct npyg_ctx {
        npyg_ctx_free ends the helper (npyg__h5_ctx_free). h5_owed: the
        files that ended well whose ends the helper has yet to report. */
     int h5_pid;
+    int h5_owner;        /* the process that started it: a fork's child does not own it */
     int h5_sock;
     uint32_t h5_owed;
     uint32_t h5_layers;

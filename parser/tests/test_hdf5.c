@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAXH 64
@@ -176,6 +177,55 @@ static void check_reader_limits(const char *dir)
     TU_CHECK(npyg_hdf5_worst_case_alloc(&lim, &hl) == 0, "max_paths 0 accepted");
 }
 
+static int count_object(void *user, const npyg_hdf5_object *obj)
+{
+    (void)obj;
+    (*(int *)user)++;
+    return 0;
+}
+
+/* A scan with ctx of the file open on fd: 0 and some object, or the code. */
+static int scan_with(npyg_ctx *ctx, int fd)
+{
+    int n = 0;
+    npyg_set_input_fd(ctx, fd);
+    int rc = fd < 0 || lseek(fd, 0, SEEK_SET) != 0 ? -1 : npyg_hdf5_scan(ctx, NULL, count_object, &n);
+    return rc == 0 && n == 0 ? -2 : rc;
+}
+
+/* A context's helper belongs to the process that started it. A fork's
+   child that scans with its copy of the context starts a helper of its
+   own, and one that frees the copy leaves the parent's running: the
+   parent's next scans go on through its helper, undisturbed. */
+static void fork_leaves_the_parents_helper(const char *dir)
+{
+    tu_current = "fork";
+    char file[4096];
+    snprintf(file, sizeof file, "%s/valid/h5/bool.h5", dir);
+    /* opened once, here: test_hdf5_noopen.py holds every other process
+       this test forks to opening nothing before it runs the helper */
+    int fd = open(file, O_RDONLY);
+    npyg_ctx *ctx = npyg_ctx_new(NULL);
+    TU_CHECK(scan_with(ctx, fd) == 0, "the parent's first scan: %s", npyg_last_error(ctx)->message);
+    for (int child_scans = 0; child_scans < 2; child_scans++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int rc = child_scans ? scan_with(ctx, fd) : 0;
+            npyg_ctx_free(ctx);
+            _exit(rc == 0 ? 0 : 1);
+        }
+        int status = -1;
+        TU_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
+        TU_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's scan with its copy (status %d)", status);
+        for (int k = 0; k < 2; k++)
+            TU_CHECK(scan_with(ctx, fd) == 0, "the parent's scan after a child %s: %s",
+                     child_scans ? "scanned and freed its copy" : "freed its copy", npyg_last_error(ctx)->message);
+    }
+    npyg_ctx_free(ctx);
+    if (fd >= 0) close(fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -262,6 +312,7 @@ int main(int argc, char **argv)
     }
     json_decref(m);
     check_reader_limits(argv[1]);
+    fork_leaves_the_parents_helper(argv[1]);
     printf("test_hdf5: %d files, %d checks passed, %d failed\n", files, tu_passed, tu_failed);
     return tu_failed ? 1 : 0;
 }

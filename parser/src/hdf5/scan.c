@@ -222,12 +222,17 @@ static int find_helper(const npyg_ctx *ctx, char *out, size_t size)
     return snprintf(out, size, "%s", NPYG_HDF5_LIBEXECDIR "/npyguard/" NPYG__H5_HELPER_NAME) < (int)size ? 0 : -1;
 }
 
+/* Ends the context's helper. A fork's child holds a copy of its parent's
+   context: it closes its copy of the socket and leaves the helper, which
+   is the parent's to use and to end, running. */
 static void end_helper(npyg_ctx *ctx)
 {
     if (ctx->h5_pid <= 0) return;
     close(ctx->h5_sock);
-    kill(ctx->h5_pid, SIGKILL); /* its children die with it (their PDEATHSIG) */
-    while (waitpid(ctx->h5_pid, NULL, 0) < 0 && errno == EINTR) {}
+    if (ctx->h5_owner == (int)getpid()) {
+        kill(ctx->h5_pid, SIGKILL); /* its children die with it (their PDEATHSIG) */
+        while (waitpid(ctx->h5_pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
     ctx->h5_pid = 0;
     ctx->h5_sock = -1;
     ctx->h5_owed = 0;
@@ -334,6 +339,16 @@ static char **helper_env(char **env, size_t max)
     return env;
 }
 
+static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl);
+
+/* The context's helper, started if it has none or has only its parent
+   process's (a fork's child starts its own). */
+static int own_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
+{
+    if (ctx->h5_pid > 0 && ctx->h5_owner != (int)getpid()) end_helper(ctx);
+    return ctx->h5_pid > 0 ? 0 : start_helper(ctx, hl);
+}
+
 static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
 {
     char path[PATH_MAX];
@@ -373,6 +388,7 @@ static int start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
         return npyg__fail(ctx, NPYG_EHDF5_SANDBOX, 0, "cannot start the HDF5 helper %s: %s", path, strerror(rc));
     }
     ctx->h5_pid = child;
+    ctx->h5_owner = (int)getpid();
     ctx->h5_sock = sv[0];
     npyg__h5_hello h;
     if (receive(ctx, sv[0], &h, sizeof h, now_ms() + (int64_t)hl->child_wall_seconds * 1000) != 0 ||
@@ -408,7 +424,7 @@ int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size)
     npyg__ctx_reset(ctx);
     npyg_hdf5_limits hl;
     npyg_hdf5_limits_default(&hl);
-    int rc = ctx->h5_pid > 0 ? 0 : start_helper(ctx, &hl);
+    int rc = own_helper(ctx, &hl);
     if (rc) return rc;
     char landlock[32] = "no landlock";
     if (ctx->h5_layers & NPYG__H5_L_LANDLOCK) snprintf(landlock, sizeof landlock, "landlock abi %u", ctx->h5_landlock_abi);
@@ -714,7 +730,7 @@ static int run(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_f
                           "no HDF5 superblock signature at offset 0, 512, 1024, ...");
     if (src.base != 0)
         return npyg__fail(ctx, NPYG_EINVAL, 0, "an HDF5 file is scanned from its first byte");
-    if (ctx->h5_pid <= 0 && (rc = start_helper(ctx, &hl)) != 0) return rc;
+    if ((rc = own_helper(ctx, &hl)) != 0) return rc;
 
     /* a load also holds one .npy header at a time */
     size_t hcap = 0;
