@@ -654,6 +654,29 @@ static void api_rules(void)
              "the next call frees the report");
     /* The input stays set: the same buffer again, same verdict. */
     TU_CHECK(npyg_validate(ctx) == NPYG_EMAGIC && npyg_ra_validate(ctx) == 0, "the input stays set between calls");
+
+    /* The input forms whose result is handed out: a report the caller
+       frees, a probe info copied; a missing out-pointer is NPYG_EINVAL. A
+       bare pickle of None (NONE, STOP: pickletools.dis names two opcodes). */
+    tu_current = "input forms";
+    npyg_pickle_report *r = NULL;
+    TU_CHECK(npyg_pickle_scan_buffer(ctx, "N.", 2, NULL, &r) == 0 && r && r->length == 2 && r->opcodes == 2,
+             "bare pickle from a buffer");
+    npyg_pickle_report_free(ctx, r);
+    feed f = {(const unsigned char *)"N.", 2, 0};
+    r = NULL;
+    TU_CHECK(npyg_pickle_scan_read(ctx, one_byte, &f, NULL, &r) == 0 && r && r->length == 2 && r->opcodes == 2,
+             "bare pickle from a callback");
+    npyg_pickle_report_free(ctx, r);
+    TU_CHECK(npyg_pickle_scan_buffer(ctx, "N.", 2, NULL, NULL) == NPYG_EINVAL &&
+                 npyg_pickle_scan_read(ctx, one_byte, &f, NULL, NULL) == NPYG_EINVAL &&
+                 npyg_pickle_scan_npy_buffer(ctx, "N.", 2, NULL, NULL) == NPYG_EINVAL,
+             "no report pointer");
+    npyg_probe_info pi;
+    f.pos = 0;
+    TU_CHECK(npyg_probe(ctx, one_byte_at, &f, 2, NULL) == NPYG_EINVAL, "no info pointer");
+    TU_CHECK(npyg_probe(ctx, one_byte_at, &f, 2, &pi) == 0 && pi.format == NPYG_FORMAT_UNKNOWN, "probe of two bytes");
+    TU_CHECK(npyg_probe_buffer(ctx, ra, sizeof ra, &pi) == 0 && pi.format == NPYG_FORMAT_RA, "probe of a .ra buffer");
     npyg_ctx_free(ctx);
 }
 
