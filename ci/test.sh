@@ -80,8 +80,10 @@ chmod 1777 build/asan-coverage/coverage/profraw
 # npyguard's own conformance run starts an instrumented npyvalidate per
 # case: every 4th case here (the release pass runs them all).
 export NPYCONFORM_SAMPLE_NPYGUARD=4
+# So does the fault-injection test: every 2nd file of each directory.
+export NPYG_FAULTS_SAMPLE=2
 run_ctest --preset asan-coverage -j "$jobs" -E 'conformance\.(numpy|npyjs|broken-adapters|read-npy-file|tfjs-npy|release)|install_consumers|python_package|fuzz_hdf5_differential_smoke|hdf5_cli_child_memory'
-unset NPYCONFORM_SAMPLE_NPYGUARD
+unset NPYCONFORM_SAMPLE_NPYGUARD NPYG_FAULTS_SAMPLE
 
 stage "ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
 bash ci/tsan.sh
@@ -104,7 +106,7 @@ COVERAGE_BUILD_DIR=$PWD/build/asan-coverage COVERAGE_CTEST_DONE=1 bash ci/covera
 
 if [ -x ci/fuzz-smoke.sh ]; then
   stage "fuzz smoke"
-  FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash ci/fuzz-smoke.sh
+  FUZZ_SECONDS=${FUZZ_SECONDS:-15} bash ci/fuzz-smoke.sh
 fi
 stage ""
 echo "== all tests passed ($SECONDS s)"
