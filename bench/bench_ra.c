@@ -60,7 +60,7 @@ static unsigned char *with_npyguard(int fd, uint64_t *n)
     npyg_ctx *ctx = npyg_ctx_new(&(npyg_options){.limits = &lim});
     unsigned char *p = NULL;
     if (ctx && npyg_set_input_fd(ctx, fd) == 0 && npyg_ra_open(ctx) == 0) {
-        *n = npyg_ra_get_info(ctx)->data_bytes;
+        *n = npyg_get_ra_info(ctx)->data_bytes;
         p = array_alloc(*n);
         if (p && npyg_ra_read_data(ctx, p, *n) != 0) {
             free(p);

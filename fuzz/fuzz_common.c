@@ -202,15 +202,14 @@ void fuzz_check_tables(void)
             FUZZ_CHECK(strcmp(npyg_error_class(c), "?") != 0, "code %d has no class", c);
         }
     }
-    for (unsigned bit = 1; bit; bit <<= 1) {
-        FUZZ_CHECK(npyg_warning_string(bit) != NULL, "NULL warning string for %#x", bit);
-        FUZZ_CHECK(npyg_zip_warning_string(bit) != NULL, "NULL zip warning string for %#x", bit);
-        /* a named warning has a text, and the other way round */
-        FUZZ_CHECK(!npyg_warning_name(bit) == !strcmp(npyg_warning_string(bit), "unknown warning"),
-                   "warning %#x: name and text disagree", bit);
-        FUZZ_CHECK(!npyg_zip_warning_name(bit) == !strcmp(npyg_zip_warning_string(bit), "unknown warning"),
-                   "zip warning %#x: name and text disagree", bit);
-    }
+    for (int set = NPYG_WARNINGS_NPY; set <= NPYG_WARNINGS_HDF5; set++)
+        for (unsigned bit = 1; bit; bit <<= 1) {
+            const npyg_warning_desc *w = npyg_warning_info((npyg_warning_set)set, bit);
+            /* a named warning has its own bit and a text */
+            FUZZ_CHECK(!w || (w->bit == bit && w->name && w->name[0] && w->text && w->text[0]),
+                       "set %d warning %#x: row incomplete", set, bit);
+        }
+    FUZZ_CHECK(npyg_warning_info((npyg_warning_set)(NPYG_WARNINGS_HDF5 + 1), 1) == NULL, "a set past the last");
 }
 
 typedef struct walk {
@@ -374,7 +373,7 @@ void fuzz_check_result(const npyg_ctx *ctx, int rc, enum fuzz_call call,
     FUZZ_CHECK((in->warnings & ~((NPYG_W_LATIN1 << 1) - 1u)) == 0, "unknown warning bits %#x", in->warnings);
     for (unsigned bit = 1; bit <= NPYG_W_LATIN1; bit <<= 1)
         if (in->warnings & bit)
-            FUZZ_CHECK(strcmp(npyg_warning_string(bit), "unknown warning") != 0, "warning %#x has no text", bit);
+            FUZZ_CHECK(npyg_warning_info(NPYG_WARNINGS_NPY, bit) != NULL, "warning %#x has no name", bit);
 
     walk w = {limits, 0};
     check_dtype(&w, in->dtype, 0);

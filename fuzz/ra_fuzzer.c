@@ -43,7 +43,7 @@ static void check(const npyg_ctx *ctx, int rc, const uint8_t *file, size_t len, 
                    rc == NPYG_ELIMIT_PAYLOAD || rc == NPYG_ELIMIT_ALLOC || rc == NPYG_ELIMIT_RATIO || rc == NPYG_EPOLYGLOT,
                "%s: %s is not a .ra result", what, npyg_error_name(rc));
     FUZZ_CHECK(npyg_get_info(ctx) == NULL, "%s: .npy info after a .ra call", what);
-    const npyg_ra_info *in = npyg_ra_get_info(ctx);
+    const npyg_ra_info *in = npyg_get_ra_info(ctx);
     FUZZ_CHECK((rc == 0) == (in != NULL), "%s: info %s after %s", what, in ? "set" : "NULL", npyg_error_name(rc));
     if (cfg->sink && ss->refused) FUZZ_CHECK(rc == NPYG_EIO, "%s: the sink refused, result %s", what, npyg_error_name(rc));
     if (!in) return;
@@ -178,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = npyg_validate(ctx);
     if (npyg_is_ra(file, len)) FUZZ_CHECK(rc == NPYG_EMAGIC || rc == NPYG_ENOMEM, ".npy reader on a .ra file: %s",
                                           npyg_error_name(rc));
-    FUZZ_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info after a .npy call");
+    FUZZ_CHECK(npyg_get_ra_info(ctx) == NULL, ".ra info after a .npy call");
 
     npyg_ctx_free(ctx);
     fuzz_alloc_check_empty(&fa);

@@ -280,11 +280,24 @@ enum npyg_warning {
     NPYG_W_LATIN1 = 1u << 11        /* non-ASCII bytes in a v1/v2 header */
 };
 
-/* A one-line description of one warning bit. */
-NPYG_API const char *npyg_warning_string(unsigned bit);
-/* The stable name of one warning bit ("trailing_bytes"), as tools print
-   it; NULL for a bit that is not a warning. */
-NPYG_API const char *npyg_warning_name(unsigned bit);
+/* The sets of warning bits, one per struct that carries them. */
+typedef enum npyg_warning_set {
+    NPYG_WARNINGS_NPY = 0,   /* NPYG_W_*: npyg_info, npyg_ra_info */
+    NPYG_WARNINGS_ZIP = 1,   /* NPYG_ZW_*: npyg_zip_entry */
+    NPYG_WARNINGS_PROBE = 2, /* NPYG_PW_*: npyg_probe_info */
+    NPYG_WARNINGS_HDF5 = 3   /* NPYG_HW_*: npyg_hdf5_object */
+} npyg_warning_set;
+
+typedef struct npyg_warning_desc {
+    unsigned bit;
+    const char *name; /* stable, as tools print it: "trailing_bytes" */
+    const char *text; /* one line: "bytes after the payload" */
+} npyg_warning_desc;
+
+/* One warning bit of a set, by its name and description; NULL for a bit
+   that is not one of the set's (or more than one bit). The one call that
+   names warnings, of every set. */
+NPYG_API const npyg_warning_desc *npyg_warning_info(npyg_warning_set set, unsigned bit);
 
 /* ------------------------------------------------------------------ */
 /* Allocator and limits                                                */
@@ -431,8 +444,9 @@ NPYG_API int npyg_limit_by_name(const char *name);
    limit's range, or an unknown id: NPYG_EINVAL, the context unchanged and
    npyg_last_error() naming the limit and its range. */
 NPYG_API int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value);
-/* The context's value of a limit; 0 for a NULL context or unknown id. */
-NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);
+/* The context's value of a limit in *value: 0; NPYG_EINVAL, *value
+   untouched, for an unknown id, a NULL context or a NULL value. */
+NPYG_API int npyg_limit_value(const npyg_ctx *ctx, npyg_limit id, uint64_t *value);
 /* The most the context can hold at once under its limits while it reads
    the formats in the NPYG_BOUND_* mask: the sum of their bounds
    (NPYG_BOUND_ALL: whatever it reads, a member's pickle scan inside an
@@ -450,7 +464,7 @@ NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx, unsigned format
 /*                                                                     */
 /* Each format call reads the input set last, from where it stands    */
 /* when the call begins, and leaves the result on the context for its  */
-/* getter (npyg_get_info, npyg_ra_get_info, npyg_get_probe_info,       */
+/* getter (npyg_get_info, npyg_get_ra_info, npyg_get_probe_info,       */
 /* npyg_get_pickle_report) until the next call. A call forgets the     */
 /* previous result. The input stays set for further calls; what the    */
 /* buffer, descriptor or callback user points to must stay valid until */
@@ -549,7 +563,12 @@ NPYG_API int npyg_read_payload(npyg_ctx *ctx, void *dst, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Results: valid after a successful call, until the next one or       */
-/* npyg_ctx_free.                                                      */
+/* npyg_ctx_free. Names: what a context's last call found is           */
+/* npyg_get_<what>(ctx) (npyg_get_info, npyg_get_ra_info,              */
+/* npyg_get_probe_info, npyg_get_pickle_report), its error             */
+/* npyg_last_error(ctx); a handle's parts are npyg_<handle>_<what>     */
+/* (npyg_zip_member); a table's rows npyg_<table>_info (npyg_limit_info,*/
+/* npyg_warning_info).                                                 */
 /* ------------------------------------------------------------------ */
 typedef enum npyg_kind {
     NPYG_KIND_BOOL = 'b',
@@ -662,10 +681,6 @@ enum npyg_zip_warning {
     NPYG_ZW_NON_ASCII_NAME = 1u << 2 /* non-ASCII name without the UTF-8 flag (cp437) */
 };
 
-NPYG_API const char *npyg_zip_warning_string(unsigned bit);
-/* The stable name of one member warning bit ("not_npy_name"); NULL for a
-   bit that is not one. */
-NPYG_API const char *npyg_zip_warning_name(unsigned bit);
 
 /* For zip_limits arguments (compatibility: NULL reads the context's). */
 typedef struct npyg_zip_limits {
@@ -805,7 +820,7 @@ NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
 /*                                                                     */
 /*     npyg_set_input_fd(ctx, fd);                                     */
 /*     int rc = npyg_ra_validate(ctx);                                 */
-/*     const npyg_ra_info *ra = npyg_ra_get_info(ctx);  // NULL on error */
+/*     const npyg_ra_info *ra = npyg_get_ra_info(ctx);  // NULL on error */
 /*                                                                     */
 /* Limits: max_dims (NPYG_ELIMIT_DIMS), max_payload_bytes against the   */
 /* uncompressed data bytes (NPYG_ELIMIT_PAYLOAD), max_alloc_bytes       */
@@ -848,7 +863,7 @@ NPYG_API int npyg_ra_validate(npyg_ctx *ctx);
 
 /* After a successful npyg_ra_validate or npyg_ra_open, until the next
    call (npyg_ra_read_data failing ends it too); else NULL. */
-NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
+NPYG_API const npyg_ra_info *npyg_get_ra_info(const npyg_ctx *ctx);
 
 /* The element type as the reference readers name it: "int16", "uint8",
    "float32", "complex64", "bool", "user80" (kind and bits). Returns the
@@ -864,7 +879,7 @@ NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
 
 /* Loading a .ra file in two steps from one input, as npyg_open and
    npyg_read_payload load a .npy file. npyg_ra_open validates the header
-   and reads nothing past it: npyg_ra_get_info then gives eltype, elbyte,
+   and reads nothing past it: npyg_get_ra_info then gives eltype, elbyte,
    the dims as stored (dims[0] fastest), big_endian, compressed and
    data_bytes. When the input's size is known, data that cannot be there
    is refused now, with the code and offset of npyg_ra_validate; for an
@@ -874,7 +889,7 @@ NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
 
        npyg_set_input_fd(ctx, fd);
        if (npyg_ra_open(ctx) == 0) {
-           const npyg_ra_info *ra = npyg_ra_get_info(ctx);
+           const npyg_ra_info *ra = npyg_get_ra_info(ctx);
            void *p = malloc(ra->data_bytes ? ra->data_bytes : 1);
            int rc = npyg_ra_read_data(ctx, p, ra->data_bytes);
        }
@@ -918,7 +933,6 @@ enum npyg_probe_warning {
     NPYG_PW_USERBLOCK = 1u << 1, /* bytes after the MAT header in the user block are not zero */
     NPYG_PW_MAT_TEXT = 1u << 2   /* MAT v7.3 text does not end "HDF5 schema 1.00 ." */
 };
-NPYG_API const char *npyg_probe_warning_string(unsigned bit);
 
 typedef struct npyg_probe_info {
     npyg_format format;
@@ -1019,12 +1033,28 @@ enum npyg_hdf5_warning {
     NPYG_HW_FORMAT = 1u << 0    /* hdf5storage attributes wrong or inconsistent */
 };
 
+/* What an object of the file is: one vocabulary for the scan's objects
+   and the load's items. */
+typedef enum npyg_hdf5_kind {
+    NPYG_HDF5_FILE = 1,  /* the file as a whole (a refusal before the walk) */
+    NPYG_HDF5_GROUP,
+    NPYG_HDF5_DATASET,
+    NPYG_HDF5_DATATYPE,  /* a committed (named) datatype */
+    NPYG_HDF5_ATTRIBUTE,
+    NPYG_HDF5_LINK       /* a soft, external or user-defined link, or a hard
+                            link to an object already reported */
+} npyg_hdf5_kind;
+
+/* The kind's name as tools print it: "file", "group", "dataset",
+   "datatype", "attribute", "link"; NULL for a value that is not one. */
+NPYG_API const char *npyg_hdf5_kind_name(npyg_hdf5_kind kind);
+
 /* One object (or link) of the file, as the scan reports it. Strings are
    NUL-terminated and printable (control bytes escaped as \xNN); they live
    until the callback returns. */
 typedef struct npyg_hdf5_object {
     const char *path;      /* "/a/b"; an attribute is "/a@name" */
-    const char *kind;      /* "dataset", "group", "link", "attribute", "datatype", "file" */
+    npyg_hdf5_kind kind;
     const char *type;      /* "float64", "int32", "complex128", "bytes5", "object reference", ... */
     uint32_t ndim;         /* datasets: HDF5's dims (C order, as stored) */
     const uint64_t *shape;
@@ -1081,9 +1111,9 @@ NPYG_API int npyg_hdf5_scan(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_
  * NPYG_EHDF5_OBJECT and the path. */
 typedef struct npyg_hdf5_item {
     const char *path;      /* "/a/b": the bytes of the link names, unescaped */
-    const char *kind;      /* "group", "softlink", "dataset", "attribute" */
+    npyg_hdf5_kind kind;   /* GROUP, LINK (a soft link), DATASET or ATTRIBUTE */
     const char *name;      /* attribute: its name; else NULL */
-    const char *target;    /* softlink: the path it holds; else NULL */
+    const char *target;    /* a soft link: the path it holds; else NULL */
     const char *form;      /* dataset, attribute: "array", "str", "ref", "vlen"; else NULL */
     const char *cset;      /* string types: "ascii" or "utf-8"; else NULL */
     int null_space;        /* 1: a null dataspace (h5py.Empty) */
@@ -1288,9 +1318,10 @@ NPYG_API int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickl
 }
 #endif
 
-/* The input forms (npyg_validate_buffer and the like), deprecated: only
-   for code that defines NPYG_COMPAT_INPUT_FORMS before including this. */
-#ifdef NPYG_COMPAT_INPUT_FORMS
+/* The forms of 0.1 and 0.2 (npyg_validate_buffer, npyg_ra_get_info and
+   the like), deprecated: only for code that defines NPYG_COMPAT (or
+   NPYG_COMPAT_INPUT_FORMS) before including this. */
+#if defined(NPYG_COMPAT) || defined(NPYG_COMPAT_INPUT_FORMS)
 #include "npyguard_compat.h"
 #endif
 #endif /* NPYGUARD_H */

@@ -6,16 +6,19 @@
  *     npyg_validate_buffer(ctx, buf, len)
  *  == npyg_set_input_buffer(ctx, buf, len), npyg_validate(ctx)
  *
- * They are the call forms of 0.1, and npyg_hdf5_load_fd of 0.2. Declared
- * only when NPYG_COMPAT_INPUT_FORMS is defined before npyguard.h is
- * included; a compiler then names the replacement at each call. The
- * library keeps exporting them through 0.x and drops them in 1.0.
+ * They are the call forms of 0.1, and npyg_hdf5_load_fd of 0.2; beside
+ * them the names of 0.2 that the getter and warning rules replaced
+ * (npyg_ra_get_info, the five warning-name calls, npyg_get_limit).
+ * Declared only when NPYG_COMPAT (or NPYG_COMPAT_INPUT_FORMS, its name in
+ * 0.2) is defined before npyguard.h is included; a compiler then names the
+ * replacement at each call. The library keeps exporting them through 0.x
+ * and drops them in 1.0.
  */
 #ifndef NPYGUARD_COMPAT_H
 #define NPYGUARD_COMPAT_H
 
 #ifndef NPYGUARD_H
-#error "include npyguard.h (with NPYG_COMPAT_INPUT_FORMS defined), not npyguard_compat.h"
+#error "include npyguard.h (with NPYG_COMPAT defined), not npyguard_compat.h"
 #endif
 
 #ifdef __cplusplus
@@ -99,6 +102,22 @@ NPYG_API int npyg_pickle_scan_npy_read(npyg_ctx *ctx, npyg_read_fn read, void *u
 NPYG_DEPRECATED("npyg_set_input_fd, then npyg_pickle_scan_npy and npyg_get_pickle_report")
 NPYG_API int npyg_pickle_scan_npy_fd(npyg_ctx *ctx, int fd, const npyg_pickle_limits *limits,
                                      npyg_pickle_report **out);
+
+/* Names of 0.2 */
+NPYG_DEPRECATED("npyg_get_ra_info")
+NPYG_API const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx);
+NPYG_DEPRECATED("npyg_limit_value, which can say there is no such limit")
+NPYG_API uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id);
+NPYG_DEPRECATED("npyg_warning_info(NPYG_WARNINGS_NPY, bit)->text")
+NPYG_API const char *npyg_warning_string(unsigned bit);
+NPYG_DEPRECATED("npyg_warning_info(NPYG_WARNINGS_NPY, bit)->name")
+NPYG_API const char *npyg_warning_name(unsigned bit);
+NPYG_DEPRECATED("npyg_warning_info(NPYG_WARNINGS_ZIP, bit)->text")
+NPYG_API const char *npyg_zip_warning_string(unsigned bit);
+NPYG_DEPRECATED("npyg_warning_info(NPYG_WARNINGS_ZIP, bit)->name")
+NPYG_API const char *npyg_zip_warning_name(unsigned bit);
+NPYG_DEPRECATED("npyg_warning_info(NPYG_WARNINGS_PROBE, bit)->text")
+NPYG_API const char *npyg_probe_warning_string(unsigned bit);
 
 #ifdef __cplusplus
 }

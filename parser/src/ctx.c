@@ -47,10 +47,19 @@ int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value)
     return 0;
 }
 
+int npyg_limit_value(const npyg_ctx *ctx, npyg_limit id, uint64_t *value)
+{
+    if (!ctx || !value || !npyg_limit_info(id)) return NPYG_EINVAL;
+    *value = npyg__limit_read(group_of((npyg_ctx *)ctx, npyg__limit_group(id)), id);
+    return 0;
+}
+
+/* The form of 0.2 (npyguard_compat.h): 0 for what it cannot say. */
 uint64_t npyg_get_limit(const npyg_ctx *ctx, npyg_limit id)
 {
-    if (!ctx || !npyg_limit_info(id)) return 0;
-    return npyg__limit_read(group_of((npyg_ctx *)ctx, npyg__limit_group(id)), id);
+    uint64_t v = 0;
+    npyg_limit_value(ctx, id, &v);
+    return v;
 }
 
 /* Per byte of header text, the arena holds at most (besides the copy of

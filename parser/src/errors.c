@@ -175,13 +175,7 @@ const char *npyg_offset_space_name(int space)
 
 /* ---------------- warnings ---------------- */
 
-typedef struct {
-    unsigned bit;
-    const char *name; /* stable: tools print it */
-    const char *text;
-} warn_entry;
-
-static const warn_entry warnings[] = {
+static const npyg_warning_desc npy_warnings[] = {
     {NPYG_W_TRAILING, "trailing_bytes", "bytes after the payload"},
     {NPYG_W_ALIGN, "unaligned", "data offset is not a multiple of 64"},
     {NPYG_W_LEGACY_ALIGN, "legacy_alignment", "16-byte alignment (numpy <= 1.13)"},
@@ -197,28 +191,75 @@ static const warn_entry warnings[] = {
     {NPYG_W_LATIN1, "latin1_header", "non-ASCII bytes in a version 1.0/2.0 header"},
 };
 
-static const warn_entry zip_warnings[] = {
+static const npyg_warning_desc zip_warnings[] = {
     {NPYG_ZW_NOT_NPY_NAME, "not_npy_name", "member name does not end in .npy"},
     {NPYG_ZW_NOT_NPY, "not_npy", "member is not .npy: numpy returns its raw bytes"},
     {NPYG_ZW_NON_ASCII_NAME, "non_ascii_name", "non-ASCII name without the UTF-8 flag (read as cp437)"},
 };
 
-static const warn_entry *find_warning(const warn_entry *t, size_t n, unsigned bit)
+static const npyg_warning_desc probe_warnings[] = {
+    {NPYG_PW_SUBSYS, "mat_subsys_offset", "MAT v7.3 subsystem offset is neither zeros nor spaces"},
+    {NPYG_PW_USERBLOCK, "mat_userblock", "bytes after the MAT header in the user block are not zero"},
+    {NPYG_PW_MAT_TEXT, "mat_text", "MAT v7.3 header text does not end with 'HDF5 schema 1.00 .'"},
+};
+
+static const npyg_warning_desc hdf5_warnings[] = {
+    {NPYG_HW_FORMAT, "storage_format", "hdf5storage attributes wrong or inconsistent"},
+};
+
+#define WARNING_SET(t) {(t), sizeof(t) / sizeof((t)[0])}
+
+static const struct {
+    const npyg_warning_desc *rows;
+    size_t n;
+} warning_sets[] = {
+    [NPYG_WARNINGS_NPY] = WARNING_SET(npy_warnings),
+    [NPYG_WARNINGS_ZIP] = WARNING_SET(zip_warnings),
+    [NPYG_WARNINGS_PROBE] = WARNING_SET(probe_warnings),
+    [NPYG_WARNINGS_HDF5] = WARNING_SET(hdf5_warnings),
+};
+
+const npyg_warning_desc *npyg_warning_info(npyg_warning_set set, unsigned bit)
 {
-    for (size_t i = 0; i < n; i++)
-        if (t[i].bit == bit) return &t[i];
+    if ((unsigned)set >= sizeof warning_sets / sizeof warning_sets[0]) return NULL;
+    for (size_t i = 0; i < warning_sets[set].n; i++)
+        if (warning_sets[set].rows[i].bit == bit) return &warning_sets[set].rows[i];
     return NULL;
 }
 
-#define FIND_WARNING(t, bit) find_warning((t), sizeof(t) / sizeof((t)[0]), (bit))
+/* The forms of 0.2 (npyguard_compat.h). */
+static const char *text_of(npyg_warning_set set, unsigned bit)
+{
+    const npyg_warning_desc *w = npyg_warning_info(set, bit);
+    return w ? w->text : "unknown warning";
+}
 
-static const char *text_of(const warn_entry *w) { return w ? w->text : "unknown warning"; }
-static const char *name_of(const warn_entry *w) { return w ? w->name : NULL; }
+static const char *name_of(npyg_warning_set set, unsigned bit)
+{
+    const npyg_warning_desc *w = npyg_warning_info(set, bit);
+    return w ? w->name : NULL;
+}
 
-const char *npyg_warning_string(unsigned bit) { return text_of(FIND_WARNING(warnings, bit)); }
-const char *npyg_warning_name(unsigned bit) { return name_of(FIND_WARNING(warnings, bit)); }
-const char *npyg_zip_warning_string(unsigned bit) { return text_of(FIND_WARNING(zip_warnings, bit)); }
-const char *npyg_zip_warning_name(unsigned bit) { return name_of(FIND_WARNING(zip_warnings, bit)); }
+const char *npyg_warning_string(unsigned bit) { return text_of(NPYG_WARNINGS_NPY, bit); }
+const char *npyg_warning_name(unsigned bit) { return name_of(NPYG_WARNINGS_NPY, bit); }
+const char *npyg_zip_warning_string(unsigned bit) { return text_of(NPYG_WARNINGS_ZIP, bit); }
+const char *npyg_zip_warning_name(unsigned bit) { return name_of(NPYG_WARNINGS_ZIP, bit); }
+const char *npyg_probe_warning_string(unsigned bit) { return text_of(NPYG_WARNINGS_PROBE, bit); }
+
+/* ---------------- HDF5 object kinds ---------------- */
+
+const char *npyg_hdf5_kind_name(npyg_hdf5_kind kind)
+{
+    switch (kind) {
+    case NPYG_HDF5_FILE: return "file";
+    case NPYG_HDF5_GROUP: return "group";
+    case NPYG_HDF5_DATASET: return "dataset";
+    case NPYG_HDF5_DATATYPE: return "datatype";
+    case NPYG_HDF5_ATTRIBUTE: return "attribute";
+    case NPYG_HDF5_LINK: return "link";
+    }
+    return NULL;
+}
 
 /* ---------------- recording an error ---------------- */
 

@@ -7,7 +7,7 @@
 #define NPYG_INTERNAL_H
 
 /* The library still defines (and exports) the deprecated 0.1 forms. */
-#define NPYG_COMPAT_INPUT_FORMS
+#define NPYG_COMPAT
 #include "npyguard.h"
 
 #include <stdarg.h>

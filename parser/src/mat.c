@@ -29,16 +29,6 @@
 
 static const unsigned char hdf5_sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
-const char *npyg_probe_warning_string(unsigned bit)
-{
-    switch (bit) {
-    case NPYG_PW_SUBSYS: return "MAT v7.3 subsystem offset is neither zeros nor spaces";
-    case NPYG_PW_USERBLOCK: return "bytes after the MAT header in the user block are not zero";
-    case NPYG_PW_MAT_TEXT: return "MAT v7.3 header text does not end with 'HDF5 schema 1.00 .'";
-    default: return "unknown warning";
-    }
-}
-
 /* Every read of the probe is of bytes the input's size says are there,
    so a short read is an input that changed while it was read: an I/O
    error, never a reason to recognise it as something else. */

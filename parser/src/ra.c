@@ -155,7 +155,9 @@ static int lz4_lengths(npyg_ctx *ctx, const ra_src *s, const npyg_ra_info *ra)
     /* Held to an archive member's rule (zip.c), so that a small file
        cannot make a reader allocate a thousand times its size: past
        ratio_grace_bytes, at most max_ratio times the stored bytes. */
-    uint64_t ratio = npyg_get_limit(ctx, NPYG_LIMIT_MAX_RATIO), grace = npyg_get_limit(ctx, NPYG_LIMIT_RATIO_GRACE_BYTES);
+    uint64_t ratio = 0, grace = 0;
+    npyg_limit_value(ctx, NPYG_LIMIT_MAX_RATIO, &ratio);
+    npyg_limit_value(ctx, NPYG_LIMIT_RATIO_GRACE_BYTES, &grace);
     uint64_t cap;
     if (!npyg__mul_u64(csize, ratio, &cap)) cap = UINT64_MAX;
     if (out_len > grace && out_len > cap)
@@ -309,10 +311,12 @@ int npyg_ra_validate(npyg_ctx *ctx)
 
 NPYG__INPUT_FORMS(npyg_ra_validate)
 
-const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx)
+const npyg_ra_info *npyg_get_ra_info(const npyg_ctx *ctx)
 {
     return ctx && ctx->have_ra_info ? &ctx->ra_info : NULL;
 }
+
+const npyg_ra_info *npyg_ra_get_info(const npyg_ctx *ctx) { return npyg_get_ra_info(ctx); }
 
 size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t size)
 {

@@ -710,6 +710,55 @@ TEST(messages_escape_controls_and_bidi_like_repr)
     }
 }
 
+/* The names are the JSON records' contract (docs/json.md, and the
+   schema's enum of HDF5 kinds): one call names them, for every set. */
+TEST(warning_info_names_every_set_as_documented)
+{
+    static const struct {
+        npyg_warning_set set;
+        const char *names[13];
+    } doc[] = {
+        {NPYG_WARNINGS_NPY,
+         {"trailing_bytes", "unaligned", "legacy_alignment", "noncanonical_header", "native_byte_order",
+          "python2_long", "dims_over_32", "duplicate_key", "long_double", "zero_itemsize", "int_subarray_shape",
+          "latin1_header", NULL}},
+        {NPYG_WARNINGS_ZIP, {"not_npy_name", "not_npy", "non_ascii_name", NULL}},
+        {NPYG_WARNINGS_PROBE, {"mat_subsys_offset", "mat_userblock", "mat_text", NULL}},
+        {NPYG_WARNINGS_HDF5, {"storage_format", NULL}},
+    };
+    for (size_t s = 0; s < sizeof doc / sizeof doc[0]; s++) {
+        size_t named = 0;
+        for (unsigned bit = 1; bit; bit <<= 1) {
+            const npyg_warning_desc *w = npyg_warning_info(doc[s].set, bit);
+            if (!w) continue;
+            TU_CHECK(w->bit == bit && w->text && w->text[0], "set %d bit %#x: row", (int)doc[s].set, bit);
+            bool listed = false;
+            for (size_t k = 0; doc[s].names[k]; k++) listed |= !strcmp(doc[s].names[k], w->name);
+            TU_CHECK(listed, "set %d: '%s' is not documented", (int)doc[s].set, w->name);
+            named++;
+        }
+        size_t documented = 0;
+        while (doc[s].names[documented]) documented++;
+        TU_CHECK(named == documented, "set %d: %zu names, %zu documented", (int)doc[s].set, named, documented);
+        TU_CHECK(npyg_warning_info(doc[s].set, 3u) == NULL, "set %d: two bits at once", (int)doc[s].set);
+        TU_CHECK(npyg_warning_info(doc[s].set, 0) == NULL, "set %d: no bit", (int)doc[s].set);
+    }
+    TU_CHECK(npyg_warning_info((npyg_warning_set)4, 1) == NULL && npyg_warning_info((npyg_warning_set)-1, 1) == NULL,
+             "sets out of range");
+
+    static const char *const kinds[] = {"dataset", "group", "link", "attribute", "datatype", "file"};
+    size_t found = 0;
+    for (int k = -1; k < 16; k++) {
+        const char *n = npyg_hdf5_kind_name((npyg_hdf5_kind)k);
+        if (!n) continue;
+        bool listed = false;
+        for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++) listed |= !strcmp(kinds[j], n);
+        TU_CHECK(listed, "kind %d: '%s' is not the schema's", k, n);
+        found++;
+    }
+    TU_CHECK(found == sizeof kinds / sizeof kinds[0], "%zu kinds named", found);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -722,6 +771,7 @@ int main(int argc, char **argv)
     RUN(no_result_before_a_successful_parse);
     RUN(error_table_is_complete_and_stable);
     RUN(version_number_and_abi_rule);
+    RUN(warning_info_names_every_set_as_documented);
     RUN(every_allocation_failure_is_reported_cleanly);
     RUN(worst_case_alloc_bounds_a_pathological_header);
     RUN(max_alloc_bytes_is_a_limit_not_an_out_of_memory);

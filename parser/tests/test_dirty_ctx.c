@@ -141,7 +141,7 @@ static char *verdict(npyg_ctx *ctx, const file *f, bool callback)
         set_input(ctx, &in);
         int rc = npyg_ra_validate(ctx);
         step(out, ctx, "ra", rc);
-        if (rc == 0) fprintf(out, "data %llu\n", (unsigned long long)npyg_ra_get_info(ctx)->data_bytes);
+        if (rc == 0) fprintf(out, "data %llu\n", (unsigned long long)npyg_get_ra_info(ctx)->data_bytes);
         break;
     }
     default:

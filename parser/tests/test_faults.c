@@ -154,7 +154,7 @@ static int npy_files, npz_files, ra_files, hdf5_files, hdf5_scanned, runs, eio_s
 static outcome take_ra(npyg_ctx *ctx, int rc)
 {
     outcome o = {rc, rc ? npyg_last_error(ctx)->offset : 0, 0, 0, 0};
-    const npyg_ra_info *in = npyg_ra_get_info(ctx);
+    const npyg_ra_info *in = npyg_get_ra_info(ctx);
     if (!rc && in) {
         o.count = in->count;
         o.payload = in->data_bytes;
@@ -221,7 +221,7 @@ static int ra_load(npyg_ctx *ctx)
 {
     int rc = npyg_ra_open(ctx);
     if (rc) return rc;
-    size_t n = (size_t)npyg_ra_get_info(ctx)->data_bytes;
+    size_t n = (size_t)npyg_get_ra_info(ctx)->data_bytes;
     void *p = scratch_get(n);
     return p ? npyg_ra_read_data(ctx, p, n) : NPYG_ENOMEM;
 }

@@ -54,7 +54,7 @@ static int collect(void *user, const npyg_hdf5_object *o)
         snprintf(s->path[s->n++], 256, "%s", o->path);
     }
     if (o->warnings && s->warn_n < MAXH) snprintf(s->warn_path[s->warn_n++], 256, "%s", o->path);
-    if (!o->code && !strcmp(o->kind, "dataset") && s->nd < MAXD && o->ndim <= 8) {
+    if (!o->code && o->kind == NPYG_HDF5_DATASET && s->nd < MAXD && o->ndim <= 8) {
         snprintf(s->dpath[s->nd], 128, "%s", o->path);
         snprintf(s->dtype[s->nd], 32, "%s", o->type);
         s->ndim[s->nd] = o->ndim;

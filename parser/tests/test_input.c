@@ -308,7 +308,7 @@ static outcome ra_validate(npyg_ctx *ctx, input *in, bool old)
     else if (in->kind == K_READ) rc = npyg_ra_validate_read(ctx, one_byte, &in->f);
     else rc = npyg_ra_validate_fd(ctx, in->fd);
     outcome o = outcome_of(ctx, rc);
-    const npyg_ra_info *ra = npyg_ra_get_info(ctx);
+    const npyg_ra_info *ra = npyg_get_ra_info(ctx);
     if (ra) {
         uint64_t f[6] = {ra->data_offset, ra->data_bytes, ra->metadata_bytes, ra->ndims, ra->size, ra->count};
         memcpy(o.facts, f, sizeof f);
@@ -327,7 +327,7 @@ static outcome ra_load(npyg_ctx *ctx, input *in, bool old, char sha[65])
     else rc = npyg_ra_open_fd(ctx, in->fd);
     sha[0] = '\0';
     if (!rc) {
-        uint64_t n = npyg_ra_get_info(ctx)->data_bytes;
+        uint64_t n = npyg_get_ra_info(ctx)->data_bytes;
         unsigned char *p = n <= (64u << 20) ? malloc(n ? (size_t)n : 1) : NULL;
         rc = npyg_ra_read_data(ctx, p, p ? (size_t)n : 0);
         if (!rc && p) sha256_hex(p, (size_t)n, sha);
@@ -646,7 +646,7 @@ static void api_rules(void)
     npyg_set_input_buffer(ctx, ra, sizeof ra);
     TU_CHECK(npyg_probe_input(ctx) == 0 && npyg_get_probe_info(ctx) &&
                  npyg_get_probe_info(ctx)->format == NPYG_FORMAT_RA, "probe of a .ra header");
-    TU_CHECK(npyg_ra_validate(ctx) == 0 && npyg_get_probe_info(ctx) == NULL && npyg_ra_get_info(ctx),
+    TU_CHECK(npyg_ra_validate(ctx) == 0 && npyg_get_probe_info(ctx) == NULL && npyg_get_ra_info(ctx),
              "the next call forgets the probe's info");
     TU_CHECK(npyg_pickle_scan(ctx, NULL) != 0 && npyg_get_pickle_report(ctx) != NULL,
              "a scan of bytes that are no pickle still reports");

@@ -86,6 +86,14 @@ TEST(names_and_options_find_their_limit)
     TU_CHECK(npyg_limit_by_name("--max-alloc") == -1, "an option with its dashes is not a name");
 }
 
+static uint64_t value_of(const npyg_ctx *ctx, npyg_limit id)
+{
+    uint64_t v = 0;
+    int rc = npyg_limit_value(ctx, id, &v);
+    TU_CHECK(rc == 0, "limit %d: %s", (int)id, npyg_error_name(rc));
+    return v;
+}
+
 TEST(a_context_starts_at_the_defaults_and_takes_each_end_of_each_range)
 {
     (void)corpus;
@@ -93,10 +101,9 @@ TEST(a_context_starts_at_the_defaults_and_takes_each_end_of_each_range)
     for (size_t k = 0; k < NWANT; k++) {
         npyg_limit id = want[k].id;
         const char *n = want[k].name;
-        TU_CHECK(npyg_get_limit(ctx, id) == want[k].def, "%s starts at %llu", n,
-                 (unsigned long long)npyg_get_limit(ctx, id));
-        TU_CHECK(npyg_set_limit(ctx, id, want[k].min) == 0 && npyg_get_limit(ctx, id) == want[k].min, "%s min", n);
-        TU_CHECK(npyg_set_limit(ctx, id, want[k].max) == 0 && npyg_get_limit(ctx, id) == want[k].max, "%s max", n);
+        TU_CHECK(value_of(ctx, id) == want[k].def, "%s starts at %llu", n, (unsigned long long)value_of(ctx, id));
+        TU_CHECK(npyg_set_limit(ctx, id, want[k].min) == 0 && value_of(ctx, id) == want[k].min, "%s min", n);
+        TU_CHECK(npyg_set_limit(ctx, id, want[k].max) == 0 && value_of(ctx, id) == want[k].max, "%s max", n);
         for (int side = 0; side < 2; side++) {
             if (side == 0 && want[k].min == 0) continue;
             if (side == 1 && want[k].max == U64) continue;
@@ -109,15 +116,23 @@ TEST(a_context_starts_at_the_defaults_and_takes_each_end_of_each_range)
             snprintf(range, sizeof range, "%llu..%llu", (unsigned long long)want[k].min,
                      (unsigned long long)want[k].max);
             TU_CHECK(strstr(e->message, range) != NULL, "%s: message '%s' does not give %s", n, e->message, range);
-            TU_CHECK(npyg_get_limit(ctx, id) == want[k].max, "%s changed by a refused value", n);
+            TU_CHECK(value_of(ctx, id) == want[k].max, "%s changed by a refused value", n);
         }
         TU_CHECK(npyg_set_limit(ctx, id, want[k].def) == 0, "%s back to its default", n);
     }
     TU_CHECK(npyg_set_limit(ctx, NPYG_LIMIT_END_, 1) == NPYG_EINVAL, "unknown id");
     TU_CHECK(strstr(npyg_last_error(ctx)->message, "unknown limit") != NULL, "unknown id named");
     TU_CHECK(npyg_set_limit(NULL, NPYG_LIMIT_MAX_DIMS, 1) == NPYG_EINVAL, "NULL context");
-    TU_CHECK(npyg_get_limit(NULL, NPYG_LIMIT_MAX_DIMS) == 0 && npyg_get_limit(ctx, NPYG_LIMIT_END_) == 0,
-             "get on NULL or an unknown id");
+    /* "no such limit" is a status, not a value: 0 and UINT64_MAX are
+       values of limits (a minimum, a maximum) */
+    uint64_t v = 12345;
+    TU_CHECK(npyg_limit_value(ctx, NPYG_LIMIT_END_, &v) == NPYG_EINVAL && v == 12345, "an unknown id");
+    TU_CHECK(npyg_limit_value(ctx, (npyg_limit)-1, &v) == NPYG_EINVAL && v == 12345, "a negative id");
+    TU_CHECK(npyg_limit_value(NULL, NPYG_LIMIT_MAX_DIMS, &v) == NPYG_EINVAL && v == 12345, "a NULL context");
+    TU_CHECK(npyg_limit_value(ctx, NPYG_LIMIT_MAX_DIMS, NULL) == NPYG_EINVAL, "a NULL value");
+    TU_CHECK(npyg_set_limit(ctx, NPYG_LIMIT_RATIO_GRACE_BYTES, 0) == 0 &&
+                 npyg_limit_value(ctx, NPYG_LIMIT_RATIO_GRACE_BYTES, &v) == 0 && v == 0,
+             "a limit set to 0 reads back as a value");
     npyg_ctx_free(ctx);
 }
 

@@ -102,7 +102,7 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
     out->rc = validate_input(ctx, buf, len, path, how, &ch);
     TU_CHECK(out->rc == 0 || npyg_last_error(ctx)->code == out->rc, "%s: last error %d, returned %d",
              input_names[how], npyg_last_error(ctx)->code, out->rc);
-    const npyg_ra_info *in = npyg_ra_get_info(ctx);
+    const npyg_ra_info *in = npyg_get_ra_info(ctx);
     TU_CHECK((out->rc == 0) == (in != NULL), "%s: info %s after %s", input_names[how], in ? "present" : "absent",
              npyg_error_name(out->rc));
     TU_CHECK(npyg_get_info(ctx) == NULL, "%s: .npy info after a .ra call", input_names[how]);
@@ -186,7 +186,7 @@ static void load(const unsigned char *buf, size_t len, const char *path, enum in
     tu_chunks ch = {buf, len, 0, 11, 4096};
     int fd = how == IN_FD ? open(path, O_RDONLY) : -1;
     out->rc = open_input(ctx, buf, len, fd, how, &ch);
-    const npyg_ra_info *in = npyg_ra_get_info(ctx);
+    const npyg_ra_info *in = npyg_get_ra_info(ctx);
     TU_CHECK((out->rc == 0) == (in != NULL), "%s: info after open: %s", input_names[how], npyg_error_name(out->rc));
     if (in) {
         out->data_bytes = in->data_bytes;
@@ -194,7 +194,7 @@ static void load(const unsigned char *buf, size_t len, const char *path, enum in
         out->rc = dst ? npyg_ra_read_data(ctx, dst, (size_t)in->data_bytes) : -1;
         if (out->rc == 0) {
             EVP_DigestUpdate(md, dst, (size_t)in->data_bytes);
-            out->metadata_bytes = npyg_ra_get_info(ctx)->metadata_bytes;
+            out->metadata_bytes = npyg_get_ra_info(ctx)->metadata_bytes;
         }
         free(dst);
     }
@@ -318,7 +318,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
         npyg_ctx *ctx = npyg_ctx_new(NULL);
         npyg_set_input_buffer(ctx, buf, len);
         TU_CHECK(npyg_validate(ctx) == NPYG_EMAGIC, ".npy reader on a .ra file");
-        TU_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info after a .npy call");
+        TU_CHECK(npyg_get_ra_info(ctx) == NULL, ".ra info after a .npy call");
         npyg_ctx_free(ctx);
         TU_CHECK(npyg_is_ra(buf, len) == 1, "npyg_is_ra");
     }
@@ -368,7 +368,7 @@ static int load_one_input(npyg_ctx *ctx, tu_alloc *cnt, void *user)
     int fd = c->how == IN_FD ? open(c->path, O_RDONLY) : -1;
     int rc = open_input(ctx, c->buf, c->len, fd, c->how, &ch);
     if (!rc) {
-        size_t n = (size_t)npyg_ra_get_info(ctx)->data_bytes;
+        size_t n = (size_t)npyg_get_ra_info(ctx)->data_bytes;
         void *dst = malloc(n ? n : 1);
         rc = npyg_ra_read_data(ctx, dst, n);
         free(dst);
@@ -418,17 +418,17 @@ static void load_api(const char *dir)
     TU_CHECK(npyg_ra_open(ctx) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read after a failed open");
     npyg_set_input_buffer(ctx, buf, len);
-    TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_ra_get_info(ctx)->data_bytes == 3072, "open");
+    TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_get_ra_info(ctx)->data_bytes == 3072, "open");
     TU_CHECK(npyg_read_payload(ctx, dst, 3072) == NPYG_EBADSTATE, "the .npy read after a .ra open");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3071) == NPYG_EINVAL && npyg_ra_read_data(ctx, dst, 3073) == NPYG_EINVAL,
              "a buffer one byte short or long");
-    TU_CHECK(npyg_ra_get_info(ctx) != NULL, "the file stays open after a wrong size");
+    TU_CHECK(npyg_get_ra_info(ctx) != NULL, "the file stays open after a wrong size");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == 0, "then the right size: %s", npyg_last_error(ctx)->message);
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "a second read");
     /* dst NULL: validation's data step, to the sink only. */
     npyg_set_input_buffer(ctx, buf, len);
     TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
-                 npyg_ra_get_info(ctx)->metadata_bytes == 0,
+                 npyg_get_ra_info(ctx)->metadata_bytes == 0,
              "no buffer: %s", npyg_last_error(ctx)->message);
     snprintf(path, sizeof path, "%s/valid/f32-metadata.ra", dir);
     size_t mlen;
@@ -436,7 +436,7 @@ static void load_api(const char *dir)
     if (meta) {
         npyg_set_input_buffer(ctx, meta, mlen);
         TU_CHECK(npyg_ra_open(ctx) == 0 && npyg_ra_read_data(ctx, NULL, 0) == 0 &&
-                     npyg_ra_get_info(ctx)->metadata_bytes == 27,
+                     npyg_get_ra_info(ctx)->metadata_bytes == 27,
                  "no buffer, plain data: %s", npyg_last_error(ctx)->message);
         free(meta);
     }
@@ -448,7 +448,7 @@ static void load_api(const char *dir)
     TU_CHECK(npyg_ra_open(ctx) == 0, "a corrupt block opens (its header is valid)");
     int rc = npyg_ra_read_data(ctx, dst, 3072);
     TU_CHECK(rc == NPYG_ERA_LZ4 || rc == NPYG_ERA_LZ4_SIZE, "then fails to decode: %s", npyg_error_name(rc));
-    TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after a failed read");
+    TU_CHECK(npyg_get_ra_info(ctx) == NULL, "no info after a failed read");
     free(bad);
     /* A .ra read after a .npy open refuses too. */
     snprintf(path, sizeof path, "%s/../valid/f8-le-2d-F-v1.npy", dir);
@@ -519,10 +519,10 @@ static void api(const char *dir)
     TU_CHECK(npyg_ra_validate(NULL) == NPYG_EINVAL, "NULL ctx");
     npyg_set_input_buffer(ctx, NULL, 0);
     TU_CHECK(npyg_ra_validate(ctx) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
-    TU_CHECK(npyg_ra_get_info(NULL) == NULL, "npyg_ra_get_info(NULL)");
+    TU_CHECK(npyg_get_ra_info(NULL) == NULL, "npyg_get_ra_info(NULL)");
     npyg_set_input_buffer(ctx, "\x93NUMPY\x01\x00", 8);
     TU_CHECK(npyg_ra_validate(ctx) == NPYG_ERA_MAGIC, ".npy magic");
-    TU_CHECK(npyg_ra_get_info(ctx) == NULL, "no info after an error");
+    TU_CHECK(npyg_get_ra_info(ctx) == NULL, "no info after an error");
 
     /* A sink that refuses stops validation with NPYG_EIO. */
     char path[4096];
@@ -536,7 +536,7 @@ static void api(const char *dir)
         /* A .npy call afterwards forgets the .ra result. */
         npyg_set_input_buffer(ctx, "x", 1);
         npyg_validate(ctx);
-        TU_CHECK(npyg_ra_get_info(ctx) == NULL, ".ra info survives a .npy call");
+        TU_CHECK(npyg_get_ra_info(ctx) == NULL, ".ra info survives a .npy call");
         free(buf);
     }
     /* Pipes: read to the end, metadata counted. */
@@ -548,7 +548,7 @@ static void api(const char *dir)
         close(p[1]);
         npyg_set_input_fd(ctx, p[0]);
         TU_CHECK(npyg_ra_validate(ctx) == 0, "pipe");
-        const npyg_ra_info *in = npyg_ra_get_info(ctx);
+        const npyg_ra_info *in = npyg_get_ra_info(ctx);
         TU_CHECK(in && in->metadata_bytes == 27, "metadata through a pipe");
         close(p[0]);
     }

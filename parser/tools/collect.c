@@ -29,7 +29,7 @@ int collect_object(void *user, const npyg_hdf5_item *it)
 {
     collector *c = user;
     if (flush(c)) return 1;
-    if (strcmp(it->kind, "dataset")) return 0;
+    if (it->kind != NPYG_HDF5_DATASET) return 0;
     pending *p = &c->p;
     p->active = true;
     snprintf(p->path, sizeof p->path, "%s", it->path);

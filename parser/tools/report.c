@@ -54,25 +54,27 @@ static void text_label(strbuf *b, const char *file, const char *object)
 
 /* Every warning bit set, by the library's name for it; a bit the library
    does not name is shown by number rather than dropped. */
-static void json_warnings(strbuf *b, unsigned bits, const char *(*name)(unsigned))
+static void json_warnings(strbuf *b, unsigned bits, npyg_warning_set set)
 {
     bool first = true;
     for (unsigned k = 0; k < 32; k++) {
         unsigned bit = 1u << k;
         if (!(bits & bit)) continue;
-        const char *n = name(bit);
-        if (n) sb_printf(b, "%s\"%s\"", first ? "" : ", ", n);
+        const npyg_warning_desc *w = npyg_warning_info(set, bit);
+        if (w) sb_printf(b, "%s\"%s\"", first ? "" : ", ", w->name);
         else sb_printf(b, "%s\"bit_%u\"", first ? "" : ", ", k);
         first = false;
     }
 }
 
-static void human_warnings(strbuf *b, const char *label, unsigned bits, const char *(*text)(unsigned))
+static void human_warnings(strbuf *b, const char *label, unsigned bits, npyg_warning_set set)
 {
     for (unsigned k = 0; k < 32; k++)
         if (bits & (1u << k)) {
+            const npyg_warning_desc *w = npyg_warning_info(set, 1u << k);
             sb_text0(b, label);
-            sb_printf(b, ": warning: %s\n", text(1u << k));
+            if (w) sb_printf(b, ": warning: %s\n", w->text);
+            else sb_printf(b, ": warning: bit %u\n", k);
         }
 }
 
@@ -86,10 +88,10 @@ static void json_u64_field(strbuf *b, const char *key, uint64_t v)
 }
 
 /* , "warnings": [...] */
-static void json_warning_list(strbuf *b, unsigned warnings, const char *(*name)(unsigned))
+static void json_warning_list(strbuf *b, unsigned warnings, npyg_warning_set set)
 {
     sb_puts(b, ", \"warnings\": [");
-    json_warnings(b, warnings, name);
+    json_warnings(b, warnings, set);
     sb_puts(b, "]");
 }
 
@@ -199,7 +201,7 @@ static void sb_human_ok(strbuf *b, const char *label, const npyg_info *in, const
     sb_printf(b, " order=%s v%d.%d", in->fortran_order ? "F" : "C", in->version_major, in->version_minor);
     if (sha) sb_printf(b, " sha256=%s", sha);
     sb_puts(b, "\n");
-    human_warnings(b, label, in->warnings, npyg_warning_string);
+    human_warnings(b, label, in->warnings, NPYG_WARNINGS_NPY);
     free(big);
 }
 
@@ -336,24 +338,13 @@ void report_error(const options *o, strbuf *b, const char *path, const npyg_erro
 
 /* ---------------- HDF5 / MAT v7.3 ---------------- */
 
-/* The probe's warnings by name. The library names them only in prose
-   (npyg_probe_warning_string); these are the JSON names. */
-static const char *probe_warning_name(unsigned bit)
-{
-    switch (bit) {
-    case NPYG_PW_SUBSYS: return "mat_subsys_offset";
-    case NPYG_PW_USERBLOCK: return "mat_userblock";
-    case NPYG_PW_MAT_TEXT: return "mat_text";
-    default: return NULL;
-    }
-}
 
 /* "a.mat:/x: ok float64 shape=(2, 3)", "a.mat:/l: unsafe: ...". */
 int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
 {
     hdf5_report *h = user;
     strbuf *b = &h->objects;
-    bool dataset = !strcmp(obj->kind, "dataset");
+    bool dataset = obj->kind == NPYG_HDF5_DATASET;
     if (h->o->sarif) {
         if (obj->code) {
             /* placed by the object's path, not by a byte offset */
@@ -365,7 +356,7 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
         if (h->n) sb_puts(b, ", ");
         sb_puts(b, "{\"path\": ");
         sb_json_str(b, obj->path, strlen(obj->path));
-        sb_printf(b, ", \"kind\": \"%s\", \"type\": ", obj->kind);
+        sb_printf(b, ", \"kind\": \"%s\", \"type\": ", npyg_hdf5_kind_name(obj->kind));
         sb_json_str(b, obj->type, strlen(obj->type));
         if (dataset) {
             sb_puts(b, ", \"shape\": ");
@@ -382,7 +373,7 @@ int report_hdf5_object(void *user, const npyg_hdf5_object *obj)
             sb_json_str(b, obj->message, strlen(obj->message));
             sb_puts(b, "}, \"warnings\": []}");
         } else {
-            sb_printf(b, ", \"warnings\": [%s]", obj->warnings ? "\"storage_format\"" : "");
+            json_warning_list(b, obj->warnings, NPYG_WARNINGS_HDF5);
             if (obj->message[0]) {
                 sb_puts(b, ", \"message\": ");
                 sb_json_str(b, obj->message, strlen(obj->message));
@@ -432,7 +423,7 @@ void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, i
             sb_puts(b, ", \"error\": ");
             sb_json_error(b, e);
         }
-        json_warning_list(b, pi->warnings, probe_warning_name);
+        json_warning_list(b, pi->warnings, NPYG_WARNINGS_PROBE);
         sb_puts(b, ", \"hdf5\": {");
         if (pi->format == NPYG_FORMAT_MAT73) {
             sb_puts(b, "\"mat_header\": ");
@@ -451,7 +442,7 @@ void report_hdf5(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, i
         sb_text0(b, path);
         human_error_unplaced(b, e->code, e->message);
     }
-    human_warnings(b, path, pi->warnings, npyg_probe_warning_string);
+    human_warnings(b, path, pi->warnings, NPYG_WARNINGS_PROBE);
 }
 
 int status_of(int code)
@@ -532,7 +523,7 @@ void report_npy(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, in
     const npyg_info *in = npyg_get_info(ctx);
     if (o->json) {
         json_head(b, path, NPYG_FORMAT_NPY, true);
-        json_warning_list(b, in->warnings, npyg_warning_name);
+        json_warning_list(b, in->warnings, NPYG_WARNINGS_NPY);
         sb_puts(b, ", \"npy\": ");
         sb_json_info(b, in, sha);
         sb_puts(b, "}\n");
@@ -553,13 +544,13 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
         return;
     }
     if (o->sarif) return;
-    const npyg_ra_info *ra = npyg_ra_get_info(ctx);
+    const npyg_ra_info *ra = npyg_get_ra_info(ctx);
     char type[48];
     npyg_ra_type_name(ra, type, sizeof type);
     const char *endian = ra->big_endian ? "big" : "little";
     if (o->json) {
         json_head(b, path, NPYG_FORMAT_RA, true);
-        json_warning_list(b, ra->warnings, npyg_warning_name);
+        json_warning_list(b, ra->warnings, NPYG_WARNINGS_NPY);
         sb_printf(b, ", \"ra\": {\"type\": \"%s\"", type);
         json_u64_field(b, "flags", ra->flags);
         json_u64_field(b, "eltype", ra->eltype);
@@ -585,7 +576,7 @@ void report_ra(const options *o, strbuf *b, const char *path, npyg_ctx *ctx, int
     sb_printf(b, " metadata=%llu", (unsigned long long)ra->metadata_bytes);
     if (sha) sb_printf(b, " sha256=%s", sha);
     sb_puts(b, "\n");
-    human_warnings(b, path, ra->warnings, npyg_warning_string);
+    human_warnings(b, path, ra->warnings, NPYG_WARNINGS_NPY);
 }
 
 /* ---------------- archives ---------------- */
@@ -619,7 +610,7 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
         sb_printf(b, ", \"crc32\": \"%08x\"", m->crc32);
         json_u64_field(b, "header_offset", m->header_offset);
         sb_puts(b, ", \"zip_warnings\": [");
-        json_warnings(b, m->warnings, npyg_zip_warning_name);
+        json_warnings(b, m->warnings, NPYG_WARNINGS_ZIP);
         sb_puts(b, "]");
         if (rc) {
             sb_puts(b, ", \"error\": ");
@@ -627,7 +618,7 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
             if (has_pickle(e, pk)) json_pickle(b, pk);
             sb_puts(b, ", \"warnings\": [], \"npy\": null");
         } else if (in) {
-            json_warning_list(b, in->warnings, npyg_warning_name);
+            json_warning_list(b, in->warnings, NPYG_WARNINGS_NPY);
             sb_puts(b, ", \"npy\": ");
             sb_json_info(b, in, sha);
         } else {
@@ -647,7 +638,7 @@ void report_member(const options *o, strbuf *b, const char *path, npyg_ctx *ctx,
                       (unsigned long long)m->uncompressed_size);
         }
     }
-    if (!rc && !o->json && !o->quiet) human_warnings(b, label, m->warnings, npyg_zip_warning_string);
+    if (!rc && !o->json && !o->quiet) human_warnings(b, label, m->warnings, NPYG_WARNINGS_ZIP);
     free(label);
 }
 

@@ -51,7 +51,7 @@ Value = Union[np.ndarray, Empty]
 
 @dataclass
 class Node:
-    kind: str                      # "group", "dataset" or "softlink"
+    kind: str                      # "group", "dataset" or "link" (a soft link)
     attrs: Dict[str, Value] = field(default_factory=dict)
     attr_cset: Dict[str, str] = field(default_factory=dict)   # string attributes: "ascii" or "utf-8"
     children: Tuple[str, ...] = ()   # groups: link names, sorted by their UTF-8 bytes

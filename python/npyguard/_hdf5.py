@@ -143,8 +143,8 @@ def load_tree(file, *, strict: bool = False, helper: Optional[str] = None, **lim
             raise _error(_PROTOCOL, 0, "%s: sent twice" % p)
         if kind == "group":
             nodes[p] = Node("group")
-        elif kind == "softlink":
-            nodes[p] = Node("softlink", value=_name(target))
+        elif kind == "link":
+            nodes[p] = Node("link", value=_name(target))
         else:
             nodes[p] = Node("dataset", value=_value(p, form, null, values), cset=cset)
     children: Dict[str, list] = {}

@@ -183,7 +183,7 @@ class _Decoder:
             node = self.tree.get(child)
             if node is None:
                 return None
-            if node.kind == "softlink":
+            if node.kind == "link":
                 hops += 1
                 if hops > _MAX_SOFTLINK_HOPS or not isinstance(node.value, str):
                     raise _error(_E_SOFTLINK, where, "soft links nested deeper than %d" % _MAX_SOFTLINK_HOPS)
@@ -309,7 +309,7 @@ class _Decoder:
             node = self.tree.get(cur)
             if node is None:
                 return False
-            if node.kind == "softlink":
+            if node.kind == "link":
                 return True
         return False
 

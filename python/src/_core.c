@@ -264,9 +264,9 @@ static PyObject *info_dict(const npyg_info *in)
     npyg_format_descr(in->dtype, repr, need + 1);
     PyObject *warnings = PyList_New(0);
     for (unsigned k = 0; warnings && k < 32; k++) {
-        const char *name = in->warnings & (1u << k) ? npyg_warning_name(1u << k) : NULL;
-        if (!name) continue;
-        PyObject *w = PyUnicode_FromString(name);
+        const npyg_warning_desc *d = in->warnings & (1u << k) ? npyg_warning_info(NPYG_WARNINGS_NPY, 1u << k) : NULL;
+        if (!d) continue;
+        PyObject *w = PyUnicode_FromString(d->name);
         if (!w || PyList_Append(warnings, w) < 0) Py_CLEAR(warnings);
         Py_XDECREF(w);
     }
@@ -1033,7 +1033,7 @@ static int Ra_init(NpyObject *self, PyObject *args, PyObject *kw)
         raise_in(self->ctx, in, rc);
         return -1;
     }
-    self->info = ra_info_dict(npyg_ra_get_info(self->ctx));
+    self->info = ra_info_dict(npyg_get_ra_info(self->ctx));
     return self->info ? 0 : -1;
 }
 
@@ -1394,7 +1394,7 @@ static int h5_object_locked(h5load *h, const npyg_hdf5_item *it)
 {
     if (!h->records) return 1;
     PyObject *vals = PyList_New(0);
-    PyObject *rec = vals ? Py_BuildValue("(syNNzziN)", it->kind, it->path, bytes_or_none(it->name),
+    PyObject *rec = vals ? Py_BuildValue("(syNNzziN)", npyg_hdf5_kind_name(it->kind), it->path, bytes_or_none(it->name),
                                          bytes_or_none(it->target), it->form, it->cset, it->null_space, vals)
                          : NULL;
     if (!rec || PyList_Append(h->records, rec) < 0) {

@@ -78,7 +78,7 @@ def tree_from_h5py(filename) -> dict:
                 child = path.rstrip("/") + "/" + name
                 link = obj.get(name, getlink=True)
                 if isinstance(link, h5py.SoftLink):
-                    nodes[child] = Node("softlink", value=link.path)
+                    nodes[child] = Node("link", value=link.path)
                 elif isinstance(link, h5py.HardLink):
                     visit(child, obj[name])
                 else:

@@ -143,7 +143,7 @@ def test_written_types_equal_h5py(tmp_path):
     _write(path)
     tree = load(path)
     assert tree_differences(tree, tree_from_h5py(path)) == []
-    assert tree["/soft"].kind == "softlink" and tree["/soft"].value == "/g \u00fc/sub/d"
+    assert tree["/soft"].kind == "link" and tree["/soft"].value == "/g \u00fc/sub/d"
     assert isinstance(tree["/null"].value, Empty) and tree["/null"].value.dtype == np.dtype("<f8")
     assert tree["/refs"].value.tolist() == [Ref("/big"), Ref("/g \u00fc/sub"), Ref("/g \u00fc/sub/d")]
     assert tree["/vstr"].value[2] == "\u00e9t\u00e9".encode() and tree["/vstr"].cset == "utf-8"

@@ -270,7 +270,7 @@ def test_chain_of_references_deeper_than_the_limit():
 
 
 def test_soft_link_loop_is_refused():
-    tree = _tree(a=Node("softlink", value="/b"), b=Node("softlink", value="/a"))
+    tree = _tree(a=Node("link", value="/b"), b=Node("link", value="/a"))
     with pytest.raises(npyguard.UnsafeError) as info:
         loadmat_tree(tree)
     assert info.value.name == "NPYG_EHDF5_SOFTLINK" and info.value.member in ("/a", "/b")

@@ -124,6 +124,14 @@ typedef struct {
     uint64_t max_load;
 } reader;
 
+/* The kind a record names; 0 for a name that is none. */
+static npyg_hdf5_kind kind_named(const char *name)
+{
+    for (int k = NPYG_HDF5_FILE; k <= NPYG_HDF5_LINK; k++)
+        if (!strcmp(name, npyg_hdf5_kind_name((npyg_hdf5_kind)k))) return (npyg_hdf5_kind)k;
+    return (npyg_hdf5_kind)0;
+}
+
 /* One record; false: protocol error. */
 static bool handle_line(reader *r, char *line, char **f, int n)
 {
@@ -155,7 +163,9 @@ static bool handle_line(reader *r, char *line, char **f, int n)
             p = end;
         }
     }
-    npyg_hdf5_object o = {f[6], f[3], f[4], ndim, ndim ? shape : NULL, (int)code, (unsigned)warn, f[7]};
+    npyg_hdf5_kind kind = kind_named(f[3]);
+    if (!kind) return false;
+    npyg_hdf5_object o = {f[6], kind, f[4], ndim, ndim ? shape : NULL, (int)code, (unsigned)warn, f[7]};
     if (code) npyg__fail(r->ctx, (int)code, 0, "%s: %s", f[6], f[7]);
     if (r->fn && !r->stopped && r->fn(r->user, &o)) r->stopped = true;
     return true;
@@ -674,7 +684,11 @@ static int load_line(reader *r, pipe_in *p, char **f, int n)
         if (!unescape(f[i])) return LINE_BAD;
     snprintf(r->where, sizeof r->where, "%s%s%s", f[1], tag == 'A' ? "@" : "", tag == 'A' ? f[2] : "");
     if (f[1][0] != '/') return bad(r, "not an absolute path");
-    npyg_hdf5_item it = {f[1], tag == 'G' ? "group" : tag == 'L' ? "softlink" : tag == 'D' ? "dataset" : "attribute",
+    npyg_hdf5_item it = {f[1],
+                         tag == 'G'   ? NPYG_HDF5_GROUP
+                         : tag == 'L' ? NPYG_HDF5_LINK
+                         : tag == 'D' ? NPYG_HDF5_DATASET
+                                      : NPYG_HDF5_ATTRIBUTE,
                          NULL, NULL, NULL, NULL, 0, 0};
     if (tag == 'L') it.target = f[2];
     if (tag == 'D' || tag == 'A') {
