@@ -677,6 +677,35 @@ static void api_rules(void)
     TU_CHECK(npyg_probe(ctx, one_byte_at, &f, 2, NULL) == NPYG_EINVAL, "no info pointer");
     TU_CHECK(npyg_probe(ctx, one_byte_at, &f, 2, &pi) == 0 && pi.format == NPYG_FORMAT_UNKNOWN, "probe of two bytes");
     TU_CHECK(npyg_probe_buffer(ctx, ra, sizeof ra, &pi) == 0 && pi.format == NPYG_FORMAT_RA, "probe of a .ra buffer");
+
+    /* The names of 0.2 give what their replacements give. */
+    tu_current = "names of 0.2";
+    npyg_set_input_buffer(ctx, ra, sizeof ra);
+    TU_CHECK(npyg_ra_validate(ctx) == 0 && npyg_ra_get_info(ctx) == npyg_get_ra_info(ctx) && npyg_ra_get_info(ctx),
+             "npyg_ra_get_info");
+    for (int id = 0; id < NPYG_LIMIT_END_; id++) {
+        uint64_t v = 1;
+        TU_CHECK(npyg_limit_value(ctx, (npyg_limit)id, &v) == 0 && npyg_get_limit(ctx, (npyg_limit)id) == v,
+                 "npyg_get_limit of limit %d", id);
+    }
+    TU_CHECK(npyg_get_limit(ctx, NPYG_LIMIT_END_) == 0 && npyg_get_limit(NULL, NPYG_LIMIT_MAX_DIMS) == 0,
+             "npyg_get_limit's 0 for what it cannot say");
+    static const struct {
+        npyg_warning_set set;
+        const char *(*text)(unsigned);
+        const char *(*name)(unsigned);
+    } old[] = {{NPYG_WARNINGS_NPY, npyg_warning_string, npyg_warning_name},
+               {NPYG_WARNINGS_ZIP, npyg_zip_warning_string, npyg_zip_warning_name},
+               {NPYG_WARNINGS_PROBE, npyg_probe_warning_string, NULL}};
+    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++)
+        for (unsigned bit = 1; bit; bit <<= 1) {
+            const npyg_warning_desc *w = npyg_warning_info(old[k].set, bit);
+            TU_CHECK(!strcmp(old[k].text(bit), w ? w->text : "unknown warning"), "set %d bit %#x: text",
+                     (int)old[k].set, bit);
+            if (old[k].name)
+                TU_CHECK(w ? !strcmp(old[k].name(bit), w->name) : old[k].name(bit) == NULL, "set %d bit %#x: name",
+                         (int)old[k].set, bit);
+        }
     npyg_ctx_free(ctx);
 }
 
