@@ -68,9 +68,16 @@ NPYG_API long npyg_version_number(void);
 /* ABI: the library's structs and call forms change only with its SONAME,
    which names the ABI generation: libnpyguard.so.0.MINOR from 0.3 (each
    0.x minor may change the ABI; 0.1 and 0.2 are libnpyguard.so.0),
-   libnpyguard.so.MAJOR from 1.0. A
-   struct the library hands out (npyg_info, npyg_error, ...) only grows
-   at its end within one SONAME. The dynamic linker refuses a library of
+   libnpyguard.so.MAJOR from 1.0. Within one SONAME a struct the library
+   hands out (npyg_info, npyg_error, ...; the caller only ever holds a
+   pointer to it) only grows at its end, and a struct the caller fills
+   (npyg_options, npyg_alloc, npyg_hdf5_sink) does not change at all:
+   what is new comes as a call on the context, as the limits
+   (npyg_set_limit), the input and the HDF5 helper's settings do, or as a
+   bit of npyg_options.flags, where an unknown bit is refused (a program
+   built for a newer library fails at npyg_ctx_new, not later). The
+   limits structs of 0.1 (npyg_limits, ...) are frozen as they are and go
+   with the calls that take them. The dynamic linker refuses a library of
    another ABI; a program linked statically or loading the library by
    other means asks at its start:
 
