@@ -398,12 +398,10 @@ static void torture(const char *dir, const char *name, const char *what,
 /* The load's contract: exactly data_bytes, once, after a successful open. */
 static void load_api(const char *dir)
 {
-    tu_current = "load api";
     char path[4096];
-    snprintf(path, sizeof path, "%s/valid/f32-lz4-2d.ra", dir);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read %s", path); return; }
+    unsigned char *buf = tu_read_as("load api", dir, "valid/f32-lz4-2d.ra", path, &len);
+    if (!buf) return;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     unsigned char dst[3072 + 1];
     TU_CHECK(npyg_ra_read_data(NULL, dst, 1) == NPYG_EINVAL && npyg_ra_open(NULL) == NPYG_EINVAL, "NULL context");
@@ -641,10 +639,7 @@ static void sink_stops(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_ra CORPUS_RA_DIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_ra CORPUS_RA_DIR")) return 2;
     json_t *m = tu_load_manifest(argv[1]);
     if (!m) return 2;
     const char *name;
