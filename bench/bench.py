@@ -28,6 +28,7 @@ import tempfile
 import time
 
 import npz_speed
+from rotation import rotate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -72,15 +73,9 @@ def alternate(contenders, rounds):
     """contenders: name -> function returning a dict of figures. Runs each
     once unmeasured, then `rounds` rounds, rotating the order; returns, per
     name, the median of every figure and the raw samples."""
-    names = list(contenders)
-    for n in names:
-        contenders[n]()
-    samples = {n: [] for n in names}
-    for k in range(rounds):
-        for n in names[k % len(names):] + names[:k % len(names)]:
-            samples[n].append(contenders[n]())
+    samples = rotate(contenders, rounds, lambda f: f())
     out = {}
-    for n in names:
+    for n in samples:
         keys = samples[n][0].keys()
         out[n] = {key: statistics.median(s[key] for s in samples[n]) for key in keys}
         out[n]["samples"] = len(samples[n])

@@ -27,12 +27,13 @@ import argparse
 import io
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 import numpy as np
+
+from rotation import rounds_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -56,19 +57,6 @@ print((status("VmHWM") - before) / arr.nbytes)
 """
 
 
-def rounds_of(contenders, rounds, clock=time.process_time):
-    names = list(contenders)
-    for n in names:
-        contenders[n]()
-    res = {n: [] for n in names}
-    for r in range(rounds):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            t = clock()
-            contenders[n]()
-            res[n].append(clock() - t)
-    return {n: statistics.median(v) for n, v in res.items()}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
@@ -89,7 +77,8 @@ def main():
     assert np.array_equal(npyguard.load(io.BytesIO(data)), want)
     del want
     m = rounds_of({"npyguard": lambda: npyguard.load(io.BytesIO(data)),
-                   "numpy": lambda: np.load(io.BytesIO(data), allow_pickle=False)}, a.rounds)
+                   "numpy": lambda: np.load(io.BytesIO(data), allow_pickle=False)}, a.rounds,
+                  time.process_time)
     ratio = m["npyguard"] / m["numpy"]
     print("BytesIO(bytes) of %d MiB, CPU time, median of %d: npyguard %.3f s, numpy.load %.3f s; "
           "npyguard/numpy %.2fx" % (mib, a.rounds, m["npyguard"], m["numpy"], ratio), flush=True)

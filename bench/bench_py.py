@@ -34,7 +34,6 @@ import io
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import threading
@@ -42,25 +41,10 @@ import time
 
 import numpy as np
 
+from rotation import rounds_of
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-
-def rounds_of(contenders, rounds, clock=time.perf_counter):
-    """{name: median seconds per round}, contenders alternating within
-    rounds; clock: wall time, or time.process_time for this process's CPU
-    time (user + system), which other load on a shared machine disturbs
-    far less."""
-    names = list(contenders)
-    for n in names:
-        contenders[n]()
-    res = {n: [] for n in names}
-    for r in range(rounds):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            t = clock()
-            contenders[n]()
-            res[n].append(clock() - t)
-    return {n: statistics.median(v) for n, v in res.items()}
 
 
 def small_files(d, n):

@@ -20,18 +20,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define CHUNK (64u * 1024u)
+#include "floor_read.h"
 
-static int read_at(int fd, unsigned char *dst, size_t n, uint64_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, dst + got, n - got, (off_t)(off + got));
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
+#define CHUNK (64u * 1024u)
 
 int main(int argc, char **argv)
 {

@@ -26,22 +26,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "floor_read.h"
+
 static double cpu_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int read_at(int fd, unsigned char *dst, size_t n, uint64_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, dst + got, n - got, (off_t)(off + got));
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
 }
 
 /* Inflates in[0..cs) into out[0..us); returns the CRC-32 of what came out,

@@ -156,6 +156,13 @@ npyg_ctx *fuzz_start(const fuzz_config *cfg, fuzz_alloc *fa, uint64_t bound)
     return ctx;
 }
 
+bool fuzz_refused(const fuzz_alloc *fa, bool failed_before, int rc, const char *what)
+{
+    if (!fa->failed || failed_before) return false;
+    FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but %s says %s", what, npyg_error_name(rc));
+    return true;
+}
+
 void fuzz_alloc_check_empty(const fuzz_alloc *fa)
 {
     FUZZ_CHECK(fa->live_blocks == 0 && fa->live_bytes == 0,
@@ -504,10 +511,12 @@ int fuzz_sink_cb(void *user, const void *data, size_t len)
     return 0;
 }
 
-int fuzz_memfd(const uint8_t *p, size_t len, size_t skip)
+int fuzz_memfd(const fuzz_config *cfg, const uint8_t *p, size_t len, size_t *skip_out)
 {
+    size_t skip = *skip_out = cfg->extra;
+    if (!cfg->use_fd) return -1;
 #if defined(__linux__)
-    static const uint8_t junk[3] = {'x', 'y', 'z'}; /* cfg.extra is at most 3 */
+    static const uint8_t junk[3] = {'x', 'y', 'z'}; /* cfg->extra is at most 3 */
     if (skip > sizeof junk) return -1;
     int fd = memfd_create("npyg-fuzz", MFD_CLOEXEC);
     if (fd < 0) return -1;

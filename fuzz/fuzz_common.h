@@ -71,6 +71,11 @@ void fuzz_alloc_init(fuzz_alloc *fa, const npyg_limits *limits, uint32_t fail_at
 /* Aborts if anything is still allocated (call after npyg_ctx_free). */
 void fuzz_alloc_check_empty(const fuzz_alloc *fa);
 
+/* Whether the call that returned rc met the refusal planned in fa (one
+   that had not happened before it); if so, rc must be NPYG_ENOMEM. what
+   names the call in the message. */
+bool fuzz_refused(const fuzz_alloc *fa, bool failed_before, int rc, const char *what);
+
 /* A context with the trailer's profile and limits on the counting
    allocator fa, which this initialises to refuse cfg->fail_alloc'th
    allocation and to hold everything under bound (0: npyg_worst_case_alloc
@@ -151,9 +156,10 @@ typedef struct fuzz_sink {
 void fuzz_sink_reset(fuzz_sink *s, const fuzz_config *cfg);
 int fuzz_sink_cb(void *user, const void *data, size_t len);
 
-/* An in-memory file holding skip bytes of junk, then p; the descriptor
-   is left at offset skip, so a reader starts mid-file. -1 when it cannot
-   be made (or off Linux). */
-int fuzz_memfd(const uint8_t *p, size_t len, size_t skip);
+/* The descriptor input, when the trailer asks for one (use_fd): an
+   in-memory file holding *skip = extra bytes of junk, then p, with the
+   descriptor left at offset *skip, so a reader starts mid-file. -1 when
+   the trailer does not ask, or it cannot be made (or off Linux). */
+int fuzz_memfd(const fuzz_config *cfg, const uint8_t *p, size_t len, size_t *skip);
 
 #endif

@@ -121,8 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool before = fa.failed;
     int rc = npyg_parse_header(ctx, f, len);
     fuzz_check_result(ctx, rc, CALL_HEADER, len, &cfg, &cfg.limits, &r);
-    bool inject = fa.failed && !before;
-    if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but parse_header says %s", npyg_error_name(rc));
+    fuzz_refused(&fa, before, rc, "parse_header");
     if (rc == 0) {
         /* the framing around the fragment is fixed: only the descr varies */
         const npyg_info *in = npyg_get_info(ctx);

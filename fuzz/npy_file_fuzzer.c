@@ -112,8 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     npyg_set_input_buffer(ctx, file, len);
     int rc = npyg_validate(ctx);
     fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rb);
-    bool inject = fa.failed && !failed_before;
-    if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_buffer says %s", npyg_error_name(rc));
+    bool inject = fuzz_refused(&fa, failed_before, rc, "validate_buffer");
     if (cfg.sink) check_sink(&ss, &rb, file, len, "validate_buffer");
     bool sink_refused = ss.refused;
 
@@ -122,10 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     failed_before = fa.failed;
     rc = npyg_parse_header(ctx, file, len);
     fuzz_check_result(ctx, rc, CALL_HEADER, len, &cfg, &cfg.limits, &rh);
-    if (fa.failed && !failed_before) {
-        FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but parse_header says %s", npyg_error_name(rc));
-        inject = true;
-    }
+    if (fuzz_refused(&fa, failed_before, rc, "parse_header")) inject = true;
     if (!inject) {
         if (rh.rc == 0) {
             FUZZ_CHECK(rb.rc == 0 || rb.rc == NPYG_ETRUNC_PAYLOAD || rb.rc == NPYG_ETRAILING ||
@@ -150,8 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = npyg_validate(ctx);
     fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rs);
     FUZZ_CHECK(rd.pos <= len, "read past the end");
-    bool inject_s = fa.failed && !failed_before;
-    if (inject_s) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_read says %s", npyg_error_name(rc));
+    bool inject_s = fuzz_refused(&fa, failed_before, rc, "validate_read");
     if (rd.failed) FUZZ_CHECK(rc == NPYG_EIO, "the read callback failed, but validate_read says %s", npyg_error_name(rc));
     if (cfg.sink) check_sink(&ss, &rs, file, len, "validate_read");
     if (!inject && !inject_s && !rd.failed && ss.refused == sink_refused) agree(&rb, &rs, &rh, len, cfg.profile, "validate_read");
@@ -160,23 +155,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #if defined(__linux__)
     /* 4. a descriptor on an in-memory file, read from a non-zero position */
-    if (cfg.use_fd) {
-        size_t skip = cfg.extra; /* the descriptor starts mid-file */
-        int fd = fuzz_memfd(file, len, skip);
-        if (fd >= 0) {
-            fuzz_sink_reset(&ss, &cfg);
-            fuzz_result rf;
-            failed_before = fa.failed;
-            npyg_set_input_fd(ctx, fd);
-            rc = npyg_validate(ctx);
-            fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rf);
-            bool inject_f = fa.failed && !failed_before;
-            if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
-            if (cfg.sink) check_sink(&ss, &rf, file, len, "validate_fd");
-            if (!inject && !inject_f && ss.refused == sink_refused) agree(&rb, &rf, &rh, len, cfg.profile, "validate_fd");
-            FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) <= (off_t)(skip + len), "descriptor moved past the end");
-            close(fd);
-        }
+    size_t skip; /* the descriptor starts mid-file */
+    int fd = fuzz_memfd(&cfg, file, len, &skip);
+    if (fd >= 0) {
+        fuzz_sink_reset(&ss, &cfg);
+        fuzz_result rf;
+        failed_before = fa.failed;
+        npyg_set_input_fd(ctx, fd);
+        rc = npyg_validate(ctx);
+        fuzz_check_result(ctx, rc, CALL_VALIDATE, len, &cfg, &cfg.limits, &rf);
+        bool inject_f = fuzz_refused(&fa, failed_before, rc, "validate_fd");
+        if (cfg.sink) check_sink(&ss, &rf, file, len, "validate_fd");
+        if (!inject && !inject_f && ss.refused == sink_refused) agree(&rb, &rf, &rh, len, cfg.profile, "validate_fd");
+        FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) <= (off_t)(skip + len), "descriptor moved past the end");
+        close(fd);
     }
 #endif
 

@@ -74,8 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool before = fa.failed;
     int rc = npyg_parse_header(ctx, file, len);
     fuzz_check_result(ctx, rc, CALL_HEADER, len, &cfg, &cfg.limits, &r);
-    bool inject = fa.failed && !before;
-    if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but parse_header says %s", npyg_error_name(rc));
+    bool inject = fuzz_refused(&fa, before, rc, "parse_header");
 
     /* The results stay readable until the next call. */
     if (rc == 0) FUZZ_CHECK(npyg_get_info(ctx) == npyg_get_info(ctx), "npyg_get_info is not stable");

@@ -118,8 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = bare ? npyg_pickle_scan(ctx, &pl) : npyg_pickle_scan_npy(ctx, &pl);
     const npyg_pickle_report *rb = npyg_get_pickle_report(ctx);
     check_report(ctx, rc, rb, &pl, len);
-    bool inject = fa.failed && !failed_before;
-    if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but the buffer scan says %s", npyg_error_name(rc));
+    bool inject = fuzz_refused(&fa, failed_before, rc, "the buffer scan");
     uint64_t hb = report_hash(rc, ctx, rb);
     int rcb = rc;
 

@@ -131,8 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool before = fa.failed;
     npyg_set_input_buffer(ctx, file, len);
     int rc = npyg_ra_validate(ctx);
-    bool inject = fa.failed && !before;
-    if (inject) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_buffer says %s", npyg_error_name(rc));
+    bool inject = fuzz_refused(&fa, before, rc, "validate_buffer");
     ra_result rb;
     check(ctx, rc, file, len, &cfg, &ss, &rb, "ra_validate_buffer");
     bool refused_b = ss.refused;
@@ -144,8 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     before = fa.failed;
     npyg_set_input_read(ctx, fuzz_read_cb, &rd);
     rc = npyg_ra_validate(ctx);
-    bool inject_s = fa.failed && !before;
-    if (inject_s) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_read says %s", npyg_error_name(rc));
+    bool inject_s = fuzz_refused(&fa, before, rc, "validate_read");
     if (rd.failed) FUZZ_CHECK(rc == NPYG_EIO, "the read callback failed, but validate_read says %s", npyg_error_name(rc));
     ra_result rs;
     check(ctx, rc, file, len, &cfg, &ss, &rs, "ra_validate_read");
@@ -154,22 +152,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #if defined(__linux__)
     /* 3. a descriptor on an in-memory file, from a non-zero position */
-    if (cfg.use_fd) {
-        size_t skip = cfg.extra; /* the descriptor starts mid-file */
-        int fd = fuzz_memfd(file, len, skip);
-        if (fd >= 0) {
-            fuzz_sink_reset(&ss, &cfg);
-            before = fa.failed;
-            npyg_set_input_fd(ctx, fd);
-            rc = npyg_ra_validate(ctx);
-            bool inject_f = fa.failed && !before;
-            if (inject_f) FUZZ_CHECK(rc == NPYG_ENOMEM, "allocation refused, but validate_fd says %s", npyg_error_name(rc));
-            ra_result rf;
-            check(ctx, rc, file, len, &cfg, &ss, &rf, "ra_validate_fd");
-            FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)skip, "validate_fd moved the descriptor");
-            if (!inject && !inject_f && ss.refused == refused_b) agree(&rb, &rf, "ra_validate_fd");
-            close(fd);
-        }
+    size_t skip; /* the descriptor starts mid-file */
+    int fd = fuzz_memfd(&cfg, file, len, &skip);
+    if (fd >= 0) {
+        fuzz_sink_reset(&ss, &cfg);
+        before = fa.failed;
+        npyg_set_input_fd(ctx, fd);
+        rc = npyg_ra_validate(ctx);
+        bool inject_f = fuzz_refused(&fa, before, rc, "validate_fd");
+        ra_result rf;
+        check(ctx, rc, file, len, &cfg, &ss, &rf, "ra_validate_fd");
+        FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)skip, "validate_fd moved the descriptor");
+        if (!inject && !inject_f && ss.refused == refused_b) agree(&rb, &rf, "ra_validate_fd");
+        close(fd);
     }
 #endif
 

@@ -120,6 +120,15 @@ STEP int node(cursor *c, npyg__vtype t, size_t at, npyg__value **out)
     return npyg__new_value(c->ctx, t, at, 0, out);
 }
 
+/* '(' at the cursor and the tuple node it opens; MISS when it is not
+   there, or one bracket too deep (the general parser says so). */
+STEP int open_tuple(cursor *c, npyg__value **out)
+{
+    size_t at = c->i;
+    if (!open_bracket(c, '(')) return MISS;
+    return node(c, V_TUPLE, at, out);
+}
+
 static void append(npyg__value *parent, npyg__value **tail, npyg__value *item)
 {
     if (*tail) (*tail)->next = item;
@@ -243,10 +252,8 @@ static int dim(cursor *c, npyg__value **out)
 /* (), (n,) or (n, m, ...); "(n)" is an int to Python, not a tuple. */
 static int shape(cursor *c, npyg__value **out)
 {
-    size_t at = c->i;
-    if (!open_bracket(c, '(')) return MISS;
     npyg__value *t, *tail = NULL, *d;
-    int rc = node(c, V_TUPLE, at, &t);
+    int rc = open_tuple(c, &t);
     if (rc) return rc;
     *out = t;
     if (close_bracket(c, ')')) return 0;
@@ -268,10 +275,8 @@ static int descr(cursor *c, npyg__value **out);
 /* ('name', descr) or ('name', descr, shape), the name maybe ('title', 'name'). */
 static int field(cursor *c, npyg__value **out)
 {
-    size_t at = c->i;
-    if (!open_bracket(c, '(')) return MISS;
     npyg__value *t, *tail = NULL, *v;
-    int rc = node(c, V_TUPLE, at, &t);
+    int rc = open_tuple(c, &t);
     if (rc) return rc;
     *out = t;
     if (at_char(c, '(')) {
@@ -305,10 +310,8 @@ static int field(cursor *c, npyg__value **out)
 static int descr(cursor *c, npyg__value **out)
 {
     if (at_char(c, '(')) {
-        size_t at = c->i;
-        if (!open_bracket(c, '(')) return MISS; /* too deep: the general parser says so */
         npyg__value *t, *tail = NULL, *v;
-        int rc = node(c, V_TUPLE, at, &t);
+        int rc = open_tuple(c, &t);
         if (rc) return rc;
         *out = t;
         if ((rc = descr(c, &v))) return rc;

@@ -559,6 +559,24 @@ TEST(trailing_bytes_warn_by_default_and_fail_under_strict)
     npyg_ctx_free(ctx);
 }
 
+/* Case k, the file f[0..n): the strict profile gives strict (0: accepts),
+   and the numpy profile accepts it, with NPYG_W_NONCANON exactly when the
+   strict one refuses. */
+static void strict_and_numpy(const unsigned char *f, size_t n, int strict, size_t k)
+{
+    npyg_options o = {.profile = NPYG_PROFILE_STRICT};
+    npyg_ctx *ctx = npyg_ctx_new(&o);
+    npyg_set_input_buffer(ctx, f, n);
+    int rc = npyg_validate(ctx);
+    TU_CHECK(rc == strict, "case %zu: %s %s", k, npyg_error_name(rc), npyg_last_error(ctx)->message);
+    npyg_ctx_free(ctx);
+    ctx = npyg_ctx_new(NULL);
+    npyg_set_input_buffer(ctx, f, n);
+    TU_CHECK(npyg_validate(ctx) == 0, "numpy profile, case %zu", k);
+    TU_CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (strict != 0), "warning, case %zu", k);
+    npyg_ctx_free(ctx);
+}
+
 TEST(strict_requires_the_writers_text)
 {
     static const struct { const char *dict; int strict; } cases[] = {
@@ -572,16 +590,7 @@ TEST(strict_requires_the_writers_text)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         unsigned char f[256];
         size_t n = make_npy(f, 1, cases[k].dict, three, sizeof three);
-        npyg_options o = {.profile = NPYG_PROFILE_STRICT};
-        npyg_ctx *ctx = npyg_ctx_new(&o);
-        npyg_set_input_buffer(ctx, f, n);
-        TU_CHECK(npyg_validate(ctx) == cases[k].strict, "case %zu: %s", k, npyg_last_error(ctx)->message);
-        npyg_ctx_free(ctx);
-        ctx = npyg_ctx_new(NULL);
-        npyg_set_input_buffer(ctx, f, n);
-        TU_CHECK(npyg_validate(ctx) == 0, "numpy profile, case %zu", k);
-        TU_CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (cases[k].strict != 0), "warning, case %zu", k);
-        npyg_ctx_free(ctx);
+        strict_and_numpy(f, n, cases[k].strict, k);
     }
 }
 
@@ -612,17 +621,7 @@ TEST(strict_requires_the_writers_text_in_every_field)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         unsigned char f[512];
         size_t n = make_npy(f, 1, cases[k].dict, payload, sizeof payload);
-        npyg_options o = {.profile = NPYG_PROFILE_STRICT};
-        npyg_ctx *ctx = npyg_ctx_new(&o);
-        npyg_set_input_buffer(ctx, f, n);
-        int rc = npyg_validate(ctx);
-        TU_CHECK(rc == cases[k].strict, "case %zu: %s %s", k, npyg_error_name(rc), npyg_last_error(ctx)->message);
-        npyg_ctx_free(ctx);
-        ctx = npyg_ctx_new(NULL);
-        npyg_set_input_buffer(ctx, f, n);
-        TU_CHECK(npyg_validate(ctx) == 0, "numpy profile, case %zu", k);
-        TU_CHECK(((npyg_get_info(ctx)->warnings & NPYG_W_NONCANON) != 0) == (cases[k].strict != 0), "warning, case %zu", k);
-        npyg_ctx_free(ctx);
+        strict_and_numpy(f, n, cases[k].strict, k);
     }
 }
 
@@ -761,10 +760,7 @@ TEST(warning_info_names_every_set_as_documented)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_api NPYGUARD_H\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_api NPYGUARD_H")) return 2;
     header_path = argv[1];
     RUN(valid_file_reports_what_the_spec_says);
     RUN(context_refuses_unknown_flags_and_bad_limits);

@@ -102,10 +102,7 @@ static void check_case(npyg_ctx *ctx, char **col)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_cases CASES_TSV DIVERGENCES_TSV\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 3, "test_cases CASES_TSV DIVERGENCES_TSV")) return 2;
     if (tu_divs_load(&divs, argv[2])) return 2;
     FILE *f = fopen(argv[1], "r");
     if (!f) { perror(argv[1]); return 2; }

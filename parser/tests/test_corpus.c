@@ -172,10 +172,7 @@ static void check_file(const char *dir, const char *name, const json_t *e, json_
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_corpus CORPUS_DIR DIVERGENCES_TSV\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 3, "test_corpus CORPUS_DIR DIVERGENCES_TSV")) return 2;
     if (tu_divs_load(&divergences, argv[2])) return 2;
     json_t *m = tu_load_manifest(argv[1]);
     if (!m) return 2;

@@ -296,10 +296,7 @@ static void read_buffer_kept(const corpus *c, const char *npy_name, const char *
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_dirty_ctx CORPUS_DIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_dirty_ctx CORPUS_DIR")) return 2;
     corpus c = {0};
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) walk(&c, argv[1], groups[g]);
     qsort(c.f, c.n, sizeof *c.f, by_name);

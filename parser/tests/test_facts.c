@@ -206,10 +206,7 @@ static void descr_escapes_and_big_dims(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fputs("usage: test_facts CORPUS_DIR\n", stderr);
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_facts CORPUS_DIR")) return 2;
     member_names(argv[1]);
     member_name_buffer(argv[1]);
     descr_vs_numpy(argv[1]);

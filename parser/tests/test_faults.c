@@ -550,16 +550,6 @@ static bool h5_same(h5seen a, h5seen b)
     return a.rc == b.rc && a.offset == b.offset && a.objects == b.objects && a.hazards == b.hazards;
 }
 
-/* npyg_probe_input on the input set last, its info copied (zeros when
-   there is none). */
-static int probe(npyg_ctx *ctx, npyg_probe_info *info)
-{
-    int rc = npyg_probe_input(ctx);
-    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
-    *info = pi ? *pi : (npyg_probe_info){0};
-    return rc;
-}
-
 static bool probe_same(int rc, const npyg_probe_info *a, int want, const npyg_probe_info *b)
 {
     return rc == want && a->format == b->format && a->hdf5_offset == b->hdf5_offset && a->warnings == b->warnings;
@@ -575,26 +565,26 @@ static void hdf5_file(const char *path)
     npyg_ctx *ctx = new_ctx();
     npyg_probe_info want, got;
     npyg_set_input_buffer(ctx, data, len);
-    int want_rc = probe(ctx, &want);
+    int want_rc = tu_probe(ctx, &want);
     TU_CHECK(want.format == NPYG_FORMAT_HDF5 || want.format == NPYG_FORMAT_MAT73 || want_rc != 0,
              "not recognised as HDF5 or MAT: format %d", (int)want.format);
     int fd = open(path, O_RDONLY);
 
     npyg_set_input_fd(ctx, fd);
     shim_set(P_NONE, -1);
-    int rc = probe(ctx, &got);
+    int rc = tu_probe(ctx, &got);
     TU_CHECK(probe_same(rc, &got, want_rc, &want), "probe by descriptor: %s, buffer %s", npyg_error_name(rc),
              npyg_error_name(want_rc));
     long calls = shim.calls, probe_calls = calls;
     shim_set(P_SHORT, -1);
     npyg_set_input_fd(ctx, fd);
-    rc = probe(ctx, &got);
+    rc = tu_probe(ctx, &got);
     TU_CHECK(probe_same(rc, &got, want_rc, &want), "probe, short preads: %s", npyg_error_name(rc));
     for (enum plan p = P_EINTR; p <= P_EOF; p++) {
         for (long k = 0; k <= calls; k++) {
             shim_set(p, k);
             npyg_set_input_fd(ctx, fd);
-            rc = probe(ctx, &got);
+            rc = tu_probe(ctx, &got);
             runs++;
             if (shim.fired && rc == NPYG_EIO) eio_seen++;
             /* the probe reads only bytes the file's size says are there:
@@ -737,10 +727,7 @@ static void each(const char *dir, const char *suffix, off_t max_size, void (*fn)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_faults CORPUSDIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_faults CORPUSDIR")) return 2;
     const char *n = getenv("NPYG_FAULTS_SAMPLE");
     if (n && *n) {
         char *end;

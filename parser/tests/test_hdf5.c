@@ -228,10 +228,7 @@ static void fork_leaves_the_parents_helper(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_hdf5 CORPUS_HDF5_DIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_hdf5 CORPUS_HDF5_DIR")) return 2;
     if (!npyg_hdf5_available()) {
         printf("SKIP: built without libhdf5\n");
         return 77;

@@ -722,10 +722,7 @@ static void npy_each(const char *dir, const char *name, const json_t *e) { (void
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_input CORPUSDIR DIVERGENCES.TSV\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 3, "test_input CORPUSDIR DIVERGENCES.TSV")) return 2;
     corpus = argv[1];
     if (tu_divs_load(&divergences, argv[2]) != 0) return 1;
     signal(SIGPIPE, SIG_IGN);

@@ -237,10 +237,7 @@ TEST(every_format_reads_its_limits_from_the_context)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_limits CORPUS_DIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_limits CORPUS_DIR")) return 2;
     const char *corpus = argv[1];
     RUN(every_limit_has_its_documented_name_default_and_range);
     RUN(names_and_options_find_their_limit);

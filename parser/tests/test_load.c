@@ -258,12 +258,10 @@ static void bound(const char *dir, const char *name)
 /* ---------------- reading out of turn ---------------- */
 static void bad_state(const char *dir)
 {
-    tu_current = "EBADSTATE";
     char path[4096];
-    snprintf(path, sizeof path, "%s/valid/f8-le-2d-F-v1.npy", dir);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read"); return; }
+    unsigned char *buf = tu_read_as("EBADSTATE", dir, "valid/f8-le-2d-F-v1.npy", path, &len);
+    if (!buf) return;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     double d[12];
     TU_CHECK(npyg_read_payload(ctx, d, sizeof d) == NPYG_EBADSTATE, "read before any open");

@@ -56,21 +56,11 @@ static long long zero_pread(void *user, void *buf, size_t len, uint64_t off)
     return (long long)len;
 }
 
-/* npyg_probe_input on the input set last, its info copied (zeros when
-   there is none). */
-static int probe_input(npyg_ctx *ctx, npyg_probe_info *info)
-{
-    int rc = npyg_probe_input(ctx);
-    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
-    *info = pi ? *pi : (npyg_probe_info){0};
-    return rc;
-}
-
 static int probe(const void *b, size_t len, npyg_probe_info *info, npyg_error *err)
 {
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_set_input_buffer(ctx, b, len);
-    int rc = probe_input(ctx, info);
+    int rc = tu_probe(ctx, info);
     *err = *npyg_last_error(ctx);
     npyg_ctx_free(ctx);
     return rc;
@@ -390,7 +380,7 @@ static void an_input_of_2_64_minus_1_bytes(void)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     long reads = 0;
     npyg_set_input_pread(ctx, zero_pread, &reads, UINT64_MAX);
-    TU_CHECK(probe_input(ctx, &in) == 0 && in.format == NPYG_FORMAT_UNKNOWN,
+    TU_CHECK(tu_probe(ctx, &in) == 0 && in.format == NPYG_FORMAT_UNKNOWN,
              "rc %d format %d", npyg_last_error(ctx)->code, in.format);
     TU_CHECK(reads == 1 + 1 + 55, "%ld reads: the header, then offsets 0 and 2**9, 2**10, ... 2**63",
              reads);
@@ -436,22 +426,22 @@ static void probe_null_arguments_and_unusable_descriptors(void)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     TU_CHECK(npyg_probe_input(NULL) == NPYG_EINVAL && npyg_get_probe_info(NULL) == NULL, "NULL ctx");
     npyg_set_input_pread(ctx, NULL, NULL, 0);
-    TU_CHECK(probe_input(ctx, &in) == NPYG_EINVAL, "NULL read function");
+    TU_CHECK(tu_probe(ctx, &in) == NPYG_EINVAL, "NULL read function");
     npyg_set_input_buffer(ctx, NULL, 64);
-    TU_CHECK(probe_input(ctx, &in) == NPYG_EINVAL, "NULL buffer of 64 bytes");
+    TU_CHECK(tu_probe(ctx, &in) == NPYG_EINVAL, "NULL buffer of 64 bytes");
     npyg_set_input_fd(ctx, -1);
-    TU_CHECK(probe_input(ctx, &in) == NPYG_EIO, "fd -1");
+    TU_CHECK(tu_probe(ctx, &in) == NPYG_EIO, "fd -1");
     int fd = open("/dev/null", O_RDONLY);
     npyg_set_input_fd(ctx, fd);
-    TU_CHECK(probe_input(ctx, &in) == NPYG_ENOTREG, "a character device");
+    TU_CHECK(tu_probe(ctx, &in) == NPYG_ENOTREG, "a character device");
     close(fd);
     npyg_set_input_fd(ctx, fd);
-    TU_CHECK(probe_input(ctx, &in) == NPYG_EIO, "a closed descriptor");
+    TU_CHECK(tu_probe(ctx, &in) == NPYG_EIO, "a closed descriptor");
     char tmpl[] = "/tmp/npyg-mat-XXXXXX";
     fd = mkstemp(tmpl);
     TU_CHECK(fd >= 0 && write(fd, "MATLAB", 6) == 6 && lseek(fd, 100, SEEK_SET) == 100, "temp file");
     npyg_set_input_fd(ctx, fd);
-    TU_CHECK(probe_input(ctx, &in) == NPYG_EIO, "positioned past the end of the file");
+    TU_CHECK(tu_probe(ctx, &in) == NPYG_EIO, "positioned past the end of the file");
     close(fd);
     unlink(tmpl);
     npyg_ctx_free(ctx);
@@ -470,7 +460,7 @@ static void the_fd_input_agrees_with_the_buffer(void)
     lseek(fd, 4, SEEK_SET);
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_set_input_fd(ctx, fd);
-    TU_CHECK(probe_input(ctx, &in) == 0 && in.format == NPYG_FORMAT_MAT73, "fd from offset 4: %s",
+    TU_CHECK(tu_probe(ctx, &in) == 0 && in.format == NPYG_FORMAT_MAT73, "fd from offset 4: %s",
              npyg_last_error(ctx)->message);
     TU_CHECK(lseek(fd, 0, SEEK_CUR) == 4, "the position moved");
     npyg_ctx_free(ctx);

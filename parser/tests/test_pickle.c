@@ -374,12 +374,10 @@ static void check_archive(npyg_ctx *ctx, const char *path, const json_t *members
    came before. Expected: the limit's definition in npyguard.h. */
 static void limits(npyg_ctx *ctx)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/pickle/stdlib-p4.npy", corpus);
-    tu_current = "limits on stdlib-p4.npy";
+    char path[4096];
     size_t len;
-    unsigned char *data = tu_slurp(path, &len);
-    if (!data) { TU_CHECK(0, "cannot read %s", path); return; }
+    unsigned char *data = tu_read_as("limits on stdlib-p4.npy", corpus, "pickle/stdlib-p4.npy", path, &len);
+    if (!data) return;
     struct { const char *what; int code; npyg_pickle_limits l; } cases[6];
     for (int i = 0; i < 6; i++) npyg_pickle_limits_default(&cases[i].l);
     cases[0].what = "max_bytes 40"; cases[0].code = NPYG_ELIMIT_PICKLE_BYTES; cases[0].l.max_bytes = 40;
@@ -434,12 +432,10 @@ static long long lying_read(void *user, void *buf, size_t n)
    nor a socket; and a pipe and a socket scan as the file does. */
 static void api(npyg_ctx *ctx)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/pickle/os-system-p2.npy", corpus);
-    tu_current = "api";
+    char path[4096];
     size_t len;
-    unsigned char *data = tu_slurp(path, &len);
-    if (!data) { TU_CHECK(0, "cannot read %s", path); return; }
+    unsigned char *data = tu_read_as("api", corpus, "pickle/os-system-p2.npy", path, &len);
+    if (!data) return;
     const npyg_pickle_report *r;
 
     /* Each limit at 0, and each capped one past its cap. */
@@ -568,10 +564,7 @@ static void error_table(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_pickle CORPUSDIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_pickle CORPUSDIR")) return 2;
     corpus = argv[1];
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     error_table();

@@ -49,8 +49,7 @@ typedef struct run {
     npyg_ra_info info;      /* copied; dims copied below */
     uint64_t dims[64];
     char sha[65];
-    uint64_t peak, bound, leaked;
-    unsigned refused;
+    tu_alloc alloc; /* the context's allocator: cap the bound, peak, refused, now what leaked */
 } run;
 
 /* One validation through one input; ch feeds the callback input. */
@@ -90,10 +89,8 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
                      const npyg_limits *lim, run *out)
 {
     memset(out, 0, sizeof *out);
-    tu_alloc cnt;
     npyg_alloc al;
-    npyg_ctx *ctx = bounded_ctx(lim, &cnt, &al);
-    out->bound = cnt.cap;
+    npyg_ctx *ctx = bounded_ctx(lim, &out->alloc, &al);
     if (!ctx) return;
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(md, EVP_sha256(), NULL);
@@ -113,9 +110,6 @@ static void validate(const unsigned char *buf, size_t len, const char *path, enu
     hex(md, out->sha);
     EVP_MD_CTX_free(md);
     npyg_ctx_free(ctx);
-    out->peak = cnt.peak;
-    out->refused = cnt.refused;
-    out->leaked = cnt.now;
 }
 
 static void check_fields(const run *r, const json_t *e, const char *how)
@@ -147,17 +141,18 @@ static void check_fields(const run *r, const json_t *e, const char *how)
 
 static void check_bound(const run *r, const char *how)
 {
-    TU_CHECK(r->refused == 0 && r->peak <= r->bound, "%s: allocation bound: peak %llu, bound %llu, refused %u", how,
-             (unsigned long long)r->peak, (unsigned long long)r->bound, r->refused);
-    TU_CHECK(r->leaked == 0, "%s: %llu bytes leaked", how, (unsigned long long)r->leaked);
+    const tu_alloc *a = &r->alloc;
+    TU_CHECK(a->refused == 0 && a->peak <= a->cap, "%s: allocation bound: peak %llu, bound %llu, refused %u", how,
+             (unsigned long long)a->peak, (unsigned long long)a->cap, a->refused);
+    TU_CHECK(a->now == 0, "%s: %llu bytes leaked", how, (unsigned long long)a->now);
 }
 
 /* ---------------- the two-step load ---------------- */
 typedef struct loaded {
     int rc;
     npyg_error err;
-    uint64_t data_bytes, metadata_bytes, peak, bound, leaked;
-    unsigned refused;
+    uint64_t data_bytes, metadata_bytes;
+    tu_alloc alloc; /* as in run */
     char sha[65], stored_sha[65]; /* of the data read, of what the sink saw */
 } loaded;
 
@@ -174,10 +169,8 @@ static void load(const unsigned char *buf, size_t len, const char *path, enum in
                  loaded *out)
 {
     memset(out, 0, sizeof *out);
-    tu_alloc cnt;
     npyg_alloc al;
-    npyg_ctx *ctx = bounded_ctx(lim, &cnt, &al);
-    out->bound = cnt.cap;
+    npyg_ctx *ctx = bounded_ctx(lim, &out->alloc, &al);
     if (!ctx) return;
     EVP_MD_CTX *stored = EVP_MD_CTX_new(), *md = EVP_MD_CTX_new();
     EVP_DigestInit_ex(stored, EVP_sha256(), NULL);
@@ -205,9 +198,6 @@ static void load(const unsigned char *buf, size_t len, const char *path, enum in
     EVP_MD_CTX_free(stored);
     EVP_MD_CTX_free(md);
     npyg_ctx_free(ctx);
-    out->peak = cnt.peak;
-    out->refused = cnt.refused;
-    out->leaked = cnt.now;
 }
 
 /* A valid file loads to the array's bytes; any other gets the code,
@@ -228,8 +218,9 @@ static void check_load(const unsigned char *buf, size_t len, const char *path, c
         loaded r;
         load(buf, len, path, (enum input)how, &lim, &r);
         const char *in = input_names[how];
-        TU_CHECK(r.refused == 0 && r.peak <= r.bound && r.leaked == 0, "load, %s: peak %llu, bound %llu, %u refused, %llu leaked",
-                 in, (unsigned long long)r.peak, (unsigned long long)r.bound, r.refused, (unsigned long long)r.leaked);
+        TU_CHECK(r.alloc.refused == 0 && r.alloc.peak <= r.alloc.cap && r.alloc.now == 0,
+                 "load, %s: peak %llu, bound %llu, %u refused, %llu leaked", in, (unsigned long long)r.alloc.peak,
+                 (unsigned long long)r.alloc.cap, r.alloc.refused, (unsigned long long)r.alloc.now);
         if (loads) {
             TU_CHECK(r.rc == 0, "load, %s: %s (%s)", in, npyg_error_name(r.rc), r.err.message);
             TU_CHECK(!strcmp(r.sha, json_string_value(json_object_get(e, "array_sha256"))), "load, %s: data sha256 %s", in, r.sha);
@@ -237,9 +228,9 @@ static void check_load(const unsigned char *buf, size_t len, const char *path, c
             if (want == 0)
                 TU_CHECK(r.metadata_bytes == tu_json_u64(json_object_get(e, "metadata_bytes")), "load, %s: metadata", in);
             else
-                TU_CHECK(r.data_bytes == tu_json_u64(json_object_get(e, "decodes_to")) && r.peak < r.data_bytes,
+                TU_CHECK(r.data_bytes == tu_json_u64(json_object_get(e, "decodes_to")) && r.alloc.peak < r.data_bytes,
                          "load, %s: %llu bytes decoded with %llu held", in, (unsigned long long)r.data_bytes,
-                         (unsigned long long)r.peak);
+                         (unsigned long long)r.alloc.peak);
         } else {
             TU_CHECK(r.rc == want && r.err.offset == verr.offset && !strcmp(r.err.message, verr.message),
                      "load, %s: %s at %llu '%s'; validation: %s at %llu '%s'", in, npyg_error_name(r.rc),
@@ -284,7 +275,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
             run r;
             validate(buf, len, path, (enum input)how, &tight, &r);
             TU_CHECK(r.rc == 0, "tight limits, %s: %s", input_names[how], npyg_error_name(r.rc));
-            TU_CHECK(r.bound < tight.max_alloc_bytes, "tight bound %llu is the cap", (unsigned long long)r.bound);
+            TU_CHECK(r.alloc.cap < tight.max_alloc_bytes, "tight bound %llu is the cap", (unsigned long long)r.alloc.cap);
             check_bound(&r, "tight limits");
         }
         if (data) {
@@ -337,7 +328,7 @@ static void check_file(const char *dir, const char *name, const json_t *e)
             TU_CHECK(r.info.data_bytes == tu_json_u64(dec), "decoded size");
             TU_CHECK(!strcmp(r.sha, json_string_value(json_object_get(e, "data_sha256"))), "data sha256");
             check_bound(&r, "with room");
-            TU_CHECK(r.peak > tu_json_u64(dec), "the decoded bytes were held: peak %llu", (unsigned long long)r.peak);
+            TU_CHECK(r.alloc.peak > tu_json_u64(dec), "the decoded bytes were held: peak %llu", (unsigned long long)r.alloc.peak);
         }
     }
     free(buf);
@@ -395,25 +386,30 @@ static void torture(const char *dir, const char *name, const char *what,
     free(buf);
 }
 
+/* call refuses an input with nothing behind it: a NULL buffer of n bytes
+   and a NULL callback with NPYG_EINVAL, descriptor -1 with NPYG_EIO. */
+static void refuses_no_input(npyg_ctx *ctx, int (*call)(npyg_ctx *), size_t n, const char *what)
+{
+    npyg_set_input_buffer(ctx, NULL, n);
+    TU_CHECK(call(ctx) == NPYG_EINVAL, "%s: NULL buffer", what);
+    npyg_set_input_read(ctx, NULL, NULL);
+    TU_CHECK(call(ctx) == NPYG_EINVAL, "%s: NULL callback", what);
+    npyg_set_input_fd(ctx, -1);
+    TU_CHECK(call(ctx) == NPYG_EIO, "%s: bad descriptor", what);
+}
+
 /* The load's contract: exactly data_bytes, once, after a successful open. */
 static void load_api(const char *dir)
 {
-    tu_current = "load api";
     char path[4096];
-    snprintf(path, sizeof path, "%s/valid/f32-lz4-2d.ra", dir);
     size_t len;
-    unsigned char *buf = tu_slurp(path, &len);
-    if (!buf) { TU_CHECK(0, "cannot read %s", path); return; }
+    unsigned char *buf = tu_read_as("load api", dir, "valid/f32-lz4-2d.ra", path, &len);
+    if (!buf) return;
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     unsigned char dst[3072 + 1];
     TU_CHECK(npyg_ra_read_data(NULL, dst, 1) == NPYG_EINVAL && npyg_ra_open(NULL) == NPYG_EINVAL, "NULL context");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read before any open");
-    npyg_set_input_buffer(ctx, NULL, 1);
-    TU_CHECK(npyg_ra_open(ctx) == NPYG_EINVAL, "NULL buffer");
-    npyg_set_input_read(ctx, NULL, NULL);
-    TU_CHECK(npyg_ra_open(ctx) == NPYG_EINVAL, "NULL callback");
-    npyg_set_input_fd(ctx, -1);
-    TU_CHECK(npyg_ra_open(ctx) == NPYG_EIO, "bad descriptor");
+    refuses_no_input(ctx, npyg_ra_open, 1, "open");
     npyg_set_input_buffer(ctx, NULL, 0);
     TU_CHECK(npyg_ra_open(ctx) == NPYG_ERA_TRUNC_HEADER, "no buffer, no bytes: an empty file");
     TU_CHECK(npyg_ra_read_data(ctx, dst, 3072) == NPYG_EBADSTATE, "read after a failed open");
@@ -506,12 +502,7 @@ static void api(const char *dir)
     npyg_ctx *ctx = npyg_ctx_new(NULL);
     npyg_set_input_buffer(NULL, "", 0);
     TU_CHECK(npyg_ra_validate(NULL) == NPYG_EINVAL, "NULL ctx");
-    npyg_set_input_buffer(ctx, NULL, 5);
-    TU_CHECK(npyg_ra_validate(ctx) == NPYG_EINVAL, "NULL buffer");
-    npyg_set_input_read(ctx, NULL, NULL);
-    TU_CHECK(npyg_ra_validate(ctx) == NPYG_EINVAL, "NULL callback");
-    npyg_set_input_fd(ctx, -1);
-    TU_CHECK(npyg_ra_validate(ctx) == NPYG_EIO, "bad fd");
+    refuses_no_input(ctx, npyg_ra_validate, 5, "validate");
     int fd = open("/dev/null", O_RDONLY);
     npyg_set_input_fd(ctx, fd);
     TU_CHECK(npyg_ra_validate(ctx) == NPYG_ENOTREG, "character device");
@@ -641,10 +632,7 @@ static void sink_stops(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_ra CORPUS_RA_DIR\n");
-        return 2;
-    }
+    if (tu_bad_args(argc, 2, "test_ra CORPUS_RA_DIR")) return 2;
     json_t *m = tu_load_manifest(argv[1]);
     if (!m) return 2;
     const char *name;

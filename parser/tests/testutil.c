@@ -27,6 +27,13 @@ int tu_finish(void)
     return tu_failed ? 1 : 0;
 }
 
+bool tu_bad_args(int argc, int want, const char *usage)
+{
+    if (argc == want) return false;
+    fprintf(stderr, "usage: %s\n", usage);
+    return true;
+}
+
 static void *tu_malloc(void *user, size_t n)
 {
     tu_alloc *t = user;
@@ -119,6 +126,13 @@ unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_
     return buf;
 }
 
+unsigned char *tu_read_as(const char *label, const char *dir, const char *name, char *path, size_t *len)
+{
+    unsigned char *buf = tu_read_case(dir, name, path, len);
+    tu_current = label;
+    return buf;
+}
+
 json_t *tu_load_manifest(const char *dir)
 {
     char path[4096];
@@ -164,6 +178,14 @@ int tu_zip_walk(npyg_ctx *ctx, const unsigned char *buf, size_t len, const npyg_
         if (rc && failed) snprintf(failed, failed_size, "%s", npyg_zip_member(z, i)->name);
     }
     npyg_zip_close(z);
+    return rc;
+}
+
+int tu_probe(npyg_ctx *ctx, npyg_probe_info *info)
+{
+    int rc = npyg_probe_input(ctx);
+    const npyg_probe_info *pi = npyg_get_probe_info(ctx);
+    *info = pi ? *pi : (npyg_probe_info){0};
     return rc;
 }
 

@@ -34,6 +34,10 @@ void tu_fail(const char *file, int line, const char *fmt, ...) __attribute__((fo
 /* Prints the tally; the exit status of the test. */
 int tu_finish(void);
 
+/* A test's main called with other than want - 1 arguments: prints
+   "usage: USAGE" and is true (the test then exits 2). */
+bool tu_bad_args(int argc, int want, const char *usage);
+
 typedef struct tu_alloc {
     uint64_t cap;     /* refuse requests that would pass this total */
     uint64_t now, peak;
@@ -67,6 +71,8 @@ unsigned char *tu_slurp(const char *path, size_t *len);
 /* DIR/NAME, whole, into path[4096] and a buffer, and NAME becomes
    tu_current; NULL (a failed check) if it cannot be read. */
 unsigned char *tu_read_case(const char *dir, const char *name, char *path, size_t *len);
+/* The same, and then label becomes tu_current, for the checks that follow. */
+unsigned char *tu_read_as(const char *label, const char *dir, const char *name, char *path, size_t *len);
 
 /* DIR/manifest.json, or NULL after printing why. */
 json_t *tu_load_manifest(const char *dir);
@@ -84,6 +90,10 @@ void tu_torture(const char *label, int (*run)(npyg_ctx *ctx, tu_alloc *cnt, void
    failing member's name, "" when none failed or the archive itself did. */
 int tu_zip_walk(npyg_ctx *ctx, const unsigned char *buf, size_t len, const npyg_zip_limits *zl,
                 int (*member)(npyg_zip *z, size_t i, void *user), void *user, char *failed, size_t failed_size);
+
+/* npyg_probe_input on the input set last, its info copied (zeros when
+   there is none), so that two probes can be compared. */
+int tu_probe(npyg_ctx *ctx, npyg_probe_info *info);
 
 /* The code with this symbolic name ("NPYG_EKEYS"), or -1. */
 int tu_code_of(const char *name);

@@ -303,7 +303,24 @@ def test_exceptions_in_a_stream_payload_arrive_unchanged():
 
 # ---------------------------------------------------------------- Ctrl-C
 
-FIFO = """
+# Child code: SIGINT to the child itself from a thread after delay seconds;
+# prints the seconds from then to the KeyboardInterrupt that call raises.
+CTRL_C = """
+    import os, signal, threading, time
+    def ctrl_c(delay, call):
+        sent = []
+        def interrupt():
+            time.sleep(delay)
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Thread(target=interrupt, daemon=True).start()
+        try:
+            call()
+        except KeyboardInterrupt:
+            print("%.4f" % (time.monotonic() - sent[0]))
+"""
+
+FIFO = CTRL_C + """
     import os, signal, sys, threading, time, numpy as np, npyguard
     path = sys.argv[1]
     os.mkfifo(path)
@@ -314,16 +331,7 @@ FIFO = """
         os.write(fd, data[:4096])
         time.sleep(60)
     threading.Thread(target=writer, daemon=True).start()
-    sent = []
-    def interrupt():
-        time.sleep(1.0)
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-    threading.Thread(target=interrupt, daemon=True).start()
-    try:
-        npyguard.load(path)
-    except KeyboardInterrupt:
-        print("%.4f" % (time.monotonic() - sent[0]))
+    ctrl_c(1.0, lambda: npyguard.load(path))
 """
 
 
@@ -351,7 +359,7 @@ def test_ctrl_c_ends_a_load_from_a_fifo(tmp_path):
 HELPER = hdf5_helper()
 MAT = os.path.join(CORPUS, "hdf5", "valid", "mat")
 
-HDF5_STOPPED = """
+HDF5_STOPPED = CTRL_C + """
     import glob, os, signal, sys, threading, time, numpy as np, npyguard
     path, how = sys.argv[1], sys.argv[2]
     # starts the helper process, kept for the next load with these limits
@@ -366,16 +374,7 @@ HDF5_STOPPED = """
         os.kill(pid, signal.SIGSTOP)   # a helper that never answers
     t0 = time.monotonic()
     if how == "interrupt":
-        sent = []
-        def interrupt():
-            time.sleep(0.5)
-            sent.append(time.monotonic())
-            os.kill(os.getpid(), signal.SIGINT)
-        threading.Thread(target=interrupt, daemon=True).start()
-        try:
-            load()
-        except KeyboardInterrupt:
-            print("%.4f" % (time.monotonic() - sent[0]))
+        ctrl_c(0.5, load)
     else:
         try:
             load()

@@ -159,22 +159,28 @@ def test_pool_map_gets_the_worker_error(tmp_path):
 
 # ---------------------------------------------------------------- streams are read exactly
 
-def test_open_pipe_returns_after_the_array():
-    a, b = np.arange(10, dtype="<i2"), np.ones((2, 3), ">f8")
-    r, w = os.pipe()
-    os.write(w, _saved(a) + _saved(b))  # the writer stays open
-    f = open(r, "rb")
+def _two_in_turn(f, a, b, end, what):
+    """npyguard.load twice on f, in a thread, returns a and b while the
+    stream stays open; end() then closes the writing side, which ends a
+    load that waits for the end of the stream."""
     done = {}
     t = threading.Thread(target=lambda: done.update(a=npyguard.load(f), b=npyguard.load(f)), daemon=True)
     t.start()
     t.join(20)
-    os.close(w)  # ends a load that waits for the end of the stream
+    end()
     t.join(5)
-    f.close()
-    assert "b" in done, "load waited for the end of a stream that stays open"
+    assert "b" in done, "load waited for the end of a %s that stays open" % what
     np.testing.assert_array_equal(done["a"], a)
     np.testing.assert_array_equal(done["b"], b)
     assert done["b"].dtype == b.dtype
+
+
+def test_open_pipe_returns_after_the_array():
+    a, b = np.arange(10, dtype="<i2"), np.ones((2, 3), ">f8")
+    r, w = os.pipe()
+    os.write(w, _saved(a) + _saved(b))  # the writer stays open
+    with open(r, "rb") as f:
+        _two_in_turn(f, a, b, lambda: os.close(w), "stream")
 
 
 def test_socket_two_arrays_in_turn():
@@ -184,20 +190,13 @@ def test_socket_two_arrays_in_turn():
     sender = threading.Thread(target=lambda: s1.sendall(_saved(a) + _saved(b)))
     sender.start()
     f = s2.makefile("rb")
-    done = {}
+
+    def end():
+        sender.join()
+        s1.close()
     # the second array is read on a socket that stays open
-    t = threading.Thread(target=lambda: done.update(a=npyguard.load(f), b=npyguard.load(f)),
-                         daemon=True)
-    t.start()
-    t.join(20)
-    sender.join()
-    s1.close()  # ends a load that waits for the end of the stream
-    t.join(5)
+    _two_in_turn(f, a, b, end, "socket")
     s2.close()
-    assert "b" in done, "load waited for the end of a socket that stays open"
-    np.testing.assert_array_equal(done["a"], a)
-    np.testing.assert_array_equal(done["b"], b)
-    assert done["b"].dtype == b.dtype
 
 
 def test_streams_keep_the_bytes_after_the_array():

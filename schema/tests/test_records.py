@@ -14,17 +14,9 @@ import tempfile
 
 import jsonschema
 
-exe, corpus, schema_path = sys.argv[1:4]
-with open(schema_path) as f:
-    schema = json.load(f)
-jsonschema.Draft202012Validator.check_schema(schema)
-validator = jsonschema.Draft202012Validator(schema)
-failures = []
+from schema_check import fail, failures, start
 
-
-def fail(what):
-    failures.append(what)
-    print("FAIL:", what[:600])
+exe, corpus, validator = start(jsonschema.Draft202012Validator)
 
 
 def records(args, stdin=None):

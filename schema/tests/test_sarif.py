@@ -16,18 +16,10 @@ import urllib.parse
 
 import jsonschema
 
-exe, corpus, schema_path = sys.argv[1:4]
-with open(schema_path) as f:
-    schema = json.load(f)
-jsonschema.Draft7Validator.check_schema(schema)
-validator = jsonschema.Draft7Validator(schema)
-failures = []
+from schema_check import fail, failures, start
+
+exe, corpus, validator = start(jsonschema.Draft7Validator)
 WARNING_CLASSES = {"strict", "unsupported", "io", "usage"}
-
-
-def fail(what):
-    failures.append(what)
-    print("FAIL:", what[:600])
 
 
 def run(args, stdin=None):

@@ -182,25 +182,14 @@ static bool fixed(hid_t t, char *descr, size_t cap, hid_t *mem, const char **why
            dtype of 4, 8 or 16 bytes, read as the complex of that dtype
            (libhdf5 converts a compound member by member, by name) */
         if (n == 2) {
-            char *a = H5Tget_member_name(t, 0), *b = H5Tget_member_name(t, 1);
-            hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1), fa = -1, fb = -1;
-            char da[16] = "", db[16] = "";
-            const char *fwhy = NULL;
-            bool cplx = a && b && !strcmp(a, "r") && !strcmp(b, "i") && ta >= 0 && tb >= 0 &&
-                        H5Tget_class(ta) == H5T_FLOAT && H5Tget_class(tb) == H5T_FLOAT;
-            if (cplx) fa = npyg__h5_number_mem(ta, da, sizeof da, &fwhy);
-            if (cplx) fb = npyg__h5_number_mem(tb, db, sizeof db, &fwhy);
+            char da[16];
+            hid_t fa = npyg__h5_complex_float(t, da);
             size_t fs = fa >= 0 ? H5Tget_size(fa) : 0;
-            cplx = cplx && fb >= 0 && !strcmp(da, db) && (fs == 4 || fs == 8 || fs == 16);
+            bool cplx = fa >= 0;
             if (cplx) snprintf(descr, cap, "%cc%zu", da[0], 2 * fs);
             if (cplx) *mem = H5Tcreate(H5T_COMPOUND, 2 * fs);
             cplx = cplx && *mem >= 0 && H5Tinsert(*mem, "r", 0, fa) >= 0 && H5Tinsert(*mem, "i", fs, fa) >= 0;
-            if (a) H5free_memory(a);
-            if (b) H5free_memory(b);
-            if (ta >= 0) H5Tclose(ta);
-            if (tb >= 0) H5Tclose(tb);
             if (fa >= 0) H5Tclose(fa);
-            if (fb >= 0) H5Tclose(fb);
             if (cplx) return true;
             if (*mem >= 0) H5Tclose(*mem);
             *mem = -1;

@@ -23,6 +23,12 @@ int npyg__h5_emit(hid_t file, int out, char *msg, size_t size);
    numpy type holds t (layout.c). */
 hid_t npyg__h5_number_mem(hid_t t, char *descr, size_t cap, const char **why);
 
+/* h5py's complex: when the compound t has two members, r and i, whose
+   floats h5py reads as one dtype of 4, 8 or 16 bytes, the memory type of
+   that float (a new type) and its .npy descr in descr[16]; else -1
+   (layout.c). */
+hid_t npyg__h5_complex_float(hid_t t, char descr[16]);
+
 /* Whether every integer and float in t (members, bases included) equals
    a standard type; if not, false with the first one described in why. */
 bool npyg__h5_standard_layout(hid_t t, char *why, size_t cap);

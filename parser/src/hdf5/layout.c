@@ -171,28 +171,38 @@ bool npyg__h5_standard_layout(hid_t t, char *why, size_t cap)
     return true;
 }
 
-/* Whether h5py reads the compound t as a complex: members r and i whose
-   floats it reads as one dtype of 4, 8 or 16 bytes. */
-static bool h5py_complex(hid_t t)
+hid_t npyg__h5_complex_float(hid_t t, char descr[16])
 {
-    if (H5Tget_nmembers(t) != 2) return false;
+    descr[0] = '\0';
+    if (H5Tget_nmembers(t) != 2) return -1;
     char *a = H5Tget_member_name(t, 0), *b = H5Tget_member_name(t, 1);
     hid_t ta = H5Tget_member_type(t, 0), tb = H5Tget_member_type(t, 1), fa = -1, fb = -1;
-    char da[16] = "", db[16] = "";
+    char db[16] = "";
     const char *why = NULL;
     bool c = a && b && !strcmp(a, "r") && !strcmp(b, "i") && ta >= 0 && tb >= 0 && H5Tget_class(ta) == H5T_FLOAT &&
              H5Tget_class(tb) == H5T_FLOAT;
-    if (c) fa = npyg__h5_number_mem(ta, da, sizeof da, &why);
+    if (c) fa = npyg__h5_number_mem(ta, descr, 16, &why);
     if (c) fb = npyg__h5_number_mem(tb, db, sizeof db, &why);
     size_t fs = fa >= 0 ? H5Tget_size(fa) : 0;
-    c = c && fb >= 0 && !strcmp(da, db) && (fs == 4 || fs == 8 || fs == 16);
+    c = c && fb >= 0 && !strcmp(descr, db) && (fs == 4 || fs == 8 || fs == 16);
     if (a) H5free_memory(a);
     if (b) H5free_memory(b);
     if (ta >= 0) H5Tclose(ta);
     if (tb >= 0) H5Tclose(tb);
-    if (fa >= 0) H5Tclose(fa);
     if (fb >= 0) H5Tclose(fb);
-    return c;
+    if (c) return fa;
+    if (fa >= 0) H5Tclose(fa);
+    return -1;
+}
+
+/* Whether h5py reads the compound t as a complex. */
+static bool h5py_complex(hid_t t)
+{
+    char d[16];
+    hid_t f = npyg__h5_complex_float(t, d);
+    if (f < 0) return false;
+    H5Tclose(f);
+    return true;
 }
 
 bool npyg__h5_overlapping_fields(hid_t t)
