@@ -123,11 +123,13 @@ class LimitDocs(unittest.TestCase):
         # the package's names, defaults and ranges come from the library
         # (_core.limits() reads npyg_limit_info): no name of the table is
         # spelled in the binding, no default in the package
-        core = (SRC / "python/src/_core.c").read_text()
+        binding = {f.name: f.read_text() for f in sorted((SRC / "python/src").glob("*.[ch]"))}
+        self.assertIn("_core.c", binding)
         init = (SRC / "python/npyguard/__init__.py").read_text()
         for name, (_, _, default, *_) in self.lib.items():
-            self.assertNotIn(f'"{name}"', core)
-            self.assertNotIn(f"{name}", core.replace("npyg_limit", ""), f"_core.c spells {name}")
+            for file, core in binding.items():
+                self.assertNotIn(f'"{name}"', core)
+                self.assertNotIn(f"{name}", core.replace("npyg_limit", ""), f"{file} spells {name}")
         self.assertIn("_core.limits()", init)
 
 
