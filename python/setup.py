@@ -197,7 +197,7 @@ class sdist_with_library(sdist):
         os.makedirs(dst, exist_ok=True)
         shutil.copy2(os.path.join(parser, "sources.txt"), dst)
         for sub, patterns in (("include", ("*.h",)), ("src", ("*.c", "*.h")),
-                              (os.path.join("src", "hdf5"), ("*.c", "*.h")),
+                              (os.path.join("src", "hdf5"), ("*.c", "*.h", "*.def")),
                               (os.path.join("src", "hdf5", "standin"), ("*.c", "*.map")),
                               ("tools", ("*.c", "*.h"))):
             os.makedirs(os.path.join(dst, sub), exist_ok=True)
@@ -227,7 +227,8 @@ setup(
         Extension(
             "npyguard._core",
             sources=binding + sources("library") + sources("hdf5") + sources("inflate_" + inflater),
-            depends=sorted(os.path.relpath(f, here) for f in glob.glob(os.path.join(here, "src", "*.h"))),
+            depends=sorted(os.path.relpath(f, here) for f in glob.glob(os.path.join(here, "src", "*.h")))
+            + [os.path.relpath(os.path.join(parser, "src", "hdf5", "storage.def"), here)],
             include_dirs=[os.path.relpath(os.path.join(parser, "include"), here),
                           os.path.relpath(os.path.join(parser, "src"), here)],
             define_macros=isal_crc + [("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L"),

@@ -63,6 +63,7 @@ static PyMethodDef module_methods[] = {
      "worst_case_alloc(limits or None) -> int: the most a .npy parse holds under these limits."},
     {"limits", limit_table, METH_NOARGS, "limits() -> {name: (default, smallest, largest, format, npyvalidate option)}."},
     {"error_info", error_info, METH_O, "error_info(code) -> (name, class)."},
+    {"error_codes", error_codes, METH_NOARGS, "error_codes() -> {name: code}: every code of the library."},
     {"sniff", sniff, METH_O, "sniff(bytes-like) -> format: npyg_sniff_format of the first bytes."},
     {"detect", detect, METH_O, "detect(fd or bytes-like) -> (code, format, offset, message): npyg_detect."},
     {"stream_bound", stream_bound, METH_O,
@@ -71,6 +72,10 @@ static PyMethodDef module_methods[] = {
      "hdf5_load(fd, strict, limits, helper, kept, make, empty) -> list of records\n"
      "(kind, path, name, target, form, cset, null_space, [array, ...]): npyg_hdf5_load;\n"
      "each array made by empty(shape, dtype), dtype kept[tree] else make(tree)."},
+    {"storage_rules", storage_rules, METH_NOARGS,
+     "storage_rules() -> dict: the names hdf5storage and MATLAB write (parser/src/hdf5/storage.def):\n"
+     "python_types, containers, matlab_classes ((name, numpy type or None, stored type or None), ...),\n"
+     "string_attrs, typed_attrs."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -88,7 +93,8 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObjectRef(m, "Zip", (PyObject *)&ZipType) < 0 ||
         PyModule_AddObjectRef(m, "Ra", (PyObject *)&RaType) < 0 ||
         PyModule_AddStringConstant(m, "library_version", npyg_version_string()) < 0 ||
-        PyModule_AddStringConstant(m, "cli_path", NPYG_CLI_PATH) < 0) {
+        PyModule_AddStringConstant(m, "cli_path", NPYG_CLI_PATH) < 0 ||
+        PyModule_AddIntConstant(m, "LOAD_BYTES_PER_BYTE", NPYG_LOAD_BYTES_PER_BYTE) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -35,6 +35,7 @@ void name_imports(int rc, int fd, const void *buf, size_t len);
 
 PyObject *set_error_factory(PyObject *self, PyObject *fn);
 PyObject *error_info(PyObject *self, PyObject *arg);
+PyObject *error_codes(PyObject *self, PyObject *noargs);
 
 /* ---------------- input.c: limits and contexts ---------------- */
 
@@ -125,5 +126,6 @@ extern PyTypeObject NpyType, ZipType, RaType;
 PyObject *load_path(PyObject *self, PyObject *const *a, Py_ssize_t n);
 extern const char load_path_doc[];
 PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *storage_rules(PyObject *self, PyObject *noargs);
 
 #endif

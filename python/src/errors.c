@@ -6,6 +6,7 @@
  */
 #include "core.h"
 
+#include <string.h>
 #include <sys/stat.h>
 
 /* The exception factory, callable(code, name, klass, offset, message,
@@ -88,6 +89,22 @@ void set_imports(const npyg_pickle_report *r)
         PyMem_Free(names);
     }
     PyErr_Restore(et, ev, tb);
+}
+
+/* {name: code} of every code the library has, from its own names. */
+PyObject *error_codes(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    PyObject *d = PyDict_New();
+    for (int code = 0; d && code < NPYG_STATUS_END_; code++) {
+        const char *name = npyg_error_name(code);
+        if (!strcmp(name, "?")) continue; /* a gap between the groups of codes */
+        PyObject *v = PyLong_FromLong(code);
+        if (!v || PyDict_SetItemString(d, name, v) < 0) Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
 }
 
 /* An UnsafeError (NPYG_EOBJECT, raised) is given what its pickle would

@@ -194,3 +194,56 @@ PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw)
     if (own) npyg_ctx_free(ctx);
     return r;
 }
+
+/* ---------------- hdf5storage's and MATLAB's names ---------------- */
+
+/* A tuple of the strings (NULL: None) of a list of n. */
+static PyObject *str_tuple(const char *const *v, size_t n)
+{
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    for (size_t i = 0; t && i < n; i++) {
+        PyObject *s = v[i] ? PyUnicode_FromString(v[i]) : Py_NewRef(Py_None);
+        if (!s) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
+    }
+    return t;
+}
+
+#define COUNT(a) (sizeof a / sizeof a[0])
+
+PyObject *storage_rules(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    static const char *const python_types[] = {
+#define NPYG_PYTHON_TYPE(name) name,
+#include "hdf5/storage.def"
+    };
+    static const char *const containers[] = {
+#define NPYG_CONTAINER(name) name,
+#include "hdf5/storage.def"
+    };
+    static const char *const matlab_classes[][3] = {
+#define NPYG_MATLAB_CLASS(name, numpy, stored) {name, numpy, stored},
+#include "hdf5/storage.def"
+    };
+    static const char *const string_attrs[] = {
+#define NPYG_STRING_ATTR(name, field) name,
+#include "hdf5/storage.def"
+    };
+    static const char *const typed_attrs[] = {
+#define NPYG_TYPED_ATTR(name) name,
+#include "hdf5/storage.def"
+    };
+    PyObject *classes = PyTuple_New((Py_ssize_t)COUNT(matlab_classes));
+    for (size_t i = 0; classes && i < COUNT(matlab_classes); i++) {
+        PyObject *row = str_tuple(matlab_classes[i], 3);
+        if (!row) Py_CLEAR(classes);
+        else PyTuple_SET_ITEM(classes, (Py_ssize_t)i, row);
+    }
+    if (!classes) return NULL;
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N}", "python_types", str_tuple(python_types, COUNT(python_types)),
+                         "containers", str_tuple(containers, COUNT(containers)), "matlab_classes", classes,
+                         "string_attrs", str_tuple(string_attrs, COUNT(string_attrs)), "typed_attrs",
+                         str_tuple(typed_attrs, COUNT(typed_attrs)));
+}
