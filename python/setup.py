@@ -149,7 +149,7 @@ class build_ext_with_helper(build_ext):
         macros = [m for m in ext.define_macros if m[0] != "NPYG_BUILDING"] + [
             ("NPYG_BUILDING", "1"), ("NPYG_CRYPTO_SONAME", '"%s"' % crypto_soname())]
         objects = self.compiler.compile(
-            [os.path.abspath(s) for s in sources("cli") + [f for f in ext.sources if not f.startswith("src/")]],
+            [os.path.abspath(s) for s in sources("cli") + [f for f in ext.sources if f not in binding]],
             output_dir=os.path.join(self.build_temp, "cli"), macros=macros,
             include_dirs=[os.path.abspath(d) for d in ext.include_dirs],
             extra_postargs=["-std=c11", "-Wall", "-Wextra", "-fPIE"])
@@ -197,7 +197,7 @@ class sdist_with_library(sdist):
         os.makedirs(dst, exist_ok=True)
         shutil.copy2(os.path.join(parser, "sources.txt"), dst)
         for sub, patterns in (("include", ("*.h",)), ("src", ("*.c", "*.h")),
-                              (os.path.join("src", "hdf5"), ("*.c", "*.h")),
+                              (os.path.join("src", "hdf5"), ("*.c", "*.h", "*.def")),
                               (os.path.join("src", "hdf5", "standin"), ("*.c", "*.map")),
                               ("tools", ("*.c", "*.h"))):
             os.makedirs(os.path.join(dst, sub), exist_ok=True)
@@ -215,13 +215,20 @@ if inflater not in ("isal", "zlib"):
 isal_crc = [("NPYG_CRC_ISAL", "1")] if inflater == "zlib" and os.path.exists("/usr/include/isa-l/crc.h") else []
 
 
+# The binding's own sources (src/_core.c holds the module's table; each
+# type and helper its file over src/core.h); every other source is the
+# library's.
+binding = sorted(os.path.relpath(f, here) for f in glob.glob(os.path.join(here, "src", "*.c")))
+
 setup(
     version=library_version(),
     cmdclass={"sdist": sdist_with_library, "build_ext": build_ext_with_helper},
     ext_modules=[
         Extension(
             "npyguard._core",
-            sources=["src/_core.c"] + sources("library") + sources("hdf5") + sources("inflate_" + inflater),
+            sources=binding + sources("library") + sources("hdf5") + sources("inflate_" + inflater),
+            depends=sorted(os.path.relpath(f, here) for f in glob.glob(os.path.join(here, "src", "*.h")))
+            + [os.path.relpath(os.path.join(parser, "src", "hdf5", "storage.def"), here)],
             include_dirs=[os.path.relpath(os.path.join(parser, "include"), here),
                           os.path.relpath(os.path.join(parser, "src"), here)],
             define_macros=isal_crc + [("NPYG_STATIC", "1"), ("NPYG_BUILDING", "1"), ("_POSIX_C_SOURCE", "200809L"),

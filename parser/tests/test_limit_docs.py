@@ -5,11 +5,14 @@ limit_table (built from parser/tests/limit_table.c) prints limits.c's
 table through the public API. docs/cli.md's option table, npyvalidate(1),
 npyvalidate --help and the Python package must give every limit with its
 default (and its largest value where they name one), so that none of them
-can drift from the code.
+can drift from the code; and the Python package keeps no copy of a limit's
+default, nor of an error code (npyguard.h), in any of its modules.
 
 usage: test_limit_docs.py LIMIT_TABLE_BINARY NPYVALIDATE SOURCE_DIR
 """
+import ast
 import json
+import operator
 import re
 import subprocess
 import sys
@@ -123,12 +126,196 @@ class LimitDocs(unittest.TestCase):
         # the package's names, defaults and ranges come from the library
         # (_core.limits() reads npyg_limit_info): no name of the table is
         # spelled in the binding, no default in the package
-        core = (SRC / "python/src/_core.c").read_text()
+        binding = {f.name: f.read_text() for f in sorted((SRC / "python/src").glob("*.[ch]"))}
+        self.assertIn("_core.c", binding)
         init = (SRC / "python/npyguard/__init__.py").read_text()
         for name, (_, _, default, *_) in self.lib.items():
-            self.assertNotIn(f'"{name}"', core)
-            self.assertNotIn(f"{name}", core.replace("npyg_limit", ""), f"_core.c spells {name}")
+            for file, core in binding.items():
+                self.assertNotIn(f'"{name}"', core)
+                self.assertNotIn(f"{name}", core.replace("npyg_limit", ""), f"{file} spells {name}")
         self.assertIn("_core.limits()", init)
+
+
+def library_codes():
+    """{value: name} of the library's error codes, from npyguard.h's npyg_status."""
+    header = (SRC / "parser/include/npyguard.h").read_text()
+    body = re.search(r"typedef enum npyg_status \{(.*?)\} npyg_status;", header, re.S).group(1)
+    return {int(v): n for n, v in re.findall(r"^\s*(NPYG_\w+) = (\d+),", body, re.M)}
+
+
+def header_constant(name):
+    m = re.search(r"^#define %s (\d+)u?$" % name, (SRC / "parser/include/npyguard.h").read_text(), re.M)
+    return int(m.group(1))
+
+
+def constant(node):
+    """The int a constant expression spells (64 << 20 too), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, ast.BinOp):
+        a, b = constant(node.left), constant(node.right)
+        ops = {ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Add: operator.add, ast.Pow: operator.pow}
+        if a is not None and b is not None and type(node.op) in ops:
+            return ops[type(node.op)](a, b)
+    return None
+
+
+def copies(modules, codes, defaults):
+    """Where the modules ({file: source}) hold a library fact as a literal:
+    an error code where a code goes (the code argument of a function of the
+    package or of _core.error_info, a parameter "code" of its own, a
+    comparison with a code), directly or through a constant of a module;
+    a limit's value under its name (a dict key, a keyword, a parameter);
+    a constant named for a limit or for the load's allowance per byte
+    that holds its default. defaults: {name: default}."""
+    trees = {f: ast.parse(src, f) for f, src in modules.items()}
+    # the constants of each module, a = 1 and a, b = 1, 2
+    consts = {}
+    for f, tree in trees.items():
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    pairs = [(t, node.value)]
+                    if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                        pairs = list(zip(t.elts, node.value.elts))
+                    for name, value in pairs:
+                        if isinstance(name, ast.Name) and constant(value) is not None:
+                            consts.setdefault(f, {})[name.id] = constant(value)
+    # where each function (or class, by its __init__) of the package takes its code
+    takes = {"error_info": 0}
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for d in node.body:
+                    if isinstance(d, ast.FunctionDef) and d.name == "__init__":
+                        names = [a.arg for a in d.args.args[1:]]
+                        if "code" in names:
+                            takes[node.name] = names.index("code")
+            elif isinstance(node, ast.FunctionDef):
+                names = [a.arg for a in node.args.args]
+                if names[:1] in (["self"], ["cls"]):
+                    names = names[1:]
+                if "code" in names:
+                    takes.setdefault(node.name, names.index("code"))
+    for tree in trees.values():  # subclasses take it where their base does
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name not in takes:
+                for b in node.bases:
+                    if isinstance(b, ast.Name) and b.id in takes:
+                        takes[node.name] = takes[b.id]
+    found = []
+
+    def code_at(f, node, what):
+        if isinstance(node, ast.IfExp):  # a code or another
+            code_at(f, node.body, what)
+            code_at(f, node.orelse, what)
+            return
+        v = constant(node)
+        if v is None and isinstance(node, ast.Name):
+            v = consts.get(f, {}).get(node.id)
+            if v is None:  # imported from another module
+                v = next((c[node.id] for c in consts.values() if node.id in c), None)
+        if v is not None and v in codes:
+            found.append(f"{f}:{node.lineno}: {ast.unparse(node)} is {codes[v]} ({what})")
+
+    def codeish(node):
+        return ((isinstance(node, ast.Name) and node.id in ("code", "rc"))
+                or (isinstance(node, ast.Attribute) and node.attr == "code")
+                or (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                    and node.slice.value == "code"))
+
+    def limit_value(f, node, name, where):
+        if name in defaults and constant(node) is not None:
+            found.append(f"{f}:{node.lineno}: {name} = {ast.unparse(node)} ({where})")
+
+    for f, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                fn = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+                if fn in takes and len(node.args) > takes[fn]:
+                    code_at(f, node.args[takes[fn]], f"the code given to {fn}")
+                for k in node.keywords:
+                    if k.arg == "code":
+                        code_at(f, k.value, f"the code given to {fn}")
+                    limit_value(f, k.value, k.arg, "a keyword")
+            elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                a = node.args
+                for arg, d in zip((a.posonlyargs + a.args)[::-1], a.defaults[::-1]):
+                    if arg.arg == "code":
+                        code_at(f, d, "a parameter's default")
+                    limit_value(f, d, arg.arg, "a parameter's default")
+                for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+                    if d is not None:
+                        limit_value(f, d, arg.arg, "a parameter's default")
+            elif isinstance(node, ast.Compare):
+                sides = [node.left] + node.comparators
+                if any(codeish(x) for x in sides):
+                    for x in sides:
+                        if isinstance(x, ast.Tuple):
+                            for e in x.elts:
+                                code_at(f, e, "compared with a code")
+                        elif not codeish(x):
+                            code_at(f, x, "compared with a code")
+            elif isinstance(node, ast.Dict):
+                for k, v in zip(node.keys, node.values):
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                        limit_value(f, v, k.value, "a dict's entry")
+        for name, v in consts.get(f, {}).items():
+            words = {w for w in name.lower().split("_") if len(w) > 3}
+            for limit, default in defaults.items():
+                if v == default and words & {w for w in limit.split("_") if len(w) > 3}:
+                    found.append(f"{f}: {name} = {v}, the default of {limit}")
+    return found
+
+
+class PythonKeepsNoCopy(unittest.TestCase):
+    """The package's Python takes the library's codes and defaults from
+    the extension (_core.error_codes(), _core.limits(),
+    _core.LOAD_BYTES_PER_BYTE), never as literals of its own."""
+
+    codes = library_codes()
+    defaults = dict({name: row[2] for name, row in LimitDocs.lib.items()},
+                    load_bytes_per_byte=header_constant("NPYG_LOAD_BYTES_PER_BYTE"))
+
+    def test_the_facts_are_read(self):
+        self.assertEqual(self.codes[0], "NPYG_OK")
+        self.assertEqual(self.codes[121], "NPYG_EHDF5_SOFTLINK")
+        self.assertGreater(len(self.codes), 100)
+        self.assertIn("max_ref_depth", self.defaults)
+
+    def test_the_check_finds_copies(self):
+        planted = {"m.py": (
+            "_ESOFT = 121\n"
+            "_A, _B = 3, 2\n"
+            "_LOAD_PER_BYTE = 100\n"
+            "_DEFAULTS = {'max_paths': 20000, 'max_load_bytes': 64 << 20}\n"
+            "def _error(code, offset, message): pass\n"
+            "class Error(Exception):\n"
+            "    def __init__(self, code, name): pass\n"
+            "class Sub(Error): pass\n"
+            "def f(e, max_nesting=32, code=_A):\n"
+            "    _error(_ESOFT, 0, 'x')\n"
+            "    _error(55, 0, 'x')\n"
+            "    Sub(134, 'n')\n"
+            "    _core.error_info(137)\n"
+            "    g(max_ref_depth=32)\n"
+            "    if e.code == 16 or code in (_B, 128): pass\n"
+            "    _error(_A if e else 129, 0, 'x')\n"
+            "    return [x[121] for x in e], range(2), _error\n")}
+        found = "\n".join(copies(planted, self.codes, self.defaults))
+        for line in (":10: _ESOFT is NPYG_EHDF5_SOFTLINK", ":11: 55 is NPYG_ELIMIT_PAYLOAD", ":12: 134 is",
+                     ":13: 137 is", ":9: _A is NPYG_EIO (a parameter", ":15: 16 is NPYG_EUNRECOGNIZED",
+                     ":15: _B is NPYG_ENOMEM", ":15: 128 is", ":16: _A is NPYG_EIO", ":16: 129 is", "max_paths = 20000", "max_load_bytes = 64 << 20",
+                     "max_nesting = 32", "max_ref_depth = 32", "_LOAD_PER_BYTE = 100"):
+            self.assertIn(line, found)
+        self.assertNotIn("m.py:17", found)
+        self.assertEqual(len(found.splitlines()), 15, found)
+
+    def test_every_module_of_the_package(self):
+        files = sorted((SRC / "python/npyguard").rglob("*.py"))
+        self.assertIn("_matlab.py", {f.name for f in files})
+        modules = {str(f.relative_to(SRC)): f.read_text() for f in files}
+        self.assertEqual(copies(modules, self.codes, self.defaults), [])
 
 
 if __name__ == "__main__":

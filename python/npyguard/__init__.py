@@ -209,7 +209,18 @@ def _error(code: int, offset: int, message: str) -> Error:
     return _make_error(code, name, klass, offset, message)
 
 
-_EIO, _ENOMEM = 3, 2
+#: The library's codes by name (npyguard.h's npyg_status), for the errors
+#: the package finds itself: its own table, through the extension.
+_CODES: Dict[str, int] = _core.error_codes()
+_EINVAL = _CODES["NPYG_EINVAL"]
+_ENOMEM = _CODES["NPYG_ENOMEM"]
+_EIO = _CODES["NPYG_EIO"]
+_EMAGIC = _CODES["NPYG_EMAGIC"]
+_EUNRECOGNIZED = _CODES["NPYG_EUNRECOGNIZED"]
+_ESHAPE = _CODES["NPYG_ESHAPE"]
+_ELIMIT_STDIN = _CODES["NPYG_ELIMIT_STDIN"]
+_ERA_ELBYTE = _CODES["NPYG_ERA_ELBYTE"]
+_EHDF5_UNAVAILABLE = _CODES["NPYG_EHDF5_UNAVAILABLE"]
 
 
 def _io_error(e: BaseException, what: str, code: int = _EIO) -> InputError:
@@ -447,7 +458,7 @@ class _Source:
                 # (Ctrl-C ends the load; the library's own read would wait
                 # on for the writer).
                 if want_fd:
-                    raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
+                    raise _error(_EINVAL, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
                 self.fileobj = io.BufferedReader(io.FileIO(self.fd, "rb", closefd=False))
                 self.stream = True
                 self.start = None
@@ -455,7 +466,7 @@ class _Source:
             return
         if isinstance(file, (bytes, bytearray, memoryview)):
             if want_fd:
-                raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
+                raise _error(_EINVAL, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
             self.arg = _contiguous(memoryview(file))
             return
         if isinstance(file, io.TextIOBase):
@@ -480,7 +491,7 @@ class _Source:
             self.arg = fd
             return
         if want_fd:
-            raise _error(1, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
+            raise _error(_EINVAL, 0, "mmap_mode needs a path or a regular file")  # UsageError, a ValueError
         self.stream = True
         if type(file) is io.BytesIO or isinstance(file, mmap.mmap):
             # In place, without a copy: a BytesIO's getvalue() is the bytes
@@ -567,13 +578,13 @@ def _fresh(d: Dict[str, Any], dtype: np.dtype, count: Optional[int] = None) -> n
     """A new one-dimensional array for the payload; a size this process
     cannot allocate is an InputError (NPYG_ENOMEM), not a bare MemoryError."""
     if len(d["shape"]) > _NUMPY_MAX_DIMS:
-        raise _error(30, d["data_offset"] - d["header_len"],
+        raise _error(_ESHAPE, d["data_offset"] - d["header_len"],
                      f"{len(d['shape'])} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
     n = d["count"] if count is None else count
     try:
         return np.ndarray(n, dtype=dtype)
     except MemoryError as e:
-        raise _error(2, d["data_offset"], f"cannot allocate {n * dtype.itemsize} bytes for the payload") from e
+        raise _error(_ENOMEM, d["data_offset"], f"cannot allocate {n * dtype.itemsize} bytes for the payload") from e
 
 
 def _fill(npy, d: Dict[str, Any], dtype: Optional[np.dtype] = None, fd: bool = False) -> np.ndarray:
@@ -743,8 +754,8 @@ def _load_source(src: "_Source", file, mmap_mode, strict, lim, limits, max_heade
                 return NpzFile(file, strict=strict, **(lim or {}))
             if kind in (_FORMAT_HDF5, _FORMAT_MAT73):
                 if src.fd is None or src.stream:
-                    raise _not_loadable(114, 0, "an HDF5 or MAT v7.3 file is loaded from a path, a "
-                                                "descriptor or a regular file's file object") from None
+                    raise _not_loadable(_EHDF5_UNAVAILABLE, 0, "an HDF5 or MAT v7.3 file is loaded from a path, "
+                                        "a descriptor or a regular file's file object") from None
                 return _load_hdf5_kind(kind, src.fd, strict, limits, max_header_size)
             return src.finish_ra(_read_ra(_core.Ra(src.arg, strict, lim)))
         d = npy.info()
@@ -800,7 +811,7 @@ def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
     every entry point (npyvalidate included): _FORMAT_NPZ, _FORMAT_RA,
     _FORMAT_HDF5 or _FORMAT_MAT73, to be loaded; a refusal (a polyglot,
     MAT v5/v4) raises its error, and content of no format raises e."""
-    if e.code != 10:
+    if e.code != _EMAGIC:
         raise e
     if probe_arg is None:  # a stream: its first bytes are all there is
         kind = _core.sniff(head)
@@ -813,9 +824,6 @@ def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:
     if code:
         raise _error(code, offset, message) from None
     return kind
-
-
-_EUNRECOGNIZED = 16
 
 
 def _load_hdf5_kind(kind: int, fd: int, strict: bool, limits: Dict[str, Any], max_header_size: Any):
@@ -848,8 +856,8 @@ def _ra_dtype(d: Dict[str, Any]) -> np.dtype:
     except TypeError:
         dtype = None
     if dtype is None or dtype.itemsize != d["elbyte"]:
-        raise _not_loadable(94, 24, f"element type {d['type']} (eltype {d['eltype']}, elbyte {d['elbyte']}): "
-                                    f"numpy has no dtype for it")
+        raise _not_loadable(_ERA_ELBYTE, 24, f"element type {d['type']} (eltype {d['eltype']}, "
+                                            f"elbyte {d['elbyte']}): numpy has no dtype for it")
     return dtype
 
 
@@ -862,11 +870,11 @@ def _read_ra(ra) -> np.ndarray:
         dtype = _ra_dtype(d)
         dims = d["dims"]
         if len(dims) > _NUMPY_MAX_DIMS:
-            raise _error(30, 40, f"{len(dims)} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
+            raise _error(_ESHAPE, 40, f"{len(dims)} dimensions: numpy holds at most {_NUMPY_MAX_DIMS}")
         try:
             flat = np.ndarray(d["count"], dtype=dtype)
         except MemoryError as e:
-            raise _error(2, d["data_offset"], f"cannot allocate {d['data_bytes']} bytes for the array") from e
+            raise _error(_ENOMEM, d["data_offset"], f"cannot allocate {d['data_bytes']} bytes for the array") from e
         ra.read(flat.view(np.uint8) if d["data_bytes"] else None)
     finally:
         ra.close()
@@ -964,7 +972,7 @@ def _record_error(rec: Dict[str, Any]) -> Error:
         err = _make_error(e["code"], e["name"], e["class"], e.get("offset") or 0, e["message"],
                           e.get("offset_in") or "file", member)
     else:  # a record that names no error: the format's own objects refused something
-        err = _error(_EIO if rec.get("ok") is None else 1, 0, "npyvalidate refused the file")
+        err = _error(_EIO if rec.get("ok") is None else _EINVAL, 0, "npyvalidate refused the file")
     err.record = rec
     return err
 
@@ -1352,11 +1360,12 @@ def _spool(file, bound: int, what: str = "archive") -> int:
             if not n:
                 break
             if n > bound - total:
-                raise _error(83, bound, f"archive on a stream is over {bound} bytes, the most the zip limits "
-                                        f"admit (max_total_uncompressed, {SPOOL_DEFAULT_TOTAL} bytes by default "
-                                        f"on a stream)" if what == "archive" else
-                                        f"{what} is over {bound} bytes (SPOOL_DEFAULT_TOTAL), the most "
-                                        f"validate() copies from a file object; pass a path")
+                raise _error(_ELIMIT_STDIN, bound,
+                             f"archive on a stream is over {bound} bytes, the most the zip limits "
+                             f"admit (max_total_uncompressed, {SPOOL_DEFAULT_TOTAL} bytes by default "
+                             f"on a stream)" if what == "archive" else
+                             f"{what} is over {bound} bytes (SPOOL_DEFAULT_TOTAL), the most "
+                             f"validate() copies from a file object; pass a path")
             total += n
             try:
                 tmp.write(view[:n])

@@ -13,14 +13,13 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import _DTYPES, _core, _dtype, _error, _os_open
+from . import _CODES, _DTYPES, _ENOMEM, _core, _dtype, _error, _os_open
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS", "h5py_value"]
 
-_PROTOCOL = 129  # NPYG_EHDF5_PROTOCOL
-_ENOMEM = 2  # NPYG_ENOMEM
-_ENOTREG = 5  # NPYG_ENOTREG
+_PROTOCOL = _CODES["NPYG_EHDF5_PROTOCOL"]
+_ENOTREG = _CODES["NPYG_ENOTREG"]
 
 # {name: (default, smallest, largest)}: the C library's table, the .npy
 # parser's limits (each value is a .npy) and the HDF5 walk's and child's.

@@ -47,36 +47,52 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from . import Error
+from . import _CODES, Error, _core
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["read_tree", "loadmat_tree", "loadmat", "load_hdf5"]
 
 _REFS = "/#refs#"
 
-# npyguard's codes (parser/include/npyguard.h), named by the library
-_E_PAYLOAD, _E_SOFTLINK, _E_REFCYCLE, _E_REFDANGLE = 55, 121, 125, 126
-_E_FORMAT, _E_NESTING, _E_PATHS, _E_REFDEPTH, _E_INFLATE = 128, 131, 133, 134, 136
-_E_NOMEM, _E_LOAD = 2, 137
+# npyguard's codes, by their names in the library's table
+_E_PAYLOAD = _CODES["NPYG_ELIMIT_PAYLOAD"]
+_E_SOFTLINK = _CODES["NPYG_EHDF5_SOFTLINK"]
+_E_REFCYCLE = _CODES["NPYG_EHDF5_REFCYCLE"]
+_E_REFDANGLE = _CODES["NPYG_EHDF5_REFDANGLE"]
+_E_FORMAT = _CODES["NPYG_EHDF5_FORMAT"]
+_E_NESTING = _CODES["NPYG_ELIMIT_NESTING"]
+_E_PATHS = _CODES["NPYG_ELIMIT_PATHS"]
+_E_REFDEPTH = _CODES["NPYG_ELIMIT_REFDEPTH"]
+_E_INFLATE = _CODES["NPYG_EHDF5_INFLATE"]
+_E_NOMEM = _CODES["NPYG_ENOMEM"]
+_E_LOAD = _CODES["NPYG_ELIMIT_LOAD"]
 # the load budget's allowance per byte of the file (NPYG_LOAD_BYTES_PER_BYTE)
-_LOAD_PER_BYTE = 100
+_LOAD_PER_BYTE = _core.LOAD_BYTES_PER_BYTE
 
-# the decoder's limits; the HDF5 ones default as the scan's do
-# (NPYG_DEFAULT_MAX_REF_DEPTH, NPYG_DEFAULT_MAX_PATHS), the others as load's
+# the decoder's limits, with the library's defaults (the HDF5 ones as the
+# scan's, the others as load's)
 _TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths",
                 "max_load_bytes")
-_DEFAULTS = {"max_ref_depth": 32, "max_nesting": 32, "max_paths": 20000, "max_load_bytes": 64 << 20}
+_DEFAULTS = {k: v[0] for k, v in _core.limits().items() if k in _TREE_LIMITS}
 _MAX_SOFTLINK_HOPS = 16  # libhdf5's limit on nested soft links (H5L_NUM_LINKS)
 
 # what hdf5storage takes for a numpy value in a struct's field
 _NUMPY_TYPES = (np.ndarray, np.matrix, np.chararray, np.recarray, np.bool_, np.void,
                 np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64,
                 np.float32, np.float64, np.complex64, np.complex128, np.bytes_, np.str_, np.object_)
-# Python.Type -> how the value is returned; anything else, and a missing
-# Python.Type, is read as a numpy value
+# The names hdf5storage and MATLAB write, as the library checks them
+# (parser/src/hdf5/storage.def); what this module does with each is its own.
+_RULES = _core.storage_rules()
+# Python.Type -> how the value is returned; _read returns None, a list and
+# a dict itself (_BY_READ); any other, numpy's, and a missing Python.Type,
+# is read as a numpy value
 _SCALARS = {"bool": bool, "int": int, "long": int, "float": float, "complex": complex}
 _STRINGS = ("str", "bytes", "bytearray")
 _SEQUENCES = {"tuple": tuple, "set": set, "frozenset": frozenset, "collections.deque": collections.deque}
+_BY_READ = ("builtins.NoneType", "list", "dict")
+# Python.numpy.Container -> what python_value makes ("recarray" comes from
+# Python.Type numpy.recarray)
+_CONTAINERS = ("scalar", "matrix", "chararray", "ndarray")
 # what each kind of value accepts as "all the same" in a struct's field
 _KIND_TYPES = {
     "numpy": _NUMPY_TYPES + (np.float16,),
@@ -86,17 +102,27 @@ _KIND_TYPES = {
     "sequence": (tuple, set, frozenset, collections.deque),
 }
 # MATLAB_class -> the dtype of an empty value and the decoding applied
-_MATLAB_DTYPES = {
-    "logical": np.bool_, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
-    "uint64": np.uint64, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
-    "single": np.float32, "double": np.float64, "char": np.str_, "cell": np.object_,
-    "canonical empty": np.float64, "struct": np.object_,
-}
+_MATLAB_DTYPES = {name: np.dtype(numpy).type for name, numpy, _ in _RULES["matlab_classes"] if numpy is not None}
 # attributes that make a group member more than an element of a struct array
-_TYPED_ATTRS = frozenset([
-    "Python.Type", "Python.Shape", "Python.numpy.UnderlyingType", "Python.numpy.Container",
-    "Python.Fields", "MATLAB_class", "MATLAB_int_decode", "MATLAB_fields"])
-_STRING_ATTRS = ("Python.Type", "Python.numpy.UnderlyingType", "Python.numpy.Container", "MATLAB_class")
+_TYPED_ATTRS = frozenset(_RULES["string_attrs"] + _RULES["typed_attrs"])
+_STRING_ATTRS = _RULES["string_attrs"]
+
+
+def _check_rules(rules) -> None:
+    """The Python.Type values and containers this module reads by name are
+    those hdf5storage writes: every Python.Type outside numpy's has its
+    reading here, and no name is read that the library does not know."""
+    read = set(_SCALARS) | set(_STRINGS) | set(_SEQUENCES) | set(_BY_READ)
+    written = {t for t in rules["python_types"] if not t.startswith("numpy.")}
+    if read != written or "numpy.recarray" not in rules["python_types"]:
+        raise ImportError("npyguard._matlab reads the Python.Type values %s, hdf5storage writes %s"
+                          % (sorted(read), sorted(written)))
+    if not set(_CONTAINERS) <= set(rules["containers"]):
+        raise ImportError("npyguard._matlab reads containers %s, hdf5storage writes %s"
+                          % (sorted(_CONTAINERS), sorted(rules["containers"])))
+
+
+_check_rules(_RULES)
 
 # what numpy raises when hdf5storage's own operation on a value fails
 _VALUE_FAULTS = (ValueError, TypeError, IndexError, KeyError, AttributeError, ZeroDivisionError,
@@ -126,8 +152,7 @@ def _error(code: int, path: str, message: str, cls=None):
 def _limit(limits: Dict[str, Any], name: str) -> int:
     v = limits.get(name)
     if v is None:
-        from . import LIMITS
-        return LIMITS[name] if name in LIMITS else _DEFAULTS[name]
+        return _DEFAULTS[name]
     if isinstance(v, (bool, np.bool_)) or not hasattr(type(v), "__index__"):
         raise TypeError("%s must be an integer, not %s" % (name, type(v).__name__))
     v = operator.index(v)

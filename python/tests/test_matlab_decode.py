@@ -398,3 +398,42 @@ def test_load_of_hdf5_bytes_is_a_clear_refusal():
     with pytest.raises(npyguard.NotLoadableError) as ei:
         npyguard.load(data)
     assert "path, a descriptor or a regular file" in str(ei.value)
+
+
+# ---------------------------------------------------------------- the names
+
+def test_the_names_are_those_hdf5storage_writes():
+    """The names the library and this decoder share (storage.def, through
+    _core.storage_rules()) are hdf5storage's own: every Python.Type its
+    marshallers write, the numpy type it gives each MATLAB_class, the
+    class it writes for a numpy type, and its attribute names."""
+    hdf5storage = pytest.importorskip("hdf5storage")
+    from hdf5storage.Marshallers import NumpyScalarArrayMarshaller
+    from npyguard import _core
+    rules = _core.storage_rules()
+    marshallers = hdf5storage.MarshallerCollection()._marshallers
+    assert set(rules["python_types"]) == {t for m in marshallers for t in m.python_type_strings}
+    numpy = NumpyScalarArrayMarshaller()
+    to_numpy = numpy._NumpyScalarArrayMarshaller__MATLAB_classes_reverse  # MATLAB_class -> numpy type
+    classes = {name: t for name, t, _ in rules["matlab_classes"]}
+    assert {k: np.dtype(v).type for k, v in classes.items() if v is not None} == to_numpy
+    assert set(classes) - set(to_numpy) == {"function_handle"}  # MATLAB's, which hdf5storage does not read
+    # the first class of a numpy type is the one hdf5storage writes for it
+    for t, written in numpy._NumpyScalarArrayMarshaller__MATLAB_classes.items():
+        first = next((name for name, v in classes.items() if v == np.dtype(t).name), None)
+        assert first in (written, None), t
+    attrs = numpy.python_attributes | numpy.matlab_attributes
+    assert set(rules["string_attrs"]) | set(rules["typed_attrs"]) <= attrs
+    assert len(rules["string_attrs"]) == 4 and "MATLAB_class" in rules["string_attrs"]
+
+
+def test_a_name_the_decoder_and_the_library_disagree_on_fails_the_import():
+    from npyguard import _core, _matlab
+    rules = _core.storage_rules()
+    _matlab._check_rules(rules)
+    unread = dict(rules, python_types=rules["python_types"] + ("builtins.ellipsis",))
+    unknown = dict(rules, python_types=tuple(t for t in rules["python_types"] if t != "collections.deque"))
+    container = dict(rules, containers=tuple(c for c in rules["containers"] if c != "matrix"))
+    for bad in (unread, unknown, container):
+        with pytest.raises(ImportError):
+            _matlab._check_rules(bad)

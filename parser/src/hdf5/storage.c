@@ -13,6 +13,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* hdf5storage's and MATLAB's names (storage.def). */
+static const char *const python_types[] = {
+#define NPYG_PYTHON_TYPE(name) name,
+#include "storage.def"
+    NULL};
+
+static const char *const containers[] = {
+#define NPYG_CONTAINER(name) name,
+#include "storage.def"
+    NULL};
+
+/* "scalar, ndarray, ...", for a message (past the first ", ") */
+static const char container_list[] = ""
+#define NPYG_CONTAINER(name) ", " name
+#include "storage.def"
+    ;
+
+static const struct matlab_class {
+    const char *name, *numpy, *stored;
+} matlab_classes[] = {
+#define NPYG_MATLAB_CLASS(name, numpy, stored) {name, numpy, stored},
+#include "storage.def"
+};
+#define MATLAB_CLASSES (sizeof matlab_classes / sizeof matlab_classes[0])
+
+static const struct matlab_class *fundamental_class(const char *name)
+{
+    for (size_t i = 0; i < MATLAB_CLASSES; i++)
+        if (!strcmp(name, matlab_classes[i].name)) return &matlab_classes[i];
+    return NULL;
+}
 
 static void problem(sattrs *s, const char *fmt, ...) NPYG__PRINTF(2, 3);
 static void problem(sattrs *s, const char *fmt, ...)
@@ -108,15 +139,13 @@ static void take_str(sattrs *s, hid_t a, const char *name, bool small, char *out
 
 void npyg__h5s_take(sattrs *s, hid_t a, const char *name, bool small)
 {
-    if (!strcmp(name, "Python.Type"))
-        take_str(s, a, name, small, s->python_type, sizeof s->python_type, &s->has_python_type);
-    else if (!strcmp(name, "Python.numpy.UnderlyingType"))
-        take_str(s, a, name, small, s->underlying, sizeof s->underlying, &s->has_underlying);
-    else if (!strcmp(name, "Python.numpy.Container"))
-        take_str(s, a, name, small, s->container, sizeof s->container, &s->has_container);
-    else if (!strcmp(name, "MATLAB_class"))
-        take_str(s, a, name, small, s->matlab_class, sizeof s->matlab_class, &s->has_matlab_class);
-    else if (!strcmp(name, "H5PATH") && small) /* read by no reader: never a finding */
+#define NPYG_STRING_ATTR(attr, field)                                                   \
+    if (!strcmp(name, attr)) {                                                          \
+        take_str(s, a, name, small, s->field, sizeof s->field, &s->has_##field);        \
+        return;                                                                         \
+    }
+#include "storage.def"
+    if (!strcmp(name, "H5PATH") && small) /* read by no reader: never a finding */
         s->has_h5path = !read_str_attr(a, s->h5path, sizeof s->h5path);
     else if (!strcmp(name, "Python.Shape")) {
         if (!read_int_attr(a, NULL, s->shape, &s->shape_n))
@@ -186,16 +215,19 @@ static bool known_underlying(const char *u)
     return true;
 }
 
-/* hdf5storage's MATLAB_class for a numpy dtype name; NULL: none. */
+/* hdf5storage's MATLAB_class for a numpy dtype name; NULL: none. Text is
+   char; complexN takes the class of its two floats of N/2 bits; any other
+   type the first class whose elements it is. */
 static const char *matlab_class_of(const char *u)
 {
-    static const char *const map[][2] = {{"bool", "logical"}, {"int8", "int8"}, {"int16", "int16"},
-        {"int32", "int32"}, {"int64", "int64"}, {"uint8", "uint8"}, {"uint16", "uint16"},
-        {"uint32", "uint32"}, {"uint64", "uint64"}, {"float32", "single"}, {"float64", "double"},
-        {"complex64", "single"}, {"complex128", "double"}, {"object", "cell"}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(u, map[i][0])) return map[i][1];
     if (!strncmp(u, "bytes", 5) || !strncmp(u, "str", 3)) return "char";
+    char half[32];
+    if (!strncmp(u, "complex", 7)) {
+        snprintf(half, sizeof half, "float%lu", strtoul(u + 7, NULL, 10) / 2);
+        u = half;
+    }
+    for (size_t i = 0; i < MATLAB_CLASSES; i++)
+        if (matlab_classes[i].numpy && !strcmp(u, matlab_classes[i].numpy)) return matlab_classes[i].name;
     return NULL;
 }
 
@@ -218,25 +250,13 @@ static bool type_matches(const char *u, const char *actual)
 void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t itemsize, int ndim,
                      const hsize_t *dims, const char *parent)
 {
-    static const char *const ptypes[] = {"bool", "int", "long", "float", "complex", "str", "bytes",
-        "bytearray", "builtins.NoneType", "list", "tuple", "set", "frozenset",
-        "collections.deque", "dict", "numpy.ndarray", "numpy.matrix", "numpy.chararray",
-        "numpy.recarray", "numpy.bool_", "numpy.void", "numpy.uint8", "numpy.uint16",
-        "numpy.uint32", "numpy.uint64", "numpy.int8", "numpy.int16", "numpy.int32", "numpy.int64",
-        "numpy.float16", "numpy.float32", "numpy.float64", "numpy.complex64", "numpy.complex128",
-        "numpy.bytes_", "numpy.str_", "numpy.object_", NULL};
-    static const char *const containers[] = {"scalar", "ndarray", "matrix", "chararray", "recarray", NULL};
-    static const char *const mclasses[] = {"logical", "char", "int8", "int16", "int32", "int64",
-        "uint8", "uint16", "uint32", "uint64", "single", "double", "cell", "struct",
-        "canonical empty", "function_handle", NULL};
     (void)parent;
-    if (s->has_python_type && !in_list(s->python_type, ptypes))
+    if (s->has_python_type && !in_list(s->python_type, python_types))
         problem(s, "Python.Type '%s' is not a type hdf5storage writes", s->python_type);
     if (s->has_underlying && !known_underlying(s->underlying))
         problem(s, "Python.numpy.UnderlyingType '%s' is not a numpy type hdf5storage writes", s->underlying);
     if (s->has_container && !in_list(s->container, containers))
-        problem(s, "Python.numpy.Container '%s' is not one of scalar, ndarray, matrix, chararray, recarray",
-                s->container);
+        problem(s, "Python.numpy.Container '%s' is not one of %s", s->container, container_list + 2);
     /* MATLAB_object_decode: 1 a function handle, 2 an old-style object, 3 an
        opaque one (classdef, Java, COM) whose data lives under /#subsystem# */
     bool object = s->object_decode == 2 || s->object_decode == 3;
@@ -247,7 +267,7 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
                 s->object_decode);
     else if (s->object_decode == 1 && strcmp(s->matlab_class, "function_handle"))
         problem(s, "MATLAB_object_decode 1 (a function handle) on MATLAB_class '%s'", s->matlab_class);
-    bool named = s->has_matlab_class && !in_list(s->matlab_class, mclasses);
+    bool named = s->has_matlab_class && !fundamental_class(s->matlab_class);
     if (named && !object_class_name(s->matlab_class))
         problem(s, "MATLAB_class '%s' is not a MATLAB class", s->matlab_class);
     else if (named && !object)
@@ -276,15 +296,11 @@ void npyg__h5s_check(sattrs *s, bool dataset, const char *actual, uint64_t items
         !type_matches(s->underlying, actual))
         problem(s, "Python.numpy.UnderlyingType '%s' but the dataset holds %s", s->underlying, actual);
     if (dataset && s->has_matlab_class && !empty && !s->has_underlying) {
-        static const char *const m2t[][2] = {{"double", "float64"}, {"single", "float32"},
-            {"int8", "int8"}, {"int16", "int16"}, {"int32", "int32"}, {"int64", "int64"},
-            {"uint8", "uint8"}, {"uint16", "uint16"}, {"uint32", "uint32"}, {"uint64", "uint64"},
-            {"cell", "object reference"}};
-        for (size_t i = 0; i < sizeof m2t / sizeof m2t[0]; i++)
-            if (!strcmp(s->matlab_class, m2t[i][0]) && strcmp(actual, m2t[i][1]) &&
-                !(!strcmp(m2t[i][0], "double") && (!strcmp(actual, "complex128") || !strcmp(actual, "compound16"))) &&
-                !(!strcmp(m2t[i][0], "single") && (!strcmp(actual, "complex64") || !strcmp(actual, "compound8"))))
-                problem(s, "MATLAB_class '%s' but the dataset holds %s", s->matlab_class, actual);
+        const struct matlab_class *c = fundamental_class(s->matlab_class);
+        if (c && c->stored && strcmp(actual, c->stored) &&
+            !(!strcmp(c->name, "double") && (!strcmp(actual, "complex128") || !strcmp(actual, "compound16"))) &&
+            !(!strcmp(c->name, "single") && (!strcmp(actual, "complex64") || !strcmp(actual, "compound8"))))
+            problem(s, "MATLAB_class '%s' but the dataset holds %s", s->matlab_class, actual);
         if (!strcmp(s->matlab_class, "char") && strncmp(actual, "uint", 4) && strncmp(actual, "bytes", 5))
             problem(s, "MATLAB_class 'char' but the dataset holds %s", actual);
     }
