@@ -803,7 +803,8 @@ def _stream_head(file) -> bytes:
 
 
 # npyg_format: what the library recognises a file as, by content
-_FORMAT_NPY, _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5, _FORMAT_MAT73 = 1, 2, 3, 4, 5
+_FORMAT_NPY, _FORMAT_NPZ, _FORMAT_RA, _FORMAT_HDF5, _FORMAT_MAT73 = (
+    _core.FORMAT_NPY, _core.FORMAT_NPZ, _core.FORMAT_RA, _core.FORMAT_HDF5, _core.FORMAT_MAT73)
 
 
 def _not_npy(e: MagicError, head: bytes, probe_arg) -> int:

@@ -94,7 +94,12 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObjectRef(m, "Ra", (PyObject *)&RaType) < 0 ||
         PyModule_AddStringConstant(m, "library_version", npyg_version_string()) < 0 ||
         PyModule_AddStringConstant(m, "cli_path", NPYG_CLI_PATH) < 0 ||
-        PyModule_AddIntConstant(m, "LOAD_BYTES_PER_BYTE", NPYG_LOAD_BYTES_PER_BYTE) < 0) {
+        PyModule_AddIntConstant(m, "LOAD_BYTES_PER_BYTE", NPYG_LOAD_BYTES_PER_BYTE) < 0 ||
+        PyModule_AddIntConstant(m, "FORMAT_NPY", NPYG_FORMAT_NPY) < 0 ||
+        PyModule_AddIntConstant(m, "FORMAT_NPZ", NPYG_FORMAT_NPZ) < 0 ||
+        PyModule_AddIntConstant(m, "FORMAT_RA", NPYG_FORMAT_RA) < 0 ||
+        PyModule_AddIntConstant(m, "FORMAT_HDF5", NPYG_FORMAT_HDF5) < 0 ||
+        PyModule_AddIntConstant(m, "FORMAT_MAT73", NPYG_FORMAT_MAT73) < 0) {
         Py_DECREF(m);
         return NULL;
     }
