@@ -123,6 +123,20 @@ PyObject *Npy_close(NpyObject *self, PyObject *noargs);
 
 extern PyTypeObject NpyType, ZipType, RaType;
 
+/* The definition of one of the module's types: every one is a plain
+   object made by PyType_GenericNew and set up by its init. */
+#define CORE_TYPE(var, name, object, dealloc, init, methods, doc)                                                \
+    PyTypeObject var = {                                                                                        \
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = "npyguard._core." name,                                         \
+        .tp_basicsize = sizeof(object),                                                                        \
+        .tp_dealloc = (destructor)(dealloc),                                                                   \
+        .tp_flags = Py_TPFLAGS_DEFAULT,                                                                        \
+        .tp_doc = (doc),                                                                                       \
+        .tp_methods = (methods),                                                                               \
+        .tp_init = (initproc)(init),                                                                           \
+        .tp_new = PyType_GenericNew,                                                                           \
+    }
+
 PyObject *load_path(PyObject *self, PyObject *const *a, Py_ssize_t n);
 extern const char load_path_doc[];
 PyObject *hdf5_load(PyObject *self, PyObject *args, PyObject *kw);

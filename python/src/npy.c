@@ -141,16 +141,8 @@ static PyMethodDef Npy_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-PyTypeObject NpyType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "npyguard._core.Npy",
-    .tp_basicsize = sizeof(NpyObject),
-    .tp_dealloc = (destructor)Npy_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Npy(source, strict=False, limits=None): a .npy input whose header is validated.",
-    .tp_methods = Npy_methods,
-    .tp_init = (initproc)Npy_init,
-    .tp_new = PyType_GenericNew,
-};
+CORE_TYPE(NpyType, "Npy", NpyObject, Npy_dealloc, Npy_init, Npy_methods,
+          "Npy(source, strict=False, limits=None): a .npy input whose header is validated.");
 
 /* ---------------- a path's .npy array in one call ---------------- */
 

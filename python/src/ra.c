@@ -77,13 +77,5 @@ static PyMethodDef Ra_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-PyTypeObject RaType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "npyguard._core.Ra",
-    .tp_basicsize = sizeof(NpyObject),
-    .tp_dealloc = (destructor)Npy_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Ra(source, strict=False, limits=None): a RawArray file whose header is validated.",
-    .tp_methods = Ra_methods,
-    .tp_init = (initproc)Ra_init,
-    .tp_new = PyType_GenericNew,
-};
+CORE_TYPE(RaType, "Ra", NpyObject, Npy_dealloc, Ra_init, Ra_methods,
+          "Ra(source, strict=False, limits=None): a RawArray file whose header is validated.");

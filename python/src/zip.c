@@ -198,13 +198,5 @@ static PyMethodDef Zip_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-PyTypeObject ZipType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "npyguard._core.Zip",
-    .tp_basicsize = sizeof(ZipObject),
-    .tp_dealloc = (destructor)Zip_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Zip(source, strict=False, limits=None): a .npz archive whose structure is checked.",
-    .tp_methods = Zip_methods,
-    .tp_init = (initproc)Zip_init,
-    .tp_new = PyType_GenericNew,
-};
+CORE_TYPE(ZipType, "Zip", ZipObject, Zip_dealloc, Zip_init, Zip_methods,
+          "Zip(source, strict=False, limits=None): a .npz archive whose structure is checked.");
