@@ -39,7 +39,7 @@ for kind in static shared; do
     so=$(find "$prefix" -name 'libnpyguard.so.*.*' | head -1)
     [ -n "$so" ] || fail "no versioned libnpyguard.so.X.Y.Z installed"
     soname=$(objdump -p "$so" | awk '$1 == "SONAME" {print $2}')
-    # the ABI generation (npyguard.h): 0 for 0.1 and 0.2, then 0.MINOR through 0.x, MAJOR from 1.0
+    # the ABI generation (docs/c-library.md): 0 for 0.1 and 0.2, then 0.MINOR through 0.x, MAJOR from 1.0
     abi=$(awk -F. '{ print ($1 > 0) ? $1 : (($2 < 3) ? 0 : $1 "." $2) }' <<<"$version")
     [ "$soname" = "libnpyguard.so.$abi" ] || fail "SONAME '$soname' is not libnpyguard.so.$abi"
     [ -e "$(dirname "$so")/$soname" ] || fail "no $soname link installed"

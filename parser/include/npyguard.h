@@ -1,28 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * npyguard: a strict, allocation-bounded validating parser and loader for
- * the array files people receive from strangers: NumPy .npy (format
- * versions 1.0, 2.0 and 3.0) and .npz archives, RawArray .ra files, and
- * HDF5 and MATLAB v7.3 files, whose MAT header npyguard reads itself and
- * whose HDF5 structure the real libhdf5 walks in a sandboxed child
- * process. An object array's pickle is never run: its opcodes are read
- * only to name what it would import.
- *
- * This is the only public header. Every allocation goes through the
- * allocator given to npyg_ctx_new(), and the total never exceeds
- * npyg_ctx_worst_case_alloc() of the context's limits (npyg_set_limit). No global mutable state:
- * contexts are independent, each used by one thread at a time.
- *
- * Typical use:
- *
- *     npyg_ctx *ctx = npyg_ctx_new(NULL);            // defaults
- *     npyg_set_input_fd(ctx, fd);                     // or a buffer, a callback
- *     int rc = npyg_validate(ctx);
- *     if (rc) fprintf(stderr, "%llu: %s\n",
- *                     (unsigned long long)npyg_last_error(ctx)->offset,
- *                     npyg_last_error(ctx)->message);
- *     else    use(npyg_get_info(ctx));               // shape, dtype, offset
- *     npyg_ctx_free(ctx);
+ * .npy, .npz, RawArray .ra, HDF5 and MATLAB v7.3 files. The only public
+ * header: a reference. The manual, with examples: docs/c-library.md.
  */
 #ifndef NPYGUARD_H
 #define NPYGUARD_H
@@ -34,6 +14,8 @@
 extern "C" {
 #endif
 
+/* NPYG_API marks the exported functions (hidden by default otherwise);
+   NPYG_STATIC: linking the static library. */
 #if defined(NPYG_STATIC)
 #  define NPYG_API
 #elif defined(_WIN32)
@@ -48,6 +30,9 @@ extern "C" {
 #  define NPYG_API
 #endif
 
+/* ---- Versions and ABI -------------------------------------------------
+   docs/c-library.md#abi-and-versions */
+
 /* The project's version, written here only: CMake and the Python package
    read these three lines. */
 #define NPYG_VERSION_MAJOR 0
@@ -60,38 +45,29 @@ extern "C" {
 /* MAJOR * 1000000 + MINOR * 1000 + PATCH (0.2.0: 2000), for comparisons. */
 #define NPYG_VERSION_NUMBER (NPYG_VERSION_MAJOR * 1000000L + NPYG_VERSION_MINOR * 1000L + NPYG_VERSION_PATCH)
 
-/* The running library's version; NPYG_VERSION_STRING and
-   NPYG_VERSION_NUMBER are the header's a program was compiled with. */
+/* The running library's version, "MAJOR.MINOR.PATCH".
+   Returns: a static string. NPYG_VERSION_STRING is the one of the header
+   a program was compiled with. */
 NPYG_API const char *npyg_version_string(void);
+/* The running library's version as a number, as NPYG_VERSION_NUMBER.
+   Returns: MAJOR * 1000000 + MINOR * 1000 + PATCH. NPYG_VERSION_NUMBER is
+   the one of the header a program was compiled with. */
 NPYG_API long npyg_version_number(void);
 
-/* ABI: the library's structs and call forms change only with its SONAME,
-   which names the ABI generation: libnpyguard.so.0.MINOR from 0.3 (each
-   0.x minor may change the ABI; 0.1 and 0.2 are libnpyguard.so.0),
-   libnpyguard.so.MAJOR from 1.0. Within one SONAME a struct the library
-   hands out (npyg_info, npyg_error, ...; the caller only ever holds a
-   pointer to it) only grows at its end, and a struct the caller fills
-   (npyg_options, npyg_alloc, npyg_hdf5_sink) does not change at all:
-   what is new comes as a call on the context, as the limits
-   (npyg_set_limit), the input and the HDF5 helper's settings do, or as a
-   bit of npyg_options.flags, where an unknown bit is refused (a program
-   built for a newer library fails at npyg_ctx_new, not later). The
-   limits structs of 0.1 (npyg_limits, ...) are frozen as they are and go
-   with the calls that take them. The dynamic linker refuses a library of
-   another ABI; a program linked statically or loading the library by
-   other means asks at its start:
-
-       if (!npyg_version_compatible(NPYG_VERSION_NUMBER)) refuse();
-
-   1 when this library serves a program compiled with the npyguard.h of
-   version `built` (NPYG_VERSION_NUMBER): the same ABI generation and a
-   library at least as new; 0 otherwise. */
+/* Whether this library serves a program compiled with the npyguard.h of
+   version built. The dynamic linker refuses a library of another ABI; a
+   program linked statically or loading the library by other means asks
+   at its start: if (!npyg_version_compatible(NPYG_VERSION_NUMBER)) refuse();
+   built: the program's NPYG_VERSION_NUMBER.
+   Returns: 1 for the same ABI generation (SONAME) and a library at least
+   as new; 0 otherwise. */
 NPYG_API int npyg_version_compatible(long built);
 
-/* ------------------------------------------------------------------ */
-/* Error codes. Stable: a code is never renumbered or reused. The      */
-/* ranges leave room for new codes next to their relatives.            */
-/* ------------------------------------------------------------------ */
+/* ---- Error codes ------------------------------------------------------
+   Stable: a code is never renumbered or reused; the ranges leave room for
+   new codes next to their relatives. Table: docs/errors.md */
+
+/* Every result code: 0 is success, the rest an npyg_status. */
 typedef enum npyg_status {
     NPYG_OK = 0,
 
@@ -238,30 +214,35 @@ typedef enum npyg_status {
                         [0, NPYG_STATUS_END_) see every code (with gaps) */
 } npyg_status;
 
-/* A short static description of a code ("header is not a dict"). */
+/* A short static description of a code ("header is not a dict").
+   Returns: a static string; "unknown error code" for a value that is none. */
 NPYG_API const char *npyg_strerror(int code);
-/* The stable symbolic name ("NPYG_ENOTDICT"); "?" for an unknown code. */
+/* The stable symbolic name of a code ("NPYG_ENOTDICT").
+   Returns: a static string; "?" for an unknown code. */
 NPYG_API const char *npyg_error_name(int code);
 /* The class printed in diagnostics: "ok", "usage", "io", "magic",
    "header", "shape", "descr", "unsafe", "payload", "strict", "limit",
-   "zip", "ra", "unsupported", "mat", "hdf5", "pickle". */
+   "zip", "ra", "unsupported", "mat", "hdf5", "pickle".
+   Returns: a static string; ? for an unknown code. */
 NPYG_API const char *npyg_error_class(int code);
 
-/* What an error's offset counts from. */
+/* What an error's offset counts from (npyg_error.offset_space). */
 typedef enum npyg_offset_space {
     NPYG_OFFSET_FILE = 0,    /* the .npy input (a file, buffer or stream) */
     NPYG_OFFSET_ARCHIVE = 1, /* the .npz archive's bytes as stored */
     NPYG_OFFSET_MEMBER = 2   /* the decompressed bytes of the member being validated */
 } npyg_offset_space;
 
-/* "file", "archive", "member"; "?" for anything else. */
+/* The name of an offset space: "file", "archive", "member".
+   Returns: a static string; "?" for anything else. */
 NPYG_API const char *npyg_offset_space_name(int space);
 
-/* 1 when a code blames the environment (I/O, memory, the kind of file)
-   rather than the bytes read; 0 for NPYG_OK and every other code. Tools
-   map it to their exit status. */
+/* Whether a code blames the environment (I/O, memory, the kind of file)
+   rather than the bytes read. Tools map it to their exit status.
+   Returns: 1 for such a code; 0 for NPYG_OK and every other code. */
 NPYG_API int npyg_error_is_environment(int code);
 
+/* The error of a context's last call (npyg_last_error). */
 typedef struct npyg_error {
     int code;            /* an npyg_status */
     uint64_t offset;     /* byte offset of the fault, in offset_space */
@@ -269,9 +250,11 @@ typedef struct npyg_error {
     int offset_space;    /* an npyg_offset_space */
 } npyg_error;
 
-/* ------------------------------------------------------------------ */
-/* Warnings: accepted, but worth knowing. A bit set in info->warnings. */
-/* ------------------------------------------------------------------ */
+/* ---- Warnings ---------------------------------------------------------
+   Accepted, but worth knowing: bits in a result's warnings.
+   docs/c-library.md#errors-and-warnings */
+
+/* .npy warnings (npyg_info.warnings, npyg_ra_info.warnings). */
 enum npyg_warning {
     NPYG_W_TRAILING = 1u << 0,      /* bytes after the payload */
     NPYG_W_ALIGN = 1u << 1,         /* data offset not a multiple of 64 */
@@ -295,32 +278,38 @@ typedef enum npyg_warning_set {
     NPYG_WARNINGS_HDF5 = 3   /* NPYG_HW_*: npyg_hdf5_object */
 } npyg_warning_set;
 
+/* One warning bit's name and description (npyg_warning_info). */
 typedef struct npyg_warning_desc {
     unsigned bit;
     const char *name; /* stable, as tools print it: "trailing_bytes" */
     const char *text; /* one line: "bytes after the payload" */
 } npyg_warning_desc;
 
-/* One warning bit of a set, by its name and description; NULL for a bit
-   that is not one of the set's (or more than one bit). The one call that
-   names warnings, of every set. */
+/* One warning bit of a set, by its name and description: the one call
+   that names warnings, of every set.
+   Returns: a static row; NULL for a bit that is not one of the set's (or
+   more than one bit). */
 NPYG_API const npyg_warning_desc *npyg_warning_info(npyg_warning_set set, unsigned bit);
 
-/* ------------------------------------------------------------------ */
-/* Allocator and limits                                                */
-/* ------------------------------------------------------------------ */
+/* ---- Allocator and the .npy limits struct -----------------------------
+   docs/c-library.md#contexts-and-limits */
+
+/* A caller's allocator, given to npyg_ctx_new: every allocation of the
+   context goes through it. free receives the size as allocated; user is
+   passed to both. */
 typedef struct npyg_alloc {
     void *(*malloc)(void *user, size_t size);
     void (*free)(void *user, void *ptr, size_t size); /* size as allocated */
     void *user;
 } npyg_alloc;
 
-/* The limits structs below (npyg_limits, npyg_zip_limits,
-   npyg_pickle_limits, npyg_hdf5_limits), their *_default functions and
-   the per-call struct arguments are kept for 0.x compatibility and go in
-   0.3: set limits on the context (npyg_set_limit). Their defaults and
-   ranges are the table's (npyg_limit_info); a struct out of range is
-   refused as a whole, where npyg_set_limit names the limit. */
+/* The .npy limits as a struct. The limits structs (npyg_limits,
+   npyg_zip_limits, npyg_pickle_limits, npyg_hdf5_limits), their *_default
+   functions and the per-call struct arguments are kept for 0.x
+   compatibility and go in 0.3: set limits on the context (npyg_set_limit).
+   Their defaults and ranges are the table's (npyg_limit_info); a struct
+   out of range is refused as a whole, where npyg_set_limit names the
+   limit. */
 typedef struct npyg_limits {
     uint64_t max_header_bytes;  /* header text, as HEADER_LEN counts it */
     uint32_t max_dims;          /* entries in the shape, and in each subarray
@@ -343,22 +332,28 @@ typedef struct npyg_limits {
 #define NPYG_MAX_HEADER_BYTES_CAP (UINT64_C(1) << 28)
 #define NPYG_MAX_DEPTH_CAP 64u
 
+/* Fills *limits with the defaults (NPYG_DEFAULT_*).
+   limits: NULL does nothing. */
 NPYG_API void npyg_limits_default(npyg_limits *limits);
 
 /* The most the parser can allocate in total, at any moment, under these
    limits: never more than max_alloc_bytes, and usually much less. A caller
-   may size a fixed pool by it. Returns 0 for invalid limits. Of a context:
-   npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_NPY). */
+   may size a fixed pool by it. Of a context:
+   npyg_ctx_worst_case_alloc(ctx, NPYG_BOUND_NPY).
+   Returns: bytes; 0 for invalid limits. */
 NPYG_API uint64_t npyg_worst_case_alloc(const npyg_limits *limits);
 
-/* ------------------------------------------------------------------ */
-/* Context                                                             */
-/* ------------------------------------------------------------------ */
+/* ---- Context ----------------------------------------------------------
+   Profile, allocator, limits, input, last result; one thread at a time.
+   docs/c-library.md#contexts-and-limits */
+
+/* What a context accepts. */
 typedef enum npyg_profile {
     NPYG_PROFILE_NUMPY = 0,  /* accept what numpy.load(allow_pickle=False) accepts */
     NPYG_PROFILE_STRICT = 1  /* only what numpy's own writer emits */
 } npyg_profile;
 
+/* npyg_ctx_new's settings. */
 typedef struct npyg_options {
     npyg_profile profile;
     const npyg_limits *limits;  /* NULL: the defaults; or npyg_set_limit after */
@@ -366,24 +361,30 @@ typedef struct npyg_options {
     unsigned flags;             /* no flags are defined yet; must be 0 */
 } npyg_options;
 
+/* A context, opaque. Contexts are independent of each other. */
 typedef struct npyg_ctx npyg_ctx;
 
-/* NULL options: numpy profile, default limits, malloc. Returns NULL when
-   the options are invalid or memory runs out. */
+/* A new context.
+   options: NULL for the numpy profile, default limits, malloc; flags must
+   be 0 (an unknown bit is refused, so a program built for a newer library
+   fails here, not later); limits above the caps are refused.
+   Returns: the context; NULL when the options are invalid or memory runs
+   out.
+   Owns: the caller, who frees it with npyg_ctx_free. Every allocation of
+   the context goes through its allocator, and the total never exceeds
+   npyg_ctx_worst_case_alloc() of its limits. */
 NPYG_API npyg_ctx *npyg_ctx_new(const npyg_options *options);
+/* Frees the context and what it holds, and ends its HDF5 helper if one
+   runs.
+   ctx: NULL is fine. */
 NPYG_API void npyg_ctx_free(npyg_ctx *ctx); /* NULL is fine */
 
-/* ------------------------------------------------------------------ */
-/* Limits: one set per context, every format's, each set and read by   */
-/* its id (as sqlite3_limit does). One table in the library holds each */
-/* limit's name, npyvalidate option, default, range and the worst      */
-/* cases it enters; the CLI's options, the Python keywords and the     */
-/* documents are made from it. A context starts with the defaults (or  */
-/* npyg_options.limits for the .npy ones).                             */
-/*                                                                     */
-/*     npyg_set_limit(ctx, NPYG_LIMIT_MAX_MEMBERS, 64);                */
-/*     int id = npyg_limit_by_name("max-alloc");  // or "max_alloc_bytes" */
-/* ------------------------------------------------------------------ */
+/* ---- Limits -----------------------------------------------------------
+   One set per context, every format's, each set and read by its id.
+   docs/c-library.md#limits */
+
+/* The ids of the limits, by format; npyg_limit_info gives each one's
+   name, option, default and range. */
 typedef enum npyg_limit {
     /* .npy, and what every format shares (allocation, payload) */
     NPYG_LIMIT_MAX_HEADER_BYTES = 0,
@@ -431,6 +432,8 @@ enum npyg_limit_bound {
     NPYG_BOUND_CAP = 1u << 5     /* (a limit's bounds only) max_alloc_bytes: caps every one */
 };
 
+/* One row of the library's table of limits, from which npyvalidate's
+   options, the Python keywords and the documents are made. */
 typedef struct npyg_limit_desc {
     const char *name;       /* "max_alloc_bytes": the Python keyword */
     const char *option;     /* "max-alloc": npyvalidate's --max-alloc */
@@ -441,142 +444,153 @@ typedef struct npyg_limit_desc {
     unsigned bounds;        /* NPYG_BOUND_* */
 } npyg_limit_desc;
 
-/* The table's row of a limit; NULL for an id out of range. */
+/* The table's row of a limit.
+   Returns: a static row; NULL for an id out of range. */
 NPYG_API const npyg_limit_desc *npyg_limit_info(npyg_limit id);
-/* The id of a limit by its name or its option ("max_alloc_bytes" or
-   "max-alloc", without the dashes in front); -1 for neither. */
+/* The id of a limit by its name or its option.
+   name: "max_alloc_bytes" or "max-alloc" (without the dashes in front).
+   Returns: the id; -1 for neither. */
 NPYG_API int npyg_limit_by_name(const char *name);
 /* Sets one limit of the context, for the calls that follow (an archive
-   already open keeps the limits it was opened with). A value out of the
-   limit's range, or an unknown id: NPYG_EINVAL, the context unchanged and
-   npyg_last_error() naming the limit and its range. */
+   already open keeps the limits it was opened with).
+   Returns: 0 or NPYG_EINVAL.
+   Errors: NPYG_EINVAL for a value out of the limit's range or an unknown
+   id: the context unchanged and npyg_last_error() naming the limit and
+   its range. */
 NPYG_API int npyg_set_limit(npyg_ctx *ctx, npyg_limit id, uint64_t value);
-/* The context's value of a limit in *value: 0; NPYG_EINVAL, *value
-   untouched, for an unknown id, a NULL context or a NULL value. */
+/* The context's value of a limit.
+   value: receives it.
+   Returns: 0; NPYG_EINVAL, *value untouched, for an unknown id, a NULL
+   context or a NULL value. */
 NPYG_API int npyg_limit_value(const npyg_ctx *ctx, npyg_limit id, uint64_t *value);
 /* The most the context can hold at once under its limits while it reads
-   the formats in the NPYG_BOUND_* mask: the sum of their bounds
-   (NPYG_BOUND_ALL: whatever it reads, a member's pickle scan inside an
-   open archive included), never more than max_alloc_bytes, which every
-   allocation is charged against. A caller may size a fixed pool by it. */
+   the formats of a mask. A caller may size a fixed pool by it.
+   formats: NPYG_BOUND_* bits; NPYG_BOUND_ALL for whatever it reads, a
+   member's pickle scan inside an open archive included.
+   Returns: the sum of their bounds, never more than max_alloc_bytes,
+   which every allocation is charged against. */
 NPYG_API uint64_t npyg_ctx_worst_case_alloc(const npyg_ctx *ctx, unsigned formats);
 
-/* ------------------------------------------------------------------ */
-/* Input: set once on the context, then call a format.                 */
-/*                                                                     */
-/*     npyg_set_input_fd(ctx, fd);          // or _buffer, _read, _pread */
-/*     int rc = npyg_validate(ctx);         // or npyg_open, npyg_ra_*, */
-/*                                          // npyg_probe_input,        */
-/*                                          // npyg_zip_open, npyg_pickle_scan* */
-/*                                                                     */
-/* Each format call reads the input set last, from where it stands    */
-/* when the call begins, and leaves the result on the context for its  */
-/* getter (npyg_get_info, npyg_get_ra_info, npyg_get_probe_info,       */
-/* npyg_get_pickle_report) until the next call. A call forgets the     */
-/* previous result. The input stays set for further calls; what the    */
-/* buffer, descriptor or callback user points to must stay valid until */
-/* the last call that reads it (for npyg_open and npyg_ra_open, until  */
-/* their read step; for npyg_zip_open, until npyg_zip_close).          */
-/*                                                                     */
-/* Kinds, and the calls that take them: a buffer or a regular file, or */
-/* a positional callback, is read at any offset with its size known;   */
-/* a pipe, socket or FIFO, or a read callback, is read once, in order  */
-/* (npyg_probe_input and npyg_zip_open refuse those with ENOTREG).     */
-/* ------------------------------------------------------------------ */
+/* ---- Input ------------------------------------------------------------
+   Set once on the context, then call a format; it stays set.
+   docs/c-library.md#input */
 
-/* Returns bytes read (0 at end of input) or -1 on error. Fewer than len
+/* A stream callback (npyg_set_input_read): reads up to len bytes into buf.
+   Returns: bytes read (0 at end of input) or -1 on error. Fewer than len
    is fine: it is called again for the rest. */
 typedef long long (*npyg_read_fn)(void *user, void *buf, size_t len);
 
-/* Reads len bytes at offset; returns bytes read (short only at the end
-   of the input, or called again for the rest) or -1 on error. */
+/* A positional callback (npyg_set_input_pread): reads len bytes at offset.
+   Returns: bytes read (short only at the end of the input, or called
+   again for the rest) or -1 on error. */
 typedef long long (*npyg_pread_fn)(void *user, void *buf, size_t len, uint64_t offset);
 
-/* A whole file in memory. NULL with len > 0: NPYG_EINVAL (here, and from
-   the next call, which records why). */
+/* Sets a whole file in memory as the input (read at any offset, its size
+   known).
+   Returns: 0 or NPYG_EINVAL.
+   Owns: the caller's bytes, not copied: valid until the last call that
+   reads them.
+   Errors: NULL buf with len > 0: NPYG_EINVAL here, and from the next
+   call, which records why. */
 NPYG_API int npyg_set_input_buffer(npyg_ctx *ctx, const void *buf, size_t len);
 
-/* A descriptor, read from its current position when each call begins,
-   in bounded chunks: a regular file with pread(2), its position left
-   unchanged; a pipe, socket or FIFO with read(2). Never written or
-   closed. A character device or a directory is refused by the call
-   (NPYG_ENOTREG), a descriptor fstat(2) refuses with NPYG_EIO. fd < 0:
-   NPYG_EINVAL here, NPYG_EIO from the call. */
+/* Sets a descriptor as the input, read from its current position when
+   each call begins, in bounded chunks: a regular file with pread(2), its
+   position left unchanged (read at any offset, its size known); a pipe,
+   socket or FIFO with read(2) (read once, in order).
+   fd: never written or closed; open until the last call that reads it.
+   Returns: 0 or NPYG_EINVAL.
+   Errors: fd < 0: NPYG_EINVAL here, NPYG_EIO from the call. A character
+   device or a directory is refused by the call (NPYG_ENOTREG), a
+   descriptor fstat(2) refuses with NPYG_EIO. */
 NPYG_API int npyg_set_input_fd(npyg_ctx *ctx, int fd);
 
-/* A stream: fn is called for the next bytes, in order. NULL fn:
-   NPYG_EINVAL here and from the next call. */
+/* Sets a stream as the input: fn is called for the next bytes, in order
+   (read once; npyg_probe_input and npyg_zip_open refuse it with
+   NPYG_ENOTREG).
+   Returns: 0 or NPYG_EINVAL.
+   Owns: what user points to stays the caller's, valid until the last call
+   that reads it.
+   Errors: NULL fn: NPYG_EINVAL here and from the next call. */
 NPYG_API int npyg_set_input_read(npyg_ctx *ctx, npyg_read_fn fn, void *user);
 
-/* Random access to an input of size bytes: fn reads at an offset, never
-   past size. NULL fn: NPYG_EINVAL here and from the next call. */
+/* Sets random access to an input of size bytes as the input: fn reads at
+   an offset, never past size.
+   Returns: 0 or NPYG_EINVAL.
+   Owns: what user points to stays the caller's, valid until the last call
+   that reads it.
+   Errors: NULL fn: NPYG_EINVAL here and from the next call. */
 NPYG_API int npyg_set_input_pread(npyg_ctx *ctx, npyg_pread_fn fn, void *user, uint64_t size);
 
-/* ------------------------------------------------------------------ */
-/* .npy: one call, or two steps (below). All return 0 or an            */
-/* npyg_status; details in npyg_last_error().                          */
-/* ------------------------------------------------------------------ */
+/* ---- .npy files -------------------------------------------------------
+   One call, or two steps (npyg_open, npyg_read_payload); all return 0 or
+   an npyg_status. docs/c-library.md#npy-files */
 
-/* The whole .npy input: header, payload size (the payload goes to the
-   sink, if one is set), trailing bytes. npyg_get_info then describes it. */
+/* Validates the whole .npy input set last: header, payload size (the
+   payload goes to the sink, if one is set), trailing bytes.
+   Returns: 0 or an npyg_status (npyg_last_error: offset and message).
+   Owns: the result, npyg_get_info, is the context's until the next call.
+   Errors: the .npy codes (10-55, docs/errors.md); NPYG_EOBJECT for an
+   object array (npyg_pickle_scan_npy then names what it imports);
+   NPYG_EPOLYGLOT for a file libhdf5 also reads, on an input that can
+   seek. */
 NPYG_API int npyg_validate(npyg_ctx *ctx);
 
-/* Header only: buf holds at least the preamble and header of a .npy file
-   (it may hold the whole file). The payload is not checked. */
+/* Parses a header only; the payload is not checked.
+   buf, len: at least the preamble and header of a .npy file (it may hold
+   the whole file).
+   Returns: 0 or an npyg_status.
+   Owns: the result, npyg_get_info, is the context's until the next call. */
 NPYG_API int npyg_parse_header(npyg_ctx *ctx, const void *buf, size_t len);
 
 
-/* Optional: every payload byte of the next validate call is passed here,
-   in order, in chunks of at most 64 KiB (e.g. to hash it). A non-zero
-   return stops validation with NPYG_EIO. NULL to unset. */
+/* A payload sink (npyg_set_payload_sink): receives len payload bytes.
+   Returns: 0 to go on; non-zero stops validation with NPYG_EIO. */
 typedef int (*npyg_payload_fn)(void *user, const void *data, size_t len);
+/* Optional: every payload byte of the next validate call is passed to fn,
+   in order, in chunks of at most 64 KiB (e.g. to hash it).
+   fn: NULL to unset.
+   Errors: a non-zero return of fn stops validation with NPYG_EIO. */
 NPYG_API void npyg_set_payload_sink(npyg_ctx *ctx, npyg_payload_fn fn, void *user);
 
+/* The error of the context's last call: code, offset, offset space and a
+   one-line message.
+   Returns: the context's npyg_error; NULL for a NULL ctx.
+   Owns: the context, until the next call or npyg_ctx_free. */
 NPYG_API const npyg_error *npyg_last_error(const npyg_ctx *ctx);
 
-/* ------------------------------------------------------------------ */
-/* Loading in two steps, from one input: open parses and validates the */
-/* header and reads nothing past it (npyg_get_info then describes the  */
-/* array); npyg_read_payload reads the payload of that same input into */
-/* the caller's buffer and checks its end, with the verdicts, codes and */
-/* offsets of npyg_validate. The caller allocates payload_bytes only    */
-/* once the header is known to be valid and within the limits.          */
-/*                                                                     */
-/*     npyg_set_input_fd(ctx, fd);                                     */
-/*     if (npyg_open(ctx) == 0) {                                      */
-/*         const npyg_info *in = npyg_get_info(ctx);                   */
-/*         void *p = malloc(in->payload_bytes ? in->payload_bytes : 1);*/
-/*         int rc = npyg_read_payload(ctx, p, in->payload_bytes);      */
-/*     }                                                               */
-/* ------------------------------------------------------------------ */
-
-/* The input set last. When its size is known (a buffer, a regular file,
-   a positional callback) a payload it cannot hold is refused here, with
-   NPYG_ETRUNC_PAYLOAD, before anything is allocated for it. The buffer,
-   descriptor or callback must stay valid until npyg_read_payload; a
-   regular file is read with pread(2) and its position left unchanged (a
-   payload within its first 4 KiB, read with the header, is not read
-   again), a pipe or callback is read in order. */
+/* Opens the input set last for a two-step load: parses and validates the
+   header and reads nothing past it; npyg_get_info then describes the
+   array. A regular file is read with pread(2) and its position left
+   unchanged (a payload within its first 4 KiB, read with the header, is
+   not read again); a pipe or callback is read in order.
+   Returns: 0 or an npyg_status.
+   Owns: the buffer, descriptor or callback must stay valid until
+   npyg_read_payload.
+   Errors: when the input's size is known (a buffer, a regular file, a
+   positional callback), a payload it cannot hold is refused here with
+   NPYG_ETRUNC_PAYLOAD, before anything is allocated for it; the header
+   codes of npyg_validate. */
 NPYG_API int npyg_open(npyg_ctx *ctx);
 
-/* Reads the payload of the input opened last into dst, which holds
-   exactly size == npyg_get_info(ctx)->payload_bytes bytes (another size:
-   NPYG_EINVAL, and the payload may still be read), then checks for
-   truncation and trailing bytes. dst NULL: the payload goes to the sink
-   only. The sink, if set, sees the payload too. Once per successful open:
-   before one, after a failed one, or a second time, NPYG_EBADSTATE. On
-   failure dst holds an unspecified part of the payload. */
+/* Reads the payload of the input opened last into dst, then checks for
+   truncation and trailing bytes, with the verdicts, codes and offsets of
+   npyg_validate. The sink, if set, sees the payload too.
+   dst, size: exactly size == npyg_get_info(ctx)->payload_bytes bytes; dst
+   NULL: the payload goes to the sink only.
+   Returns: 0 or an npyg_status.
+   Owns: dst, the caller's; on failure it holds an unspecified part of the
+   payload.
+   Errors: NPYG_EINVAL for another size (and the payload may still be
+   read); NPYG_EBADSTATE before a successful open, after a failed one, or
+   a second time (once per successful open). */
 NPYG_API int npyg_read_payload(npyg_ctx *ctx, void *dst, size_t size);
 
-/* ------------------------------------------------------------------ */
-/* Results: valid after a successful call, until the next one or       */
-/* npyg_ctx_free. Names: what a context's last call found is           */
-/* npyg_get_<what>(ctx) (npyg_get_info, npyg_get_ra_info,              */
-/* npyg_get_probe_info, npyg_get_pickle_report), its error             */
-/* npyg_last_error(ctx); a handle's parts are npyg_<handle>_<what>     */
-/* (npyg_zip_member); a table's rows npyg_<table>_info (npyg_limit_info,*/
-/* npyg_warning_info).                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Results ----------------------------------------------------------
+   Valid after a successful call, until the next one or npyg_ctx_free.
+   Naming rules: docs/c-library.md#results */
+
+/* A dtype's kind: numpy's kind character, '{' and '[' for the composites. */
 typedef enum npyg_kind {
     NPYG_KIND_BOOL = 'b',
     NPYG_KIND_INT = 'i',
@@ -593,6 +607,7 @@ typedef enum npyg_kind {
     NPYG_KIND_SUBARRAY = '['   /* base repeated over shape */
 } npyg_kind;
 
+/* The unit of a datetime or timedelta (M8[ms]: NPYG_UNIT_ms). */
 typedef enum npyg_time_unit {
     NPYG_UNIT_GENERIC = 0,
     NPYG_UNIT_Y, NPYG_UNIT_M, NPYG_UNIT_W, NPYG_UNIT_D,
@@ -600,8 +615,10 @@ typedef enum npyg_time_unit {
     NPYG_UNIT_ns, NPYG_UNIT_ps, NPYG_UNIT_fs, NPYG_UNIT_as
 } npyg_time_unit;
 
+/* A dtype: a tree of struct npyg_dtype (below). */
 typedef struct npyg_dtype npyg_dtype;
 
+/* One named field of a structured dtype. */
 typedef struct npyg_field {
     const char *name;      /* UTF-8, NUL-terminated; "" is a legal name */
     size_t name_len;
@@ -611,6 +628,7 @@ typedef struct npyg_field {
     const npyg_dtype *type;
 } npyg_field;
 
+/* A dtype node: the fields of its kind apply. */
 struct npyg_dtype {
     npyg_kind kind;
     char byteorder;        /* '<' or '>' for multi-byte kinds, else '|' */
@@ -628,6 +646,7 @@ struct npyg_dtype {
     const npyg_field *fields;
 };
 
+/* What a .npy parse found (npyg_get_info). */
 typedef struct npyg_info {
     int version_major, version_minor;
     uint32_t header_len;      /* HEADER_LEN: bytes of header text */
@@ -642,11 +661,17 @@ typedef struct npyg_info {
     unsigned warnings;        /* NPYG_W_* bits */
 } npyg_info;
 
+/* The array the context's last .npy call found (npyg_validate,
+   npyg_parse_header, npyg_open, an archive member's validation or open).
+   Returns: the info after a successful call; else NULL (also for a member
+   that is not .npy).
+   Owns: the context, until the next call or npyg_ctx_free. */
 NPYG_API const npyg_info *npyg_get_info(const npyg_ctx *ctx);
 
 /* descr written back the way numpy's writer spells it ('<f8',
-   "[('a', '<i4'), ('b', '|S3', (2,))]"). Returns the length needed
-   without the NUL, like snprintf; writes at most size bytes. */
+   "[('a', '<i4'), ('b', '|S3', (2,))]").
+   out, size: writes at most size bytes.
+   Returns: the length needed without the NUL, like snprintf. */
 NPYG_API size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t size);
 
 /* descr in the JSON form npyvalidate --json prints: a typestr ("<f8"), a
@@ -654,33 +679,15 @@ NPYG_API size_t npyg_format_descr(const npyg_dtype *dtype, char *out, size_t siz
    or [name, descr, shape] with a titled name as [title, name] and pads left
    out: numpy's dtype.descr without its ('', '|Vn') pads, tuples as lists.
    Names are JSON strings (controls and what str.isprintable() refuses as
-   \u escapes); a dim above 2**53 is a string. Returns and writes as
-   npyg_format_descr does. */
+   \u escapes); a dim above 2**53 is a string.
+   out, size: writes at most size bytes, as npyg_format_descr.
+   Returns: the length needed without the NUL, like snprintf. */
 NPYG_API size_t npyg_format_descr_json(const npyg_dtype *dtype, char *out, size_t size);
 
-/* ------------------------------------------------------------------ */
-/* .npz archives                                                       */
-/*                                                                     */
-/* A zip container read strictly and within bounds: the end record     */
-/* (zip64 included), the central directory and every local header are  */
-/* read and cross-checked when the archive is opened; a member is       */
-/* inflated in bounded chunks, its CRC-32 and sizes verified, and its   */
-/* bytes validated as .npy by the same parser, profile and limits.      */
-/*                                                                     */
-/*     npyg_zip *z;                                                    */
-/*     npyg_set_input_fd(ctx, fd);                                     */
-/*     int rc = npyg_zip_open(ctx, NULL, &z);          // default limits */
-/*     for (size_t i = 0; !rc && i < npyg_zip_count(z); i++) {         */
-/*         const npyg_zip_entry *e = npyg_zip_member(z, i);            */
-/*         int mrc = npyg_zip_validate_member(z, i);                   */
-/*         ...  npyg_get_info(ctx) describes member i's array          */
-/*     }                                                               */
-/*     npyg_zip_close(z);                                              */
-/*                                                                     */
-/* Error offsets: npyg_error.offset_space says whether an offset is in */
-/* the archive (the container, and zlib's own needs) or in the member's */
-/* decompressed bytes (the .npy parse of the member).                   */
-/* ------------------------------------------------------------------ */
+/* ---- .npz archives ----------------------------------------------------
+   A handle per archive; members validated or loaded one at a time.
+   docs/c-library.md#npz-archives */
+
 /* Member warnings, in npyg_zip_entry.warnings after validation. */
 enum npyg_zip_warning {
     NPYG_ZW_NOT_NPY_NAME = 1u << 0, /* name does not end in .npy */
@@ -704,38 +711,37 @@ typedef struct npyg_zip_limits {
 #define NPYG_DEFAULT_MAX_MEMBERS 4096u
 #define NPYG_DEFAULT_MAX_NAME_BYTES 512u
 #define NPYG_DEFAULT_MAX_TOTAL_UNCOMPRESSED (UINT64_C(1) << 40) /* 1 TiB, as max_payload_bytes */
-/* A member may inflate up to 64 MiB whatever its ratio (an array of zeros
-   deflates about 1000:1); past that, at most 100 bytes per compressed byte,
-   so that a small file cannot stand for a huge array. */
+/* A member may inflate up to 64 MiB whatever its ratio; past that, at most
+   100 bytes per compressed byte. Why: docs/c-library.md#limits */
 #define NPYG_DEFAULT_MAX_RATIO 100u
 #define NPYG_DEFAULT_RATIO_GRACE_BYTES (UINT64_C(64) << 20)
-/* The grace above is per member, so n members of zeros could make n x 64
-   MiB of work from a small file. The archive gets one grace in all: the
-   same 64 MiB, plus max_ratio bytes per byte of the archive, which is what
-   the ratio already allows each member for its own compressed bytes. */
+/* The archive's deflated members, in all: 64 MiB plus max_ratio bytes per
+   byte of the archive. */
 #define NPYG_DEFAULT_INFLATE_BUDGET_BYTES (UINT64_C(64) << 20)
 /* Caps: npyg_zip_open refuses limits above them (EINVAL). */
 #define NPYG_MAX_MEMBERS_CAP 1000000u
 #define NPYG_MAX_NAME_BYTES_CAP 65535u
 
+/* Fills *limits with the defaults (NPYG_DEFAULT_*).
+   limits: NULL does nothing. */
 NPYG_API void npyg_zip_limits_default(npyg_zip_limits *limits);
 
 /* Everything a context allocates at once while it reads an archive
-   under these limits (NULL zip limits: the defaults): the .npy parse,
-   the directory table, the buffers and zlib's state. Never more than
-   limits->max_alloc_bytes, which every allocation is charged against.
-   Returns 0 for invalid limits. */
+   under these limits: the .npy parse, the directory table, the buffers
+   and zlib's state.
+   zip_limits: NULL for the defaults.
+   Returns: bytes, never more than limits->max_alloc_bytes, which every
+   allocation is charged against; 0 for invalid limits. */
 NPYG_API uint64_t npyg_zip_worst_case_alloc(const npyg_limits *limits,
                                             const npyg_zip_limits *zip_limits);
 
-/* 1 when buf starts like a zip (PK\3\4 or PK\5\6), as numpy's np.load
-   decides; 0 otherwise (len < 4 included). */
+/* Whether buf starts like a zip (PK\3\4 or PK\5\6), as numpy's np.load
+   decides.
+   Returns: 1 if so; 0 otherwise (len < 4 included). */
 NPYG_API int npyg_is_zip(const void *buf, size_t len);
 
-/* What a file is, from its first bytes: the one place that decides which
-   validator reads it. NPYG_FORMAT_UNKNOWN goes to the .npy parser, whose
-   magic check then says what is wrong. NPYG_SNIFF_BYTES first bytes are
-   enough (fewer at the end of a short file). */
+/* What a file is, from its content (npyg_detect, npyg_sniff_format,
+   npyg_probe_info.format). */
 typedef enum npyg_format {
     NPYG_FORMAT_UNKNOWN = 0,
     NPYG_FORMAT_NPY = 1,
@@ -746,15 +752,22 @@ typedef enum npyg_format {
     NPYG_FORMAT_MAT5 = 6,       /* npyg_probe_input only, with NPYG_EMAT_V5 */
     NPYG_FORMAT_MAT4 = 7        /* npyg_probe_input only, with NPYG_EMAT_V4 */
 } npyg_format;
+/* The first bytes npyg_sniff_format needs (fewer at the end of a short
+   file). */
 #define NPYG_SNIFF_BYTES 8u
-/* The leading-magic part of npyg_detect, for a stream whose first bytes
-   the caller holds and cannot read twice: it sees no HDF5 superblock
-   further in and no MAT header, so a caller that can seek asks
-   npyg_detect instead. */
+/* The format a stream's first bytes show: the leading-magic part of
+   npyg_detect, for a stream whose first bytes the caller holds and cannot
+   read twice. It sees no HDF5 superblock further in and no MAT header, so
+   a caller that can seek asks npyg_detect instead.
+   buf, len: the first NPYG_SNIFF_BYTES bytes are enough.
+   Returns: NPY, NPZ, RA or UNKNOWN. UNKNOWN goes to the .npy parser,
+   whose magic check then says what is wrong. */
 NPYG_API npyg_format npyg_sniff_format(const void *buf, size_t len);
 
+/* An open archive (npyg_zip_open), opaque. */
 typedef struct npyg_zip npyg_zip;
 
+/* One member, as the central directory and its local header give it. */
 typedef struct npyg_zip_entry {
     const char *name;           /* as stored, NUL-terminated (no NUL inside) */
     size_t name_len;
@@ -769,83 +782,89 @@ typedef struct npyg_zip_entry {
     unsigned warnings;          /* NPYG_ZW_*; complete after validation */
 } npyg_zip_entry;
 
-/* Opens the archive the input set last holds, which needs random access:
-   a buffer, a regular file (pread from its current position to its end;
-   never written, moved or closed) or a positional callback; a stream is
-   refused with NPYG_ENOTREG. The archive is a handle, not a result on the
-   context: it has many members, each validated or loaded by its own call
-   that leaves its result (npyg_get_info) on the context, while the
-   handle keeps the directory and its own copy of the input (which must
-   stay valid until npyg_zip_close). The context holds the errors, the
-   allocator and the limits; it must outlive the handle and serve one
-   archive at a time. zip_limits NULL: the context's
-   limits (npyg_set_limit); a struct stands in for them in this call. On failure *out is
-   NULL and nothing stays allocated. */
+/* Opens the archive the input set last holds: the end record (zip64
+   included), the central directory and every local header are read and
+   cross-checked now. It needs random access: a buffer, a regular file
+   (pread from its current position to its end; never written, moved or
+   closed) or a positional callback.
+   zip_limits: NULL for the context's limits (npyg_set_limit); a struct
+   stands in for them in this call.
+   out: receives the handle; NULL on failure.
+   Returns: 0 or an npyg_status.
+   Owns: the handle is the caller's, closed with npyg_zip_close; it keeps
+   the directory and its own copy of the input, which must stay valid
+   until then. The context holds the errors, the allocator and the
+   limits; it must outlive the handle and serve one archive at a time. On
+   failure nothing stays allocated.
+   Errors: NPYG_ENOTREG for a stream; the zip codes (60-88), offsets in
+   the archive. */
 NPYG_API int npyg_zip_open(npyg_ctx *ctx, const npyg_zip_limits *zip_limits, npyg_zip **out);
 
-/* Members in central-directory order. NULL when i is out of range. */
+/* The number of members.
+   Returns: the count. */
 NPYG_API size_t npyg_zip_count(const npyg_zip *z);
+/* Member i, in central-directory order.
+   Returns: its entry; NULL when i is out of range.
+   Owns: the handle, until npyg_zip_close. */
 NPYG_API const npyg_zip_entry *npyg_zip_member(const npyg_zip *z, size_t i);
 
-/* Member i's name as Python's zipfile (and so numpy) decodes it, in UTF-8:
-   as stored when flag bit 11 is set, else each byte as code page 437.
-   Returns the length needed without the NUL, like snprintf, and writes at
-   most size bytes; 0 and "" when i is out of range. */
+/* Member i's name as Python's zipfile (and so numpy) decodes it, in
+   UTF-8: as stored when flag bit 11 is set, else each byte as code page
+   437.
+   buf, size: writes at most size bytes.
+   Returns: the length needed without the NUL, like snprintf; 0 and "" when
+   i is out of range. */
 NPYG_API size_t npyg_zip_member_name(const npyg_zip *z, size_t i, char *buf, size_t size);
 
-/* Inflates member i, checks its sizes and CRC-32 and validates it as .npy
-   (payload to the context's sink). 0: npyg_get_info(ctx) describes the
+/* Inflates member i in bounded chunks, checks its sizes and CRC-32 and
+   validates it as .npy with the same parser, profile and limits (payload
+   to the context's sink). Any member may be validated, in any order,
+   again.
+   Returns: 0 or an npyg_status. After 0, npyg_get_info(ctx) describes the
    array, or is NULL for a member that is not .npy (numpy profile only; see
-   its warnings). Any member may be validated, in any order, again. */
+   its warnings).
+   Errors: zip codes with offsets in the archive (the container, and
+   zlib's own needs), .npy codes with offsets in the member's decompressed
+   bytes (npyg_error.offset_space); NPYG_EOBJECT: see
+   npyg_zip_scan_member_pickle. */
 NPYG_API int npyg_zip_validate_member(npyg_zip *z, size_t i);
 
-/* The two-step load of member i: npyg_zip_open_member checks the
-   member's limits and name and parses its .npy header (npyg_get_info then
-   describes the array, or is NULL for a member that is not .npy, numpy
-   profile only), inflating no more than the header needs;
-   npyg_zip_read_member reads the payload into dst of exactly
-   payload_bytes (for a member that is not .npy: its uncompressed_size raw
-   bytes), inflating in bounded chunks, and checks the member's end, sizes
-   and CRC-32 as npyg_zip_validate_member does. dst NULL: to the sink.
-   Reading with no member open, or twice: NPYG_EBADSTATE. */
+/* Step one of the two-step load of member i: checks the member's limits
+   and name and parses its .npy header, inflating no more than the header
+   needs. npyg_get_info then describes the array, or is NULL for a member
+   that is not .npy (numpy profile only).
+   Returns: 0 or an npyg_status. */
 NPYG_API int npyg_zip_open_member(npyg_zip *z, size_t i);
+/* Step two: reads the payload of the member opened last into dst,
+   inflating in bounded chunks, and checks the member's end, sizes and
+   CRC-32 as npyg_zip_validate_member does.
+   dst, size: exactly payload_bytes (for a member that is not .npy: its
+   uncompressed_size raw bytes); dst NULL: to the sink.
+   Returns: 0 or an npyg_status.
+   Errors: NPYG_EBADSTATE reading with no member open, or twice. */
 NPYG_API int npyg_zip_read_member(npyg_zip *z, void *dst, size_t size);
 
+/* Closes the archive and frees the handle.
+   z: NULL is fine. */
 NPYG_API void npyg_zip_close(npyg_zip *z); /* NULL is fine */
 
 
-/* ------------------------------------------------------------------ */
-/* RawArray (.ra)                                                      */
-/*                                                                     */
-/* A fixed little-endian header of u64 fields (magic "rawarray",       */
-/* flags, eltype, elbyte, size, ndims, then ndims dims), the data      */
-/* segment of `size` bytes, then optional metadata to the end of the    */
-/* file. Column-major: dims[0] varies fastest. Flag bit 0: big-endian   */
-/* data; bit 1: the data segment is one LZ4 block, decompressed here     */
-/* (through the context's allocator, within max_alloc_bytes) and its    */
-/* length checked. See parser/RA.md for every rule and its source.      */
-/*                                                                     */
-/*     npyg_set_input_fd(ctx, fd);                                     */
-/*     int rc = npyg_ra_validate(ctx);                                 */
-/*     const npyg_ra_info *ra = npyg_get_ra_info(ctx);  // NULL on error */
-/*                                                                     */
-/* Limits: max_dims (NPYG_ELIMIT_DIMS), max_payload_bytes against the   */
-/* uncompressed data bytes (NPYG_ELIMIT_PAYLOAD), max_alloc_bytes       */
-/* against what a decompression holds at once (NPYG_ELIMIT_ALLOC),      */
-/* each refused before anything is allocated for it. The payload sink   */
-/* receives the data segment as stored (compressed bytes for an LZ4     */
-/* file), never the metadata.                                           */
-/* ------------------------------------------------------------------ */
+/* ---- RawArray (.ra) files ---------------------------------------------
+   Validate, or load in two steps. Format rules: parser/RA.md; manual:
+   docs/c-library.md#rawarray-ra-files */
 
-/* eltype codes */
+/* eltype codes (npyg_ra_info.eltype) */
 enum npyg_ra_eltype {
     NPYG_RA_USER = 0, NPYG_RA_INT = 1, NPYG_RA_UINT = 2,
     NPYG_RA_FLOAT = 3, NPYG_RA_COMPLEX = 4, NPYG_RA_BOOL = 5
 };
 
+/* Flag bits (npyg_ra_info.flags): bit 0 big-endian data, bit 1 the data
+   segment is one LZ4 block. */
 #define NPYG_RA_FLAG_BIG_ENDIAN UINT64_C(1)
 #define NPYG_RA_FLAG_COMPRESSED UINT64_C(2)
 
+/* What a .ra validation or open found (npyg_get_ra_info). */
 typedef struct npyg_ra_info {
     uint64_t flags;           /* as stored (only bits 0 and 1 can be set) */
     uint64_t eltype;          /* an npyg_ra_eltype */
@@ -862,77 +881,70 @@ typedef struct npyg_ra_info {
     unsigned warnings;        /* NPYG_W_LONGDOUBLE for float128 / complex256 */
 } npyg_ra_info;
 
-/* 1 when buf starts with the RawArray magic "rawarray"; 0 otherwise. */
+/* Whether buf starts with the RawArray magic "rawarray".
+   Returns: 1 if so; 0 otherwise. */
 NPYG_API int npyg_is_ra(const void *buf, size_t len);
 
-/* The whole .ra input set last (every kind, as for .npy). */
+/* Validates the whole .ra input set last (every kind of input, as for
+   .npy). An LZ4 block is decompressed through the context's allocator,
+   within max_alloc_bytes, and its length checked. The payload sink
+   receives the data segment as stored (compressed bytes for an LZ4 file),
+   never the metadata.
+   Returns: 0 or an npyg_status.
+   Owns: the result, npyg_get_ra_info, is the context's until the next
+   call.
+   Errors: the .ra codes (90-100); NPYG_ELIMIT_DIMS (max_dims),
+   NPYG_ELIMIT_PAYLOAD (max_payload_bytes against the uncompressed data
+   bytes), NPYG_ELIMIT_ALLOC (max_alloc_bytes against what a decompression
+   holds at once), each refused before anything is allocated for it. */
 NPYG_API int npyg_ra_validate(npyg_ctx *ctx);
 
-/* After a successful npyg_ra_validate or npyg_ra_open, until the next
-   call (npyg_ra_read_data failing ends it too); else NULL. */
+/* The .ra file the last npyg_ra_validate or npyg_ra_open found.
+   Returns: the info after a successful one, until the next call
+   (npyg_ra_read_data failing ends it too); else NULL.
+   Owns: the context. */
 NPYG_API const npyg_ra_info *npyg_get_ra_info(const npyg_ctx *ctx);
 
 /* The element type as the reference readers name it: "int16", "uint8",
-   "float32", "complex64", "bool", "user80" (kind and bits). Returns the
-   length needed without the NUL, like snprintf. */
+   "float32", "complex64", "bool", "user80" (kind and bits).
+   out, size: writes at most size bytes.
+   Returns: the length needed without the NUL, like snprintf. */
 NPYG_API size_t npyg_ra_type_name(const npyg_ra_info *info, char *out, size_t size);
 
 /* The most a context allocates at once while it validates a .ra file
    under these limits: the .npy bound (the context, the read buffer), the
    dims, and for an LZ4 file its compressed and decompressed bytes
-   together (an LZ4 block decodes only as a whole). Never more than
-   max_alloc_bytes. Returns 0 for invalid limits. */
+   together (an LZ4 block decodes only as a whole).
+   Returns: bytes, never more than max_alloc_bytes; 0 for invalid limits. */
 NPYG_API uint64_t npyg_ra_worst_case_alloc(const npyg_limits *limits);
 
-/* Loading a .ra file in two steps from one input, as npyg_open and
-   npyg_read_payload load a .npy file. npyg_ra_open validates the header
-   and reads nothing past it: npyg_get_ra_info then gives eltype, elbyte,
-   the dims as stored (dims[0] fastest), big_endian, compressed and
-   data_bytes. When the input's size is known, data that cannot be there
-   is refused now, with the code and offset of npyg_ra_validate; for an
-   LZ4 file from a descriptor or callback, the room to read its block
-   whole (size bytes) is checked against max_alloc_bytes. The input must
-   stay valid until npyg_ra_read_data.
-
-       npyg_set_input_fd(ctx, fd);
-       if (npyg_ra_open(ctx) == 0) {
-           const npyg_ra_info *ra = npyg_get_ra_info(ctx);
-           void *p = malloc(ra->data_bytes ? ra->data_bytes : 1);
-           int rc = npyg_ra_read_data(ctx, p, ra->data_bytes);
-       }
-
-   npyg_ra_read_data fills dst, exactly size == data_bytes bytes (another
-   size: NPYG_EINVAL, and the data may still be read), with the array's
-   bytes in the file's order and byte order: the stored data, or an LZ4
-   block decoded straight into dst by liblz4, which never writes past
-   size. It then counts the metadata, as validation does. The sink, if
-   set, sees the data segment as stored. dst NULL: npyg_ra_validate's
-   data step, to the sink only. Once per successful open; before one,
-   after a failed one or twice: NPYG_EBADSTATE. On failure dst holds an
-   unspecified part of the data. npyg_ra_open reads the input set last. */
+/* Opens the .ra input set last for a two-step load, as npyg_open does a
+   .npy file: validates the header and reads nothing past it;
+   npyg_get_ra_info then gives eltype, elbyte, the dims as stored (dims[0]
+   fastest), big_endian, compressed and data_bytes.
+   Returns: 0 or an npyg_status.
+   Owns: the input must stay valid until npyg_ra_read_data.
+   Errors: when the input's size is known, data that cannot be there is
+   refused now, with the code and offset of npyg_ra_validate; for an LZ4
+   file from a descriptor or callback, the room to read its block whole
+   (size bytes) is checked against max_alloc_bytes. */
 NPYG_API int npyg_ra_open(npyg_ctx *ctx);
+/* Reads the data of the .ra file opened last into dst: the array's bytes
+   in the file's order and byte order, the stored data or an LZ4 block
+   decoded straight into dst by liblz4, which never writes past size. It
+   then counts the metadata, as validation does. The sink, if set, sees
+   the data segment as stored.
+   dst, size: exactly size == data_bytes bytes; dst NULL:
+   npyg_ra_validate's data step, to the sink only.
+   Returns: 0 or an npyg_status.
+   Owns: dst, the caller's; on failure it holds an unspecified part of the
+   data.
+   Errors: NPYG_EINVAL for another size (and the data may still be read);
+   NPYG_EBADSTATE before a successful open, after a failed one or twice
+   (once per successful open). */
 NPYG_API int npyg_ra_read_data(npyg_ctx *ctx, void *dst, size_t size);
-/* ------------------------------------------------------------------ */
-/* HDF5 and MATLAB MAT files (codes 110-139)                           */
-/*                                                                     */
-/* npyguard recognises formats by content (npyg_probe_input): NPY, zip, */
-/* HDF5 (superblock signature at 0, 512, 1024, 2048, ...) and MAT      */
-/* files. It parses the 128-byte MAT header itself; MAT v7.3 is HDF5    */
-/* behind a 512-byte user block that holds that header. MAT v5 and v4   */
-/* are recognised and refused as unsupported.                          */
-/*                                                                     */
-/* The HDF5 structure is read by libhdf5 (optional at build time:      */
-/* npyg_hdf5_available()) and, for variable-length data, by the walk's */
-/* own parser of the global-heap collections; both only in a child     */
-/* process: forked per file, with its address space, CPU time, file    */
-/* size and descriptors limited (setrlimit), plugin loading off, and a  */
-/* seccomp filter installed once the input is open that kills the child */
-/* if it tries to open any file or run a program. External links,      */
-/* external raw-data files and virtual datasets' sources are never     */
-/* opened; raw data is read only for object and region references.     */
-/* A crash, a limit or a hang of the child is the file's verdict        */
-/* (NPYG_EHDF5_CRASH, NPYG_EHDF5_TIMEOUT), never the caller's crash.    */
-/* ------------------------------------------------------------------ */
+/* ---- Format detection and MAT headers ---------------------------------
+   Codes 110-112. docs/c-library.md#format-detection */
 
 /* Warnings of the probe (npyg_probe_info.warnings). */
 enum npyg_probe_warning {
@@ -941,6 +953,7 @@ enum npyg_probe_warning {
     NPYG_PW_MAT_TEXT = 1u << 2   /* MAT v7.3 text does not end "HDF5 schema 1.00 ." */
 };
 
+/* What a probe found (npyg_get_probe_info). */
 typedef struct npyg_probe_info {
     npyg_format format;
     uint64_t hdf5_offset;    /* HDF5 and MAT73: where the superblock is */
@@ -952,41 +965,49 @@ typedef struct npyg_probe_info {
     unsigned warnings;       /* NPYG_PW_* */
 } npyg_probe_info;
 
-/* Recognises the format of the input set last, which needs random
-   access (a buffer, a regular file, a positional callback; else
-   NPYG_ENOTREG). 0 with npyg_get_probe_info(ctx)->format NPY, ZIP, HDF5
-   or MAT73 (a MAT v7.3 header validated), or UNKNOWN; NPYG_EMAT_V5 /
+/* Recognises the format of the input set last by its content. Reads at
+   most 128 bytes plus 8 at each power of two from 512 up to the size.
+   Returns: 0 with npyg_get_probe_info(ctx)->format NPY, NPZ, HDF5 or
+   MAT73 (a MAT v7.3 header validated), or UNKNOWN; else an npyg_status.
+   Owns: allocates nothing.
+   Errors: NPYG_ENOTREG for an input without random access (a buffer, a
+   regular file, a positional callback have it); NPYG_EMAT_V5 /
    NPYG_EMAT_V4 for older MAT files (the info says which); NPYG_EPOLYGLOT
    for an NPY, ZIP or RA file that also holds an HDF5 superblock signature
    where libhdf5 looks (info->hdf5_offset: where); NPYG_EMAT_HEADER for a
    MAT v7.3 header that is malformed or not followed by HDF5 at offset
-   512. Reads at most 128 bytes plus 8 at each power of two from 512 up to
-   the size. Allocates nothing. */
+   512. */
 NPYG_API int npyg_probe_input(npyg_ctx *ctx);
 
 /* Which format the input set last is, by its content: the one decision
    every entry point takes before it picks a reader (npyvalidate, the
-   Python package, the conformance adapter), so that none loads what
-   another refuses. It is npyg_probe_input's answer, with one more
-   refusal: 0 with *format NPY, NPZ, RA, HDF5 or MAT73; NPYG_EPOLYGLOT,
-   NPYG_EMAT_V5, NPYG_EMAT_V4, NPYG_EMAT_HEADER as npyg_probe_input
-   (*format says what was seen); NPYG_EUNRECOGNIZED, *format UNKNOWN,
-   for an input that is none of the formats (an empty one included);
-   NPYG_ENOTREG for a stream, whose first bytes npyg_sniff_format reads
-   instead. The readers refuse a polyglot of their own format as well
-   (npyg_validate, npyg_open, npyg_ra_validate, npyg_ra_open and
-   npyg_zip_open on an input that can seek), so a caller that skips
-   this call cannot load one either. format may be NULL. Allocates
-   nothing; npyg_get_probe_info describes the input afterwards. */
+   Python package, the conformance adapter). It is npyg_probe_input's
+   answer, with one more refusal.
+   format: receives the format seen; may be NULL.
+   Returns: 0 with *format NPY, NPZ, RA, HDF5 or MAT73; else an npyg_status.
+   Owns: allocates nothing; npyg_get_probe_info describes the input
+   afterwards.
+   Errors: NPYG_EPOLYGLOT, NPYG_EMAT_V5, NPYG_EMAT_V4, NPYG_EMAT_HEADER as
+   npyg_probe_input (*format says what was seen); NPYG_EUNRECOGNIZED,
+   *format UNKNOWN, for an input that is none of the formats (an empty one
+   included); NPYG_ENOTREG for a stream, whose first bytes
+   npyg_sniff_format reads instead. */
 NPYG_API int npyg_detect(npyg_ctx *ctx, npyg_format *format);
 
-/* The info of the last npyg_probe_input once it read the input: after 0,
-   and after the refusals above, with what was seen (format, offsets, the
-   MAT header); NULL before, after any other error, and after any other
-   call. Owned by the context. */
+/* What the last npyg_probe_input (or npyg_detect) saw once it read the
+   input: format, offsets, the MAT header.
+   Returns: the info after 0 and after the refusals above; NULL before,
+   after any other error, and after any other call.
+   Owns: the context. */
 NPYG_API const npyg_probe_info *npyg_get_probe_info(const npyg_ctx *ctx);
 
 
+/* ---- HDF5 and MAT v7.3 ------------------------------------------------
+   Scanned and loaded by libhdf5 in a caged child (codes 113-139).
+   docs/c-library.md#hdf5-and-mat-v73-files; the cage: docs/hdf5.md */
+
+/* For limits arguments of the HDF5 calls (compatibility: NULL reads the
+   context's). */
 typedef struct npyg_hdf5_limits {
     uint32_t max_objects;      /* links, objects, attributes and references visited */
     uint32_t max_nesting;      /* group depth below the root */
@@ -1007,32 +1028,28 @@ typedef struct npyg_hdf5_limits {
 #define NPYG_DEFAULT_CHILD_MEMORY (UINT64_C(1) << 30)  /* 1 GiB */
 #define NPYG_DEFAULT_CHILD_CPU_SECONDS 20u
 #define NPYG_DEFAULT_CHILD_WALL_SECONDS 60u
-/* hdf5storage.read visits some 2000 objects per second of CPU (a DAG of
-   links with 32767 paths took it 15.6 s): 20000 visits keep a reader
-   within seconds. A tree has one path per object. */
+/* A tree has one path per object. Why 20000: docs/c-library.md#limits */
 #define NPYG_DEFAULT_MAX_PATHS UINT64_C(20000)
-/* hdf5storage follows a cell's references by recursion, three Python
-   frames a level: a chain of 330 cells ends it in RecursionError (Python's
-   limit of 1000; 250 still read). MATLAB's own cells nest a few deep. */
+/* Why 32: docs/c-library.md#limits */
 #define NPYG_DEFAULT_MAX_REF_DEPTH 32u
-/* What a load may make the caller hold: max_load_bytes plus 100 bytes
-   per byte of the file (a large file holds large values; a small one
-   that inflates or names one dataset through many links or references
-   gets the fixed part only, as an archive's inflation budget does). A
-   file whose hard links or references name one large dataset many times
-   is refused before the copies are made (hdf5storage makes one per
-   reference). */
+/* What a load may make the caller hold: max_load_bytes plus
+   NPYG_LOAD_BYTES_PER_BYTE bytes per byte of the file. A file whose hard
+   links or references name one large dataset many times is refused before
+   the copies are made. */
 #define NPYG_DEFAULT_MAX_LOAD_BYTES (UINT64_C(64) << 20)  /* 64 MiB */
 #define NPYG_LOAD_BYTES_PER_BYTE 100u
 #define NPYG_MAX_REF_DEPTH_CAP 10000u
 #define NPYG_MAX_OBJECTS_CAP 10000000u
 #define NPYG_MAX_NESTING_CAP 256u
 
+/* Fills *limits with the defaults (NPYG_DEFAULT_*).
+   limits: NULL does nothing. */
 NPYG_API void npyg_hdf5_limits_default(npyg_hdf5_limits *limits);
 
-/* 1 when this build has the HDF5 scan and its helper program is found
-   and executable, else 0. Whether libhdf5 then loads is known only when
-   the helper starts (NPYG_EHDF5_UNAVAILABLE, naming the package). */
+/* Whether this build has the HDF5 scan and its helper program is found
+   and executable. Whether libhdf5 then loads is known only when the
+   helper starts (NPYG_EHDF5_UNAVAILABLE, naming the package).
+   Returns: 1 if so, else 0. */
 NPYG_API int npyg_hdf5_available(void);
 
 /* Warnings of one object (npyg_hdf5_object.warnings). */
@@ -1053,7 +1070,8 @@ typedef enum npyg_hdf5_kind {
 } npyg_hdf5_kind;
 
 /* The kind's name as tools print it: "file", "group", "dataset",
-   "datatype", "attribute", "link"; NULL for a value that is not one. */
+   "datatype", "attribute", "link".
+   Returns: a static string; NULL for a value that is not a kind. */
 NPYG_API const char *npyg_hdf5_kind_name(npyg_hdf5_kind kind);
 
 /* One object (or link) of the file, as the scan reports it. Strings are
@@ -1070,52 +1088,33 @@ typedef struct npyg_hdf5_object {
     const char *message;   /* why, for a code or a warning; "" otherwise */
 } npyg_hdf5_object;
 
-/* Return non-zero to stop the scan (it then returns NPYG_EIO). */
+/* The scan's callback, called for every object.
+   Returns: 0 to go on; non-zero stops the scan (it then returns
+   NPYG_EIO). */
 typedef int (*npyg_hdf5_object_fn)(void *user, const npyg_hdf5_object *obj);
 
-/* Scans the HDF5 file the input set last holds (npyg_set_input_fd: a
-   regular file's descriptor, at its first byte, which the sandboxed child
-   maps; never written, moved or closed; any other input is refused with
-   NPYG_ENOTREG) in a sandboxed child and reports every object to fn (may be
-   NULL). The whole file is walked even after a hazard. Returns 0 when it
-   holds no hazard, else the first hazard's code, also in
-   npyg_last_error() with its object path in the message ("/x: external
-   link to 'b.h5:/y'"); NPYG_EHDF5_FORMAT only under the strict profile
-   (a warning otherwise). limits NULL: the context's (npyg_set_limit). The context's
-   max_payload_bytes bounds each dataset's and attribute's declared size.
-   In this process the scan allocates npyg_hdf5_worst_case_alloc() bytes
-   at most, through the context's allocator; the child's memory is bounded
-   by limits->child_memory instead. */
+/* Scans the HDF5 file the input set last holds in a sandboxed child and
+   reports every object to fn. The whole file is walked even after a
+   hazard. The context's max_payload_bytes bounds each dataset's and
+   attribute's declared size.
+   ctx: its input must be a regular file's descriptor (npyg_set_input_fd),
+   at its first byte, which the child maps; never written, moved or closed.
+   limits: NULL for the context's (npyg_set_limit).
+   fn: may be NULL.
+   Returns: 0 when the file holds no hazard, else the first hazard's code,
+   also in npyg_last_error() with its object path in the message ("/x:
+   external link to 'b.h5:/y'").
+   Owns: in this process the scan allocates npyg_hdf5_worst_case_alloc()
+   bytes at most, through the context's allocator; the child's memory is
+   bounded by limits->child_memory instead.
+   Errors: NPYG_ENOTREG for any other input; the hazards and HDF5 limits
+   (113-137, 55); NPYG_EHDF5_FORMAT only under the strict profile (a
+   warning otherwise); NPYG_EHDF5_CRASH, _TIMEOUT: the child failed. */
 NPYG_API int npyg_hdf5_scan(npyg_ctx *ctx, const npyg_hdf5_limits *limits, npyg_hdf5_object_fn fn,
                             void *user);
 
-/* Loading: the values themselves, read by libhdf5 in the same caged
- * child, after a walk that found no hazard. The child sends every path
- * reached from the root by links (an object reached by two hard links is
- * sent twice, once per path; soft links are not followed) and every
- * attribute; each value comes as .npy bytes that this process validates
- * with npyguard's own parser under the context's limits
- * (max_header_bytes, max_dims, max_payload_bytes, ...) before the sink is
- * asked for a buffer of exactly the validated size, which the library
- * then fills straight from the pipe. Nothing is unpickled or evaluated;
- * a value that disagrees with its record is NPYG_EHDF5_PROTOCOL naming
- * the object path, one past the context's parser limits that limit's
- * code (NPYG_ELIMIT_HEADER ... _PAYLOAD). limits->child_wall_seconds
- * bounds the whole load, the sink's own time included.
- *
- * Values follow h5py's ds[()] (byte order as stored, fixed strings
- * null-padded, h5py's FALSE/TRUE enum as bool, its ('r', 'i') compounds
- * as complex, other enums as their base integer), except forms "str"
- * (variable-length strings), "ref" (object references, as the path
- * libhdf5 names; "" for a null reference) and "vlen" (variable-length
- * sequences), which come as two values: 0, the lengths ('<u8', the
- * value's shape, in elements of the data); 1, the data end to end (1-d,
- * '|u1' for str and ref, the base type for vlen), as many elements as
- * the lengths sum (checked here). A null dataspace (null_space) comes as
- * one value of shape (0,) that carries the dtype only ('|u1' for the
- * three forms above). Types npyguard does not load (arrays, region
- * references, compounds with padding, ...) end the load with
- * NPYG_EHDF5_OBJECT and the path. */
+/* One record of a load (npyg_hdf5_sink.object); the values that follow
+   take the forms of docs/c-library.md#loading-hdf5-values. */
 typedef struct npyg_hdf5_item {
     const char *path;      /* "/a/b": the bytes of the link names, unescaped */
     npyg_hdf5_kind kind;   /* GROUP, LINK (a soft link), DATASET or ATTRIBUTE */
@@ -1127,6 +1126,7 @@ typedef struct npyg_hdf5_item {
     unsigned nvalues;      /* values that follow: 0, 1 or 2 */
 } npyg_hdf5_item;
 
+/* Where a load delivers records and values (npyg_hdf5_load). */
 typedef struct npyg_hdf5_sink {
     /* Each record in order: a group before what it holds, an object's
        attributes right after it. Strings live until the next call.
@@ -1144,71 +1144,65 @@ typedef struct npyg_hdf5_sink {
 
 /* Loads the HDF5 file set as the input (npyg_set_input_fd) as
    npyg_hdf5_scan scans it (the same checks, limits and verdicts; a file
-   with a hazard loads nothing), then
-   hands every record and value to sink (limits NULL: the context's,
-   npyg_set_limit). Returns 0 or a code, as
-   sink->end is told. Besides the scan's buffer this process allocates
-   one .npy header buffer (max_header_bytes + 12, at most 64 KiB + 12)
-   and what npyg_parse_header needs, through the context's allocator;
-   the values' memory is the sink's. A child that dies or is killed
-   mid-value ends the load with NPYG_EHDF5_CRASH (or _TIMEOUT) naming
-   the object it was sending. */
+   with a hazard loads nothing), then hands every record and value to
+   sink. Each value's .npy header is validated under the context's limits
+   before the sink is asked for a buffer of exactly its size.
+   limits->child_wall_seconds bounds the whole load, the sink's own time
+   included.
+   limits: NULL for the context's (npyg_set_limit).
+   Returns: 0 or an npyg_status, as sink->end is told.
+   Owns: besides the scan's buffer this process allocates one .npy header
+   buffer (max_header_bytes + 12, at most 64 KiB + 12) and what
+   npyg_parse_header needs, through the context's allocator; the values'
+   memory is the sink's.
+   Errors: the scan's; NPYG_EHDF5_PROTOCOL, naming the object path, for a
+   value that disagrees with its record; one past the context's parser
+   limits, that limit's code (NPYG_ELIMIT_HEADER ... _PAYLOAD);
+   NPYG_ELIMIT_LOAD; NPYG_EHDF5_OBJECT and the path for a type npyguard
+   does not load; NPYG_EHDF5_CRASH (or _TIMEOUT) naming the object it was
+   sending for a child that dies or is killed mid-value. */
 NPYG_API int npyg_hdf5_load(npyg_ctx *ctx, const npyg_hdf5_limits *limits, const npyg_hdf5_sink *sink);
 
-/* The scan's sandbox. Each context starts one helper process on its
-   first HDF5 file (npyg-hdf5-helper, which alone loads libhdf5) and
-   ends it in npyg_ctx_free; the helper forks a fresh child per file,
-   caged before it reads a byte. The helper is found at the absolute path
-   set here (NULL: the default), else $NPYG_HDF5_HELPER, else next to the
-   library (or the program it is linked into), else in
-   LIBEXECDIR/npyguard. Setting it ends a running helper. */
+/* Sets where the context's HDF5 helper program is found (the helper
+   alone loads libhdf5; docs/c-library.md#the-helper). Setting it
+   ends a running helper.
+   path: absolute; NULL for the default: $NPYG_HDF5_HELPER, else next to
+   the library (or the program it is linked into), else in
+   LIBEXECDIR/npyguard. */
 NPYG_API int npyg_hdf5_set_helper(npyg_ctx *ctx, const char *path);
 
-/* While a scan or load waits for its child, fn(user) is called at least
-   every NPYG_HDF5_INTERRUPT_MS and whenever a signal cuts the wait short
-   (EINTR): non-zero ends the wait at once, the helper and its child
-   killed (the next file starts a fresh helper), and the call returns
-   NPYG_EIO, "interrupted". A binding polls its own interrupts here (the
-   Python package: Ctrl-C). NULL fn: none (the default). */
+/* How often, at least, a waiting scan or load asks the interrupt
+   callback (npyg_hdf5_set_interrupt), in milliseconds. */
 #define NPYG_HDF5_INTERRUPT_MS 20
+/* Sets the interrupt callback: while a scan or load waits for its child,
+   fn(user) is called at least every NPYG_HDF5_INTERRUPT_MS and whenever a
+   signal cuts the wait short (EINTR). A binding polls its own interrupts
+   here (the Python package: Ctrl-C).
+   fn: NULL for none (the default).
+   Errors: a non-zero return of fn ends the wait at once, the helper and
+   its child killed (the next file starts a fresh helper), and the call
+   returns NPYG_EIO, "interrupted". */
 NPYG_API int npyg_hdf5_set_interrupt(npyg_ctx *ctx, int (*fn)(void *user), void *user);
 
 /* Starts the context's helper if it is not running and writes which cage
    layers are in force for every file, e.g. "seccomp allow-list, landlock
-   abi 4, user+net namespaces". A scan refuses to run (NPYG_EHDF5_SANDBOX)
-   where the seccomp allow list cannot be installed. */
+   abi 4, user+net namespaces".
+   out, size: the text's buffer.
+   Errors: a scan refuses to run (NPYG_EHDF5_SANDBOX) where the seccomp
+   allow list cannot be installed. */
 NPYG_API int npyg_hdf5_sandbox_info(npyg_ctx *ctx, char *out, size_t size);
 
-/* What a context allocates in the calling process while it scans (itself
-   and one 2 KiB record buffer), whatever the file; 0 for invalid limits. */
+/* What a context allocates in the calling process while it scans: itself
+   and one 2 KiB record buffer, whatever the file.
+   Returns: bytes; 0 for invalid limits. */
 NPYG_API uint64_t npyg_hdf5_worst_case_alloc(const npyg_limits *limits,
                                              const npyg_hdf5_limits *hdf5_limits);
-/* ------------------------------------------------------------------ */
-/* Pickles: what an object array's payload would import                */
-/*                                                                     */
-/* An object array's payload is a pickle, and loading a pickle calls   */
-/* whatever it names. The scanner says what that is without loading    */
-/* it: a bounded walk of the opcodes of protocols 0-5 that tracks the   */
-/* stack and the memo only as far as naming needs (which values are     */
-/* strings, which are imported objects, which are results of calls),    */
-/* and lists every GLOBAL, STACK_GLOBAL, INST, OBJ and EXT import with   */
-/* how the pickle uses it. Nothing is imported, called or built.        */
-/*                                                                     */
-/*     npyg_set_input_fd(ctx, fd);                                     */
-/*     int rc = npyg_validate(ctx);                                    */
-/*     if (rc == NPYG_EOBJECT) {                                       */
-/*         npyg_pickle_scan_npy(ctx, NULL);             // NULL: context */
-/*         const npyg_pickle_report *r = npyg_get_pickle_report(ctx);  */
-/*         char names[256];                                            */
-/*         if (r) npyg_pickle_format_imports(r, names, sizeof names);  */
-/*     }                                                               */
-/*                                                                     */
-/* The scan stops at STOP, as pickle.load does; bytes after it are not  */
-/* read. What it does not check: the text of INT, LONG and FLOAT        */
-/* arguments, the UTF-8 of strings and frame boundaries (a loader        */
-/* refuses those before it calls anything, so no import is missed).     */
-/* ------------------------------------------------------------------ */
+/* ---- Pickles ----------------------------------------------------------
+   What an object array's payload would import, read without loading it.
+   docs/c-library.md#pickles */
 
+/* For limits arguments of the pickle calls (compatibility: NULL reads the
+   context's). */
 typedef struct npyg_pickle_limits {
     uint64_t max_bytes;         /* pickle bytes read, up to STOP */
     uint64_t max_ops;           /* opcodes */
@@ -1233,11 +1227,15 @@ typedef struct npyg_pickle_limits {
    INST name is cut (NPYG_PI_TRUNCATED), a STACK_GLOBAL one is unresolved. */
 #define NPYG_PICKLE_NAME_MAX 255u
 
+/* Fills *limits with the defaults (NPYG_DEFAULT_PICKLE_*).
+   limits: NULL does nothing. */
 NPYG_API void npyg_pickle_limits_default(npyg_pickle_limits *limits);
 
 /* The most a scan allocates beyond what the context already holds,
-   report included (NULL: the defaults). Every allocation is also charged
-   against the context's max_alloc_bytes. 0 for invalid limits. */
+   report included. Every allocation is also charged against the
+   context's max_alloc_bytes.
+   limits: NULL for the defaults.
+   Returns: bytes; 0 for invalid limits. */
 NPYG_API uint64_t npyg_pickle_worst_case_alloc(const npyg_pickle_limits *limits);
 
 /* How the pickle uses one import (npyg_pickle_import.flags). */
@@ -1260,6 +1258,7 @@ enum npyg_pickle_fact {
     NPYG_PR_BUFFERS = 1u << 2        /* out-of-band buffers (NEXT_BUFFER) */
 };
 
+/* One import a pickle names (npyg_pickle_report.imports). */
 typedef struct npyg_pickle_import {
     const char *module;   /* bytes as the pickle spells them, NUL-terminated */
     size_t module_len;
@@ -1271,6 +1270,7 @@ typedef struct npyg_pickle_import {
     int32_t ext_code;     /* NPYG_PI_EXT: the code; else 0 */
 } npyg_pickle_import;
 
+/* What a pickle scan found (npyg_get_pickle_report). */
 typedef struct npyg_pickle_report {
     int status;           /* 0, or the code the scan stopped with: then the
                              imports are those before the fault */
@@ -1283,41 +1283,53 @@ typedef struct npyg_pickle_report {
 } npyg_pickle_report;
 
 /* Scans the input set last as a pickle (the whole input is the pickle),
-   or (npyg_pickle_scan_npy) as a whole .npy file whose payload is one: the
-   preamble and header are skipped (header length held to the context's
-   max_header_bytes) and the payload, from the data offset, is scanned;
-   offsets are in the file. The latter is for a file npyg_validate refused
-   with NPYG_EOBJECT, and keeps that call's result: only the previous
-   error and report are forgotten. A descriptor is read as npyg_validate
-   reads it. limits NULL: the context's
-    (npyg_set_limit); a struct stands in for them in this call.
-
-   Returns 0 or an error code (npyg_last_error: offset and message).
-   npyg_get_pickle_report then gives the report whenever one could be
-   made, also after a malformed pickle, a limit or a read error (its
-   status says which), and NULL otherwise: EINVAL, and ENOMEM or
-   ELIMIT_ALLOC when memory ran out or max_alloc_bytes was reached, in the
-   walk or for the report itself (which then wins over what ended the
-   walk). The report is the context's, counted in what it holds, until
-   the next call. */
+   up to its STOP opcode, as pickle.load reads it; bytes after it are not
+   read. A descriptor is read as npyg_validate reads it.
+   limits: NULL for the context's (npyg_set_limit); a struct stands in for
+   them in this call.
+   Returns: 0 or an npyg_status (npyg_last_error: offset and message).
+   Owns: the report, npyg_get_pickle_report, is the context's, counted in
+   what it holds, until the next call.
+   Errors: NPYG_EPICKLE, _TRUNC, _PROTO for a malformed pickle; the pickle
+   limits' codes (143-148); NPYG_EIO; NPYG_EINVAL; NPYG_ENOMEM or
+   NPYG_ELIMIT_ALLOC when memory ran out or max_alloc_bytes was reached. */
 NPYG_API int npyg_pickle_scan(npyg_ctx *ctx, const npyg_pickle_limits *limits);
+/* Scans the input set last as a whole .npy file whose payload is a
+   pickle, as npyg_pickle_scan does: the preamble and header are skipped
+   (header length held to the context's max_header_bytes) and the payload,
+   from the data offset, is scanned; offsets are in the file. For a file
+   npyg_validate refused with NPYG_EOBJECT: it keeps that call's result
+   (npyg_get_info), only the previous error and report are forgotten.
+   limits: NULL for the context's (npyg_set_limit).
+   Returns, Owns, Errors: as npyg_pickle_scan. */
 NPYG_API int npyg_pickle_scan_npy(npyg_ctx *ctx, const npyg_pickle_limits *limits);
+/* The report of the last pickle scan.
+   Returns: the report whenever one could be made, also after a malformed
+   pickle, a limit or a read error (its status says which); NULL otherwise:
+   after NPYG_EINVAL, and after NPYG_ENOMEM or NPYG_ELIMIT_ALLOC in the walk
+   or for the report itself (which then wins over what ended the walk).
+   Owns: the context, counted in what it holds, until the next call. */
 NPYG_API const npyg_pickle_report *npyg_get_pickle_report(const npyg_ctx *ctx);
 
 /* Frees a report handed to the caller (npyg_zip_scan_member_pickle),
-   before the context it came from. NULL is fine. */
+   before the context it came from.
+   report: NULL is fine. */
 NPYG_API void npyg_pickle_report_free(npyg_ctx *ctx, npyg_pickle_report *report);
 
-/* "os.system, builtins.eval": the imports in order of first use, each
-   module.name (an unresolvable part as "?", an extension as "ext:CODE"),
-   with every byte outside printable ASCII as \xNN so the text is safe on a
-   terminal. Returns the length needed without the NUL, like snprintf. */
+/* The imports for a terminal, "os.system, builtins.eval": in order of
+   first use, each module.name (an unresolvable part as "?", an extension
+   as "ext:CODE"), with every byte outside printable ASCII as \xNN.
+   out, size: writes at most size bytes.
+   Returns: the length needed without the NUL, like snprintf. */
 NPYG_API size_t npyg_pickle_format_imports(const npyg_pickle_report *report, char *out, size_t size);
 
-/* Member i as a pickle scan (npyg_pickle_scan_npy on its inflated
-   bytes), for a member npyg_zip_validate_member refused with NPYG_EOBJECT;
-   the report is handed to the caller (*out; NULL when there is none),
-   who frees it with npyg_pickle_report_free. out NULL: NPYG_EINVAL. */
+/* Scans member i as a pickle (npyg_pickle_scan_npy on its inflated
+   bytes), for a member npyg_zip_validate_member refused with
+   NPYG_EOBJECT.
+   out: receives the report; NULL when there is none.
+   Returns: 0 or an npyg_status, as npyg_pickle_scan_npy.
+   Owns: the report is the caller's, freed with npyg_pickle_report_free.
+   Errors: out NULL: NPYG_EINVAL. */
 NPYG_API int npyg_zip_scan_member_pickle(npyg_zip *z, size_t i, const npyg_pickle_limits *limits,
                                          npyg_pickle_report **out);
 
