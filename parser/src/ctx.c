@@ -72,7 +72,7 @@ uint64_t npyg_worst_case_alloc(const npyg_limits *l)
                      + ARENA_PER_HEADER_BYTE * h  /* parse arena */
                      + 4 * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK)
                      /* blocks kept from earlier parses, not yet reused */
-                     + (uint64_t)NPYG__ARENA_SPARES * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK);
+                     + NPYG__ARENA_KEEP;
     return bound < l->max_alloc_bytes ? bound : l->max_alloc_bytes;
 }
 
