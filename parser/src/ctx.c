@@ -135,7 +135,9 @@ void npyg__ctx_reset(npyg_ctx *ctx)
     /* Kept, it would count against the next call's max_alloc_bytes. */
     npyg__xfree(ctx, ctx->readbuf, ctx->readbuf ? NPYG__CHUNK : 0);
     ctx->readbuf = NULL;
-    memset(&ctx->err, 0, sizeof ctx->err);
+    /* Only a failure writes the error (npyg__vfail_in), code first: a
+       code of 0 is an error zeroed already. */
+    if (ctx->err.code != NPYG_OK) memset(&ctx->err, 0, sizeof ctx->err);
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;
     ctx->have_ra_info = false; /* its dims were in the arena */

@@ -183,8 +183,19 @@ typedef struct npyg__input {
 int npyg__input_begin(npyg_ctx *ctx, npyg__input *in, unsigned flags, int space, const char *notreg);
 /* A read callback as a call's input (a zip member to the .npy parser). */
 npyg__input npyg__input_of_read(npyg_read_fn fn, void *user);
-/* Up to n next bytes into dst, fewer only at the end; -1 on a read error. */
-long long npyg__in_read(npyg__input *in, void *dst, size_t n);
+/* Up to n next bytes into dst, fewer only at the end; -1 on a read error.
+   n bytes a buffer holds are copied here, inline (a header parse reads
+   its preamble this way, n a constant); the rest is input.c's. */
+long long npyg__in_read_other(npyg__input *in, void *dst, size_t n);
+static inline long long npyg__in_read(npyg__input *in, void *dst, size_t n)
+{
+    if (in->buf && in->pos <= in->size && n <= in->size - in->pos) {
+        memcpy(dst, in->buf + in->pos, n);
+        in->pos += n;
+        return (long long)n;
+    }
+    return npyg__in_read_other(in, dst, n);
+}
 /* What one read gives, at least one byte before the end: for a reader
    that must not wait on a stream for more than it needs. */
 long long npyg__in_read_some(npyg__input *in, void *dst, size_t n);
@@ -192,7 +203,12 @@ long long npyg__in_read_some(npyg__input *in, void *dst, size_t n);
 long long npyg__in_read_at(npyg__input *in, uint64_t off, void *dst, size_t n);
 /* The n bytes at off when memory holds them already (a buffer, a file's
    head), else NULL. */
-const uint8_t *npyg__in_peek(const npyg__input *in, uint64_t off, size_t n);
+static inline const uint8_t *npyg__in_peek(const npyg__input *in, uint64_t off, size_t n)
+{
+    if (in->buf) return off <= in->size && n <= in->size - off ? in->buf + off : NULL;
+    if (!in->head) return NULL;
+    return off <= in->head_len && n <= in->head_len - off ? in->head + off : NULL;
+}
 /* The forms of 0.1.0 of a call that reads the context's input: call_buffer,
    call_fd and call_read set the input, then call it. One definition for
    npyg_validate, npyg_open, npyg_ra_validate and npyg_ra_open. */
