@@ -29,6 +29,7 @@
  * replay of the corpus passes while any other difference still fails.
  */
 #include "fuzz_common.h"
+#include "zlib_oracle.h"
 
 #include <libdeflate.h>
 #include <stdlib.h>
@@ -38,28 +39,6 @@
 #define MAX_OUT (1u << 18)
 
 static uint8_t zout[MAX_OUT + 1], dout[MAX_OUT + 2];
-
-/* zlib in one call: all the input, all the room. 1 when the final block
-   ended within the input. */
-static bool run_zlib(const uint8_t *in, size_t len, size_t *out_len, size_t *used, const char **why)
-{
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    FUZZ_CHECK(inflateInit2(&zs, -MAX_WBITS) == Z_OK, "zlib inflateInit2");
-    zs.next_in = (Bytef *)(uintptr_t)in;
-    zs.avail_in = (uInt)len;
-    zs.next_out = zout;
-    zs.avail_out = MAX_OUT + 1;
-    int r;
-    do r = inflate(&zs, Z_NO_FLUSH);
-    while (r == Z_OK && zs.avail_out > 0 && zs.avail_in > 0);
-    *out_len = MAX_OUT + 1 - zs.avail_out;
-    *used = len - zs.avail_in;
-    *why = zs.msg;
-    inflateEnd(&zs);
-    FUZZ_CHECK(r != Z_MEM_ERROR && r != Z_STREAM_ERROR, "zlib: %d", r);
-    return r == Z_STREAM_END;
-}
 
 /* The differences found (fuzz/README.md, "libdeflate against zlib"): each
    a stream zlib refuses with one of these reasons and libdeflate 1.14
@@ -97,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     size_t zlen, zused;
     const char *why = NULL;
-    bool zend = run_zlib(in, len, &zlen, &zused, &why);
+    bool zend = fuzz_zlib_inflate(in, len, zout, MAX_OUT + 1, &zlen, &zused, &why) == Z_STREAM_END;
 
     /* The size the member declares, and whether libdeflate is asked for
        the size it made (the generous case) or held to S. */
