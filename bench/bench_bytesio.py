@@ -5,11 +5,12 @@ users write it: ``npyguard.load(io.BytesIO(data))`` where data came from a
 socket, a database or a remote object (bench/README.md, "The Python
 package").
 
-  /usr/bin/python3 bench/bench_bytesio.py [--pkg DIR] [--quick] [--rounds N]
+  /usr/bin/python3 bench/bench_bytesio.py [--pkg DIR] [--quick] [--rounds N] [--npy FILE]
 
 --pkg: where the npyguard package is installed (default build/python, where
 ci/python-test.sh installs it). One process; a float64 array of 256 MiB
-(--quick: 64 MiB) saved by numpy into bytes. Each round makes a fresh
+(--quick: 64 MiB) saved by numpy into bytes, or the bytes of --npy FILE
+(benchmark 6e of bench.py passes its own). Each round makes a fresh
 io.BytesIO(data) for each contender (which shares the bytes object, as
 CPython's BytesIO does until it is written) and loads it; the contenders
 alternate within every round (rotating which goes first) after one
@@ -45,8 +46,12 @@ import numpy as np, npyguard
 def status(field):
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith(field + ":")) * 1024
-which, mib = sys.argv[2], int(sys.argv[3])
-buf = io.BytesIO(); np.save(buf, np.ones(mib << 17)); data = buf.getvalue(); del buf
+which, what = sys.argv[2], sys.argv[3]
+if what.isdigit():
+    buf = io.BytesIO(); np.save(buf, np.ones(int(what) << 17)); data = buf.getvalue(); del buf
+else:
+    with open(what, "rb") as fh:
+        data = fh.read()
 load = npyguard.load if which == "npyguard" else (lambda f: np.load(f, allow_pickle=False))
 f = io.BytesIO(data)
 with open("/proc/self/clear_refs", "w") as c:  # the peak from here on (VmHWM)
@@ -62,17 +67,23 @@ def main():
     ap.add_argument("--pkg", default=os.path.join(ROOT, "build", "python"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--npy", help="load the bytes of this .npy instead of a generated one")
     ap.add_argument("--json")
     a = ap.parse_args()
     sys.path.insert(0, a.pkg)
     import npyguard
     if not npyguard.__file__.startswith(os.path.abspath(a.pkg)):
         sys.exit("bench_bytesio: no npyguard package in %s (run ci/python-test.sh DIR)" % a.pkg)
-    mib = 64 if a.quick else 256
-    buf = io.BytesIO()
-    np.save(buf, np.random.default_rng(1).standard_normal(mib << 17))
-    data = buf.getvalue()
-    del buf
+    if a.npy:
+        with open(a.npy, "rb") as fh:
+            data = fh.read()
+        mib = len(data) >> 20
+    else:
+        mib = 64 if a.quick else 256
+        buf = io.BytesIO()
+        np.save(buf, np.random.default_rng(1).standard_normal(mib << 17))
+        data = buf.getvalue()
+        del buf
     want = np.load(io.BytesIO(data))
     assert np.array_equal(npyguard.load(io.BytesIO(data)), want)
     del want
@@ -83,8 +94,9 @@ def main():
     print("BytesIO(bytes) of %d MiB, CPU time, median of %d: npyguard %.3f s, numpy.load %.3f s; "
           "npyguard/numpy %.2fx" % (mib, a.rounds, m["npyguard"], m["numpy"], ratio), flush=True)
     peak = {}
+    what = os.path.abspath(a.npy) if a.npy else str(mib)
     for which in ("npyguard", "numpy"):
-        r = subprocess.run([sys.executable, "-c", PEAK_CHILD, a.pkg, which, str(mib)], capture_output=True,
+        r = subprocess.run([sys.executable, "-c", PEAK_CHILD, a.pkg, which, what], capture_output=True,
                            text=True, timeout=600)
         peak[which] = float(r.stdout) if r.returncode == 0 else None
     print("peak RSS growth during one load, in payloads: npyguard %s, numpy.load %s"

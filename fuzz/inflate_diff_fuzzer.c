@@ -25,6 +25,7 @@
  */
 #include "../parser/src/inflate.h"
 #include "fuzz_common.h"
+#include "zlib_oracle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,21 +54,7 @@ static void mem_free(void *user, void *p, size_t n)
 /* zlib in one call: all the input, all the room. */
 static int run_zlib(const uint8_t *in, size_t len, size_t *out_len, size_t *used, const char **why)
 {
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    FUZZ_CHECK(inflateInit2(&zs, -MAX_WBITS) == Z_OK, "zlib inflateInit2");
-    zs.next_in = (Bytef *)(uintptr_t)in;
-    zs.avail_in = (uInt)len;
-    zs.next_out = zout;
-    zs.avail_out = MAX_OUT + 1;
-    int r;
-    do r = inflate(&zs, Z_NO_FLUSH);
-    while (r == Z_OK && zs.avail_out > 0 && zs.avail_in > 0);
-    *out_len = MAX_OUT + 1 - zs.avail_out;
-    *used = len - zs.avail_in;
-    *why = zs.msg;
-    inflateEnd(&zs);
-    FUZZ_CHECK(r != Z_MEM_ERROR && r != Z_STREAM_ERROR, "zlib: %d", r);
+    int r = fuzz_zlib_inflate(in, len, zout, MAX_OUT + 1, out_len, used, why);
     if (*out_len > MAX_OUT) return OVER;
     return r == Z_STREAM_END ? ACCEPT : REFUSE;
 }

@@ -26,9 +26,15 @@ ar rcs "$work/libnpyguard.a" "$work"/lib-*.o
 $CC $CFLAGS $common -c "$root/fuzz/fuzz_common.c" -o "$work/fuzz_common.o"
 for src in "$root"/fuzz/*_fuzzer.c; do
     t=$(basename "$src" .c)
+    extra=
+    if [ "$t" = inflate_libdeflate_fuzzer ]; then
+        # libdeflate against zlib: only where the image has libdeflate
+        echo '#include <libdeflate.h>' | $CC $CFLAGS -E - >/dev/null 2>&1 || continue
+        extra=-ldeflate
+    fi
     $CC $CFLAGS $common -c "$src" -o "$work/$t.o"
     # Linked by the C++ driver even though npyguard is C (OSS-Fuzz rule).
-    ${CXX:-$CC} ${CXXFLAGS:-$CFLAGS} "$work/$t.o" "$work/fuzz_common.o" "$work/libnpyguard.a" -lz -llz4 \
+    ${CXX:-$CC} ${CXXFLAGS:-$CFLAGS} "$work/$t.o" "$work/fuzz_common.o" "$work/libnpyguard.a" $extra -lz -llz4 \
         $LIB_FUZZING_ENGINE -o "$OUT/$t"
 done
 

@@ -16,7 +16,10 @@ pickle_fuzzer gets the object files of corpus/unsafe/ and corpus/pickle/,
 each whole and as its bare pickle.
 inflate_diff_fuzzer gets a configuration byte and a raw deflate stream:
 every deflated member of corpus/npz/ archives under 1 MiB, and zlib's
-output for a few byte patterns at each level and strategy.
+output for a few byte patterns at each level and strategy;
+inflate_libdeflate_fuzzer the same streams (its configuration byte picks
+the declared size: 0 the cap, the size made asked back; 1 the true
+size; 2 one less; 3 one more).
 """
 import os
 import struct
@@ -25,7 +28,8 @@ import zipfile
 import zlib
 
 TARGETS = ("npy_header_fuzzer", "npy_file_fuzzer", "npy_descr_fuzzer", "npz_fuzzer", "ra_fuzzer",
-           "mat_fuzzer", "pickle_fuzzer", "hdf5_walk_fuzzer", "inflate_diff_fuzzer")
+           "mat_fuzzer", "pickle_fuzzer", "hdf5_walk_fuzzer", "inflate_diff_fuzzer",
+           "inflate_libdeflate_fuzzer")
 RA_GROUPS = ("valid", "invalid", "limit")
 SINK = struct.pack("<I", 1 << 15)
 # pickle_fuzzer: trailer bit 22 ("extra" bit 0) scans the input as a bare
@@ -160,9 +164,12 @@ def main():
         narchives += 1
         for k, (member, raw) in enumerate(deflated_members(data)):
             write(os.path.join(out, "inflate_diff_fuzzer", "%s-%s-%d" % (group, name, k)), b"\x00" + raw)
+            write(os.path.join(out, "inflate_libdeflate_fuzzer", "%s-%s-%d" % (group, name, k)), b"\x01" + raw)
     for name, raw in deflate_samples():
         for cfg in (0x00, 0x09, 0x1c):  # whole; 1-byte pieces in and out; 4 KiB in, 8 B out
             write(os.path.join(out, "inflate_diff_fuzzer", "%s-c%02x" % (name, cfg)), bytes([cfg]) + raw)
+        for cfg in (0, 1, 2, 3):
+            write(os.path.join(out, "inflate_libdeflate_fuzzer", "%s-s%d" % (name, cfg)), bytes([cfg]) + raw)
     nra = 0
     for group, name, data in group_files(corpus, "ra", RA_GROUPS, small):
         write(os.path.join(out, "ra_fuzzer", group + "-" + name), data + DEFAULT)

@@ -30,10 +30,10 @@ static npyg_ctx *owner(npyg__arena *a)
    (The read buffer is freed when a call begins, npyg__ctx_reset: it may
    be in use whenever memory is asked for, since zlib allocates its window
    from inside a read.) */
-static uint64_t kept(const npyg_ctx *ctx)
-{
-    return (uint64_t)ctx->arena.nspare * (BLOCK_HDR + NPYG__ARENA_BLOCK);
-}
+static uint64_t kept(const npyg_ctx *ctx) { return ctx->arena.kept; }
+
+/* Big blocks kept at most: each big request looks through them. */
+#define BIG_SPARES 16u
 
 bool npyg__charge(npyg_ctx *ctx, uint64_t size)
 {
@@ -51,6 +51,24 @@ static void *charged_alloc(npyg_ctx *ctx, size_t size, bool *over_cap)
     void *p = ctx->alloc.malloc(ctx->alloc.user, size);
     if (p) ctx->allocated += size;
     return p;
+}
+
+/* The smallest kept big block that holds size bytes, taken off the list,
+   if the parse may hold that block: the bytes in use with it stay within
+   max_alloc_bytes, as a new block of its size would have to. */
+static npyg__block *take_big_spare(npyg__arena *a, size_t size)
+{
+    npyg__block **best = NULL;
+    for (npyg__block **p = &a->big_spare; *p; p = &(*p)->next)
+        if ((*p)->size >= size && (!best || (*p)->size < (*best)->size)) best = p;
+    if (!best) return NULL;
+    npyg__block *b = *best;
+    const npyg_ctx *ctx = owner(a);
+    uint64_t n = BLOCK_HDR + b->size, cap = ctx->limits.max_alloc_bytes;
+    if (n > cap || ctx->allocated - a->kept > cap - n) return NULL;
+    *best = b->next;
+    a->kept -= n;
+    return b;
 }
 
 void *npyg__arena_alloc_slow(npyg__arena *a, size_t size)
@@ -73,6 +91,9 @@ void *npyg__arena_alloc_slow(npyg__arena *a, size_t size)
         b = a->spare;
         a->spare = b->next;
         a->nspare--;
+        a->kept -= BLOCK_HDR + NPYG__ARENA_BLOCK;
+    } else if (size > NPYG__ARENA_BLOCK / 4 && (b = take_big_spare(a, size)) != NULL) {
+        /* kept and charged as it is */
     } else {
         /* Big requests get a block of their own so that little is wasted. */
         size_t data = size > NPYG__ARENA_BLOCK / 4 ? size : NPYG__ARENA_BLOCK;
@@ -101,32 +122,43 @@ static void free_block(npyg__arena *a, npyg__block *b)
     *a->total -= n;
 }
 
-/* Keeps a standard block, up to NPYG__ARENA_SPARES, for the next parses;
-   returns a big one, which fits only a header like the one just parsed. */
-static void recycle(npyg__arena *a, npyg__block *b)
+/* Keeps a block for the next parses while the kept bytes stay within
+   NPYG__ARENA_KEEP: a standard one always, a big one (keep_big) at the
+   end of a parse, for the next header like it, which a loop over the
+   headers of one kind of file soon brings. */
+static void recycle(npyg__arena *a, npyg__block *b, bool keep_big)
 {
-    if (b->size == NPYG__ARENA_BLOCK && a->nspare < NPYG__ARENA_SPARES) {
+    uint64_t n = BLOCK_HDR + b->size;
+    bool standard = b->size == NPYG__ARENA_BLOCK;
+    if (n > NPYG__ARENA_KEEP - a->kept || (!standard && (!keep_big || a->nbig >= BIG_SPARES))) {
+        free_block(a, b);
+        return;
+    }
+    a->kept += n;
+    if (standard) {
         b->next = a->spare;
         a->spare = b;
         a->nspare++;
     } else {
-        free_block(a, b);
+        b->next = a->big_spare;
+        a->big_spare = b;
+        a->nbig++;
     }
 }
 
 /* Recycles the blocks of the chain from b up to, not including, stop. */
-static void recycle_chain(npyg__arena *a, npyg__block *b, const npyg__block *stop)
+static void recycle_chain(npyg__arena *a, npyg__block *b, const npyg__block *stop, bool keep_big)
 {
     while (b != stop) {
         npyg__block *next = b->next;
-        recycle(a, b);
+        recycle(a, b, keep_big);
         b = next;
     }
 }
 
 void npyg__arena_reset(npyg__arena *a)
 {
-    recycle_chain(a, a->head, NULL);
+    recycle_chain(a, a->head, NULL, true);
     a->head = NULL;
     a->cur = NULL;
     a->left = 0;
@@ -142,9 +174,9 @@ void npyg__arena_rewind(npyg__arena *a, npyg__arena_mark m)
 {
     /* Newer blocks sit in front of the marked head; big ones taken while
        it was the head sit right behind it. */
-    recycle_chain(a, a->head, m.head);
+    recycle_chain(a, a->head, m.head, false);
     if (m.head) {
-        recycle_chain(a, m.head->next, m.next);
+        recycle_chain(a, m.head->next, m.next, false);
         m.head->next = m.next;
     }
     a->head = m.head;
@@ -153,14 +185,22 @@ void npyg__arena_rewind(npyg__arena *a, npyg__arena_mark m)
     a->over_cap = m.over_cap;
 }
 
+static void free_chain(npyg__arena *a, npyg__block *b)
+{
+    while (b) {
+        npyg__block *next = b->next;
+        free_block(a, b);
+        b = next;
+    }
+}
+
 void npyg__arena_drop_spares(npyg__arena *a)
 {
-    while (a->spare) {
-        npyg__block *next = a->spare->next;
-        free_block(a, a->spare);
-        a->spare = next;
-    }
-    a->nspare = 0;
+    free_chain(a, a->spare);
+    free_chain(a, a->big_spare);
+    a->spare = a->big_spare = NULL;
+    a->nspare = a->nbig = 0;
+    a->kept = 0;
 }
 
 void npyg__arena_release(npyg__arena *a)

@@ -81,7 +81,7 @@ uint64_t npyg_worst_case_alloc(const npyg_limits *l)
                      + ARENA_PER_HEADER_BYTE * h  /* parse arena */
                      + 4 * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK)
                      /* blocks kept from earlier parses, not yet reused */
-                     + (uint64_t)NPYG__ARENA_SPARES * (NPYG__BLOCK_HDR + NPYG__ARENA_BLOCK);
+                     + NPYG__ARENA_KEEP;
     return bound < l->max_alloc_bytes ? bound : l->max_alloc_bytes;
 }
 
@@ -144,7 +144,9 @@ void npyg__ctx_reset(npyg_ctx *ctx)
     /* Kept, it would count against the next call's max_alloc_bytes. */
     npyg__xfree(ctx, ctx->readbuf, ctx->readbuf ? NPYG__CHUNK : 0);
     ctx->readbuf = NULL;
-    memset(&ctx->err, 0, sizeof ctx->err);
+    /* Only a failure writes the error (npyg__vfail_in), code first: a
+       code of 0 is an error zeroed already. */
+    if (ctx->err.code != NPYG_OK) memset(&ctx->err, 0, sizeof ctx->err);
     memset(&ctx->info, 0, sizeof ctx->info);
     ctx->have_info = false;
     ctx->have_ra_info = false; /* its dims were in the arena */

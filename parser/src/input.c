@@ -130,13 +130,6 @@ int npyg__input_begin(npyg_ctx *ctx, npyg__input *in, unsigned flags, int space,
 
 /* ---------------- reading ---------------- */
 
-const uint8_t *npyg__in_peek(const npyg__input *in, uint64_t off, size_t n)
-{
-    if (in->buf) return off <= in->size && n <= in->size - off ? in->buf + off : NULL;
-    if (!in->head) return NULL;
-    return off <= in->head_len && n <= in->head_len - off ? in->head + off : NULL;
-}
-
 long long npyg__in_read_at(npyg__input *in, uint64_t off, void *dst, size_t n)
 {
     /* A file is read as far as it gives, whatever fstat said (/proc's
@@ -180,7 +173,7 @@ static long long read_once(npyg__input *in, void *dst, size_t n)
     }
 }
 
-long long npyg__in_read(npyg__input *in, void *dst, size_t n)
+long long npyg__in_read_other(npyg__input *in, void *dst, size_t n)
 {
     size_t got = 0;
     if (in->size_known) {

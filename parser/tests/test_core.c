@@ -261,6 +261,40 @@ static void memory(void)
              kept, want, tracked ? "allocated" : "refused", a->nspare);
     npyg__xfree(ctx, tracked, want);
     npyg_ctx_free(ctx);
+
+    tu_current = "big blocks kept between parses";
+    /* A big request's block, given back at the end of a parse, serves
+       the next parse's request of that size without the allocator; the
+       kept bytes stay within NPYG__ARENA_KEEP, and a tracked allocation
+       that fits only without them gets them dropped. */
+    npyg_limits_default(&l);
+    ctx = npyg_ctx_new(&lo);
+    if (!ctx) { TU_CHECK(0, "context"); return; }
+    a = &ctx->arena;
+    size_t bigsize = 40 * NPYG__ARENA_BLOCK;
+    void *b1 = npyg__arena_alloc(a, bigsize);
+    npyg__arena_reset(a);
+    long calls = ta.calls;
+    uint64_t held = ctx->allocated;
+    void *b2 = npyg__arena_alloc(a, bigsize - 64);
+    TU_CHECK(b1 && b2 == b1 && ta.calls == calls && ctx->allocated == held,
+             "the kept block again: %s, %ld allocator calls", b2 == b1 ? "same" : "another", ta.calls - calls);
+    void *b3 = npyg__arena_alloc(a, bigsize + 64);
+    TU_CHECK(b3 && b3 != b1 && ta.calls == calls + 1, "a larger request gets a block of its own");
+    npyg__arena_reset(a);
+    TU_CHECK(a->kept <= NPYG__ARENA_KEEP && a->kept >= 2 * bigsize, "%llu bytes kept, at most %llu",
+             (unsigned long long)a->kept, (unsigned long long)NPYG__ARENA_KEEP);
+    for (int k = 0; k < 40; k++) npyg__arena_alloc(a, 10 * NPYG__ARENA_BLOCK);
+    npyg__arena_reset(a);
+    TU_CHECK(a->kept <= NPYG__ARENA_KEEP, "after 40 more: %llu bytes kept, at most %llu",
+             (unsigned long long)a->kept, (unsigned long long)NPYG__ARENA_KEEP);
+    in_use = ctx->allocated;
+    ctx->limits.max_alloc_bytes = in_use - a->kept + bigsize; /* room for the request, not for the spares */
+    tracked = npyg__xalloc(ctx, bigsize);
+    TU_CHECK(tracked != NULL && a->kept == 0 && a->big_spare == NULL, "dropped for %zu bytes: %s, %llu kept",
+             bigsize, tracked ? "allocated" : "refused", (unsigned long long)a->kept);
+    npyg__xfree(ctx, tracked, bigsize);
+    npyg_ctx_free(ctx);
     TU_CHECK(ta.now == 0, "%llu bytes left", (unsigned long long)ta.now);
 
     tu_current = "format sniffing";
