@@ -118,6 +118,10 @@ typedef struct {
     PyObject *info; /* dict after the header, made when asked */
 } NpyObject;
 
+/* An Npy or Ra object's input, set up from its arguments and opened by
+   call: 0; the call's code with the exception raised; -1 when the
+   arguments are refused. */
+int Npy_open_with(NpyObject *self, PyObject *args, PyObject *kw, int (*call)(npyg_ctx *));
 void Npy_dealloc(NpyObject *self);
 PyObject *Npy_close(NpyObject *self, PyObject *noargs);
 

@@ -26,17 +26,21 @@ void Npy_dealloc(NpyObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
+int Npy_open_with(NpyObject *self, PyObject *args, PyObject *kw, int (*call)(npyg_ctx *))
 {
     self->pool_as = -1;
     if (object_init(&self->ctx, &self->pool_as, &self->in, args, kw) < 0) return -1;
+    int rc = open_input(self->ctx, &self->in, call);
+    if (rc) raise_in(self->ctx, &self->in, rc);
+    return rc;
+}
+
+static int Npy_init(NpyObject *self, PyObject *args, PyObject *kw)
+{
     input *in = &self->in;
-    int rc = open_input(self->ctx, in, npyg_open);
-    if (rc) {
-        raise_in(self->ctx, in, rc);
-        name_imports(rc, in->fd, in->view.obj ? in->view.buf : NULL, (size_t)in->view.len);
-        return -1;
-    }
+    int rc = Npy_open_with(self, args, kw, npyg_open);
+    if (rc > 0) name_imports(rc, in->fd, in->view.obj ? in->view.buf : NULL, (size_t)in->view.len);
+    if (rc) return -1;
     const npyg_info *info = npyg_get_info(self->ctx);
     /* A file object is read up to the array's end and no further, as
        numpy reads it: what follows is the caller's (another array, or a

@@ -28,14 +28,7 @@ static PyObject *ra_info_dict(const npyg_ra_info *ra)
 
 static int Ra_init(NpyObject *self, PyObject *args, PyObject *kw)
 {
-    self->pool_as = -1;
-    if (object_init(&self->ctx, &self->pool_as, &self->in, args, kw) < 0) return -1;
-    input *in = &self->in;
-    int rc = open_input(self->ctx, in, npyg_ra_open);
-    if (rc) {
-        raise_in(self->ctx, in, rc);
-        return -1;
-    }
+    if (Npy_open_with(self, args, kw, npyg_ra_open)) return -1;
     self->info = ra_info_dict(npyg_get_ra_info(self->ctx));
     return self->info ? 0 : -1;
 }
