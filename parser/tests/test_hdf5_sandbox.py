@@ -44,7 +44,7 @@ KILLED = ["io_uring_setup", "pidfd_open", "pidfd_getfd", "kill", "tgkill", "ptra
           "clone", "fork", "vfork", "execve", "socket", "bpf", "userfaultfd", "perf_event_open", "keyctl",
           "mount", "mkdir", "unlink", "rename", "creat", "write-other", "write-input", "mmap-exec"]
 REFUSED = ["open", "openat"]
-LIES = ["code-not-its-own", "code-ok-then-more", "garbage", "long-line"]
+LIES = ["code-not-its-own", "code-ok-then-more", "garbage", "kind-unknown", "long-line"]
 ORDER = ["end-then-spin"] + KILLED + REFUSED + LIES + ["getpid"]
 SIGSYS = "the HDF5 library tried a forbidden system call (opening another file?): signal 31 (SIGSYS)"
 

@@ -159,6 +159,7 @@ static long run(const char *name, int out, uint64_t size)
         {"code-not-its-own", "E\t3\tfine\n"},       /* a .npy code */
         {"code-ok-then-more", "E\t0\t\nO\t0\t0\tgroup\t-\t-\t/\t\n"},
         {"garbage", "this is not a record\n"},
+        {"kind-unknown", "O\t0\t0\tsoftlink\t-\t-\t/x\t\n"}, /* no kind of npyg_hdf5_kind */
     };
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++)
         if (!strcmp(name, lies[i][0])) {
