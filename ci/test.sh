@@ -36,17 +36,24 @@ run_ctest() {
 
 # The npyjs conformance adapter comes from the npm registry, pinned by its
 # package-lock.json; without it that one test is skipped, not failed.
-if command -v npm >/dev/null && [ -f conformance/adapters/npyjs/package-lock.json ]; then
-  (cd conformance/adapters/npyjs && npm ci --no-audit --no-fund --silent) ||
-    echo "note: npyjs did not install; conformance.npyjs will be skipped"
-fi
-# So do read-npy-file (its numjs builds sharp against libvips-dev) and tfjs-npy.
-for r in read-npy-file tfjs-npy; do
-  if command -v npm >/dev/null && [ -f conformance/adapters/$r/package-lock.json ]; then
-    (cd conformance/adapters/$r && npm ci --no-audit --no-fund --silent) ||
-      echo "note: $r did not install; conformance.$r will be skipped"
+# So do read-npy-file (its numjs builds sharp against libvips-dev) and
+# tfjs-npy. Only ctest needs them: they install (mostly waiting on the
+# network) while the release tree builds, and ctest waits for them.
+npm_install() {
+  if command -v npm >/dev/null && [ -f conformance/adapters/npyjs/package-lock.json ]; then
+    (cd conformance/adapters/npyjs && npm ci --no-audit --no-fund --silent) ||
+      echo "note: npyjs did not install; conformance.npyjs will be skipped"
   fi
-done
+  for r in read-npy-file tfjs-npy; do
+    if command -v npm >/dev/null && [ -f conformance/adapters/$r/package-lock.json ]; then
+      (cd conformance/adapters/$r && npm ci --no-audit --no-fund --silent) ||
+        echo "note: $r did not install; conformance.$r will be skipped"
+    fi
+  done
+}
+npm_log=$(mktemp)
+npm_install >"$npm_log" 2>&1 &
+npm_pid=$!
 
 # The numpy and npyjs adapters start an interpreter per case: here they
 # run every 4th case of the suite (conformance/tests/sample.sh), which
@@ -57,6 +64,9 @@ export NPYCONFORM_SAMPLE=4
 stage "release build (gcc), ctest"
 cmake --preset release -DNPYG_WERROR=ON >/dev/null
 cmake --build --preset release -j "$jobs"
+wait "$npm_pid"
+cat "$npm_log"
+rm -f "$npm_log"
 run_ctest --preset release -j "$jobs"
 
 stage "ASan + UBSan build (clang) with coverage, ctest"
