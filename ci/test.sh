@@ -36,17 +36,24 @@ run_ctest() {
 
 # The npyjs conformance adapter comes from the npm registry, pinned by its
 # package-lock.json; without it that one test is skipped, not failed.
-if command -v npm >/dev/null && [ -f conformance/adapters/npyjs/package-lock.json ]; then
-  (cd conformance/adapters/npyjs && npm ci --no-audit --no-fund --silent) ||
-    echo "note: npyjs did not install; conformance.npyjs will be skipped"
-fi
-# So do read-npy-file (its numjs builds sharp against libvips-dev) and tfjs-npy.
-for r in read-npy-file tfjs-npy; do
-  if command -v npm >/dev/null && [ -f conformance/adapters/$r/package-lock.json ]; then
-    (cd conformance/adapters/$r && npm ci --no-audit --no-fund --silent) ||
-      echo "note: $r did not install; conformance.$r will be skipped"
+# So do read-npy-file (its numjs builds sharp against libvips-dev) and
+# tfjs-npy. Only ctest needs them: they install (mostly waiting on the
+# network) while the release tree builds, and ctest waits for them.
+npm_install() {
+  if command -v npm >/dev/null && [ -f conformance/adapters/npyjs/package-lock.json ]; then
+    (cd conformance/adapters/npyjs && npm ci --no-audit --no-fund --silent) ||
+      echo "note: npyjs did not install; conformance.npyjs will be skipped"
   fi
-done
+  for r in read-npy-file tfjs-npy; do
+    if command -v npm >/dev/null && [ -f conformance/adapters/$r/package-lock.json ]; then
+      (cd conformance/adapters/$r && npm ci --no-audit --no-fund --silent) ||
+        echo "note: $r did not install; conformance.$r will be skipped"
+    fi
+  done
+}
+npm_log=$(mktemp)
+npm_install >"$npm_log" 2>&1 &
+npm_pid=$!
 
 # The numpy and npyjs adapters start an interpreter per case: here they
 # run every 4th case of the suite (conformance/tests/sample.sh), which
@@ -57,6 +64,9 @@ export NPYCONFORM_SAMPLE=4
 stage "release build (gcc), ctest"
 cmake --preset release -DNPYG_WERROR=ON >/dev/null
 cmake --build --preset release -j "$jobs"
+wait "$npm_pid"
+cat "$npm_log"
+rm -f "$npm_log"
 run_ctest --preset release -j "$jobs"
 
 stage "ASan + UBSan build (clang) with coverage, ctest"
@@ -85,27 +95,45 @@ export NPYG_FAULTS_SAMPLE=2
 run_ctest --preset asan-coverage -j "$jobs" -E 'conformance\.(numpy|npyjs|broken-adapters|read-npy-file|tfjs-npy|release)|install_consumers|python_package|fuzz_hdf5_differential_smoke|hdf5_cli_child_memory'
 unset NPYCONFORM_SAMPLE_NPYGUARD NPYG_FAULTS_SAMPLE
 
-stage "ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
-bash ci/tsan.sh
-
-stage "corpus (npy, npz, ra, hdf5, pickle) and numpy_cases.tsv: regenerate and compare, then re-read with numpy"
-# numpy's re-read runs beside the regeneration (each is Python on one core).
+# The corpus regeneration and numpy's re-read are Python on one core each,
+# and the longest generator (gen_hdf5.py) runs on alone for a while: they
+# start here, the ThreadSanitizer and coverage stages run beside them, and
+# their stage below waits for them and reports. (The fuzzers themselves run
+# alone, below: a harness gets its seconds of a whole core.)
 verify_log=$(mktemp)
 /usr/bin/python3 gen/verify_manifest.py >"$verify_log" 2>&1 &
 verify_pid=$!
+regen_log=$(mktemp)
+bash gen/check_regen.sh >"$regen_log" 2>&1 &
+regen_pid=$!
+# So do the fuzz smoke's two instrumented trees: the smoke's own build is
+# then up to date, and a build that fails here fails there, with its log.
+fuzz_build_pid=
+if [ -x ci/fuzz-smoke.sh ]; then
+  (for e in libfuzzer afl; do sh fuzz/build.sh "$e" "$PWD/build-fuzz-$e" >/dev/null 2>&1 & done; wait) &
+  fuzz_build_pid=$!
+fi
+
+stage "ThreadSanitizer: npyvalidate -j 4 and -j 16 over the corpus"
+bash ci/tsan.sh
+
+stage "coverage of parser/src from the ASan pass (fails below 99% of lines or 97% of branches)"
+COVERAGE_BUILD_DIR=$PWD/build/asan-coverage COVERAGE_CTEST_DONE=1 bash ci/coverage.sh
+
+stage "corpus (npy, npz, ra, hdf5, pickle) and numpy_cases.tsv: regenerate and compare, then re-read with numpy (begun before ThreadSanitizer)"
 regen_rc=0
-bash gen/check_regen.sh || regen_rc=$?
+wait "$regen_pid" || regen_rc=$?
+cat "$regen_log"
+rm -f "$regen_log"
 verify_rc=0
 wait "$verify_pid" || verify_rc=$?
 cat "$verify_log"
 rm -f "$verify_log"
 [ "$regen_rc" = 0 ] && [ "$verify_rc" = 0 ]
 
-stage "coverage of parser/src from the ASan pass (fails below 99% of lines or 97% of branches)"
-COVERAGE_BUILD_DIR=$PWD/build/asan-coverage COVERAGE_CTEST_DONE=1 bash ci/coverage.sh
-
 if [ -x ci/fuzz-smoke.sh ]; then
   stage "fuzz smoke"
+  wait "$fuzz_build_pid" || true
   FUZZ_SECONDS=${FUZZ_SECONDS:-15} bash ci/fuzz-smoke.sh
 fi
 stage ""

@@ -12,16 +12,20 @@ Run with the interpreter that has numpy (Debian's python3-numpy):
     /usr/bin/python3 gen/gen_cases.py [output.tsv]
 
 The output is deterministic: same bytes on every run, sorted by case name.
-Every case is evaluated in a forked child process (with an address-space
-limit) so that a crash or a huge allocation inside numpy cannot take the
-generator down.
+The cases are evaluated in a few forked numpy processes (one per core, with
+an address-space limit) that each take case after case, so that a crash or
+a huge allocation inside numpy cannot take the generator down; a process
+that dies is replaced and its case recorded as ProcessDied. (A fork per case
+spent more time forking than in numpy.)
 """
 
+import gc
 import io
 import json
 import os
 import re
 import resource
+import select
 import struct
 import sys
 import tempfile
@@ -254,47 +258,150 @@ def evaluate(case, path, tmpdir):
     return res
 
 
-def run_case(case, idx, tmpdir):
-    path = os.path.join(tmpdir, 'c%05d.npy' % idx)
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(rfd)
-        code = 0
-        try:
-            resource.setrlimit(resource.RLIMIT_AS,
-                               (CHILD_AS_LIMIT, CHILD_AS_LIMIT))
-            out = json.dumps(evaluate(case, path, tmpdir)).encode()
-            with os.fdopen(wfd, 'wb') as w:
-                w.write(out)
-        except BaseException:
-            import traceback
-            sys.stderr.write('case %s:\n' % case.name)
-            traceback.print_exc()
-            code = 3
-        os._exit(code)
-    os.close(wfd)
-    with os.fdopen(rfd, 'rb') as r:
-        out = r.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not out:
-        # the numpy process died: record it as a rejection. The file it
-        # wrote is kept; if it died while sizing the payload, the file is
-        # the header alone.
-        try:
-            with open(path, 'rb') as fh:
-                blob = fh.read()
-        except FileNotFoundError:
-            blob = build(case)[0]
-        else:
-            os.unlink(path)
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-        return {'file_hex': blob.hex(),
-                'version': '%d.%d' % case.version if case.raw is None else '-',
-                'verdict': 'reject', 'exception': 'ProcessDied',
-                'warning': '-', 'message': 'status %d signal %d' % (status, sig)}
-    os.unlink(path)
-    return json.loads(out)
+def case_path(tmpdir, idx):
+    return os.path.join(tmpdir, 'c%05d.npy' % idx)
+
+
+def worker(cases, tmpdir, rfd, wfd):
+    """A numpy process: reads case indices, one a line, and answers each
+    with evaluate()'s result as one JSON line. Any exception ends it with
+    status 3, as a crash or a signal does."""
+    code = 0
+    try:
+        resource.setrlimit(resource.RLIMIT_AS,
+                           (CHILD_AS_LIMIT, CHILD_AS_LIMIT))
+        gc.freeze()     # the collections below look at a case's objects only
+        with os.fdopen(rfd, 'rb') as r, os.fdopen(wfd, 'wb') as w:
+            for line in r:
+                idx = int(line)
+                try:
+                    res = evaluate(cases[idx], case_path(tmpdir, idx), tmpdir)
+                except BaseException:
+                    import traceback
+                    sys.stderr.write('case %s:\n' % cases[idx].name)
+                    traceback.print_exc()
+                    code = 3
+                    break
+                w.write(json.dumps(res).encode() + b'\n')
+                w.flush()
+                # What a case left for the cycle collector (a file np.load
+                # did not close, held by its exception's traceback) goes
+                # now: collected later, its ResourceWarning would land in
+                # another case's warnings. A process per case never saw it.
+                del res
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore')
+                    gc.collect()
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        code = 3
+    os._exit(code)
+
+
+class Worker:
+    """The parent's end of one worker process."""
+
+    def __init__(self, cases, tmpdir, others):
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            os.close(to_w)
+            os.close(from_r)
+            for o in others:       # the other workers' pipes are theirs
+                o.close_files()
+            worker(cases, tmpdir, to_r, from_w)
+        os.close(to_r)
+        os.close(from_w)
+        self.pid = pid
+        self.send = os.fdopen(to_w, 'wb')
+        self.recv = os.fdopen(from_r, 'rb')
+        self.idx = None
+
+    def start(self, idx):
+        self.idx = idx
+        self.send.write(b'%d\n' % idx)
+        self.send.flush()
+
+    def close_files(self):
+        for f in (self.send, self.recv):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def finish(self):
+        """Stops the worker; returns its wait status."""
+        self.close_files()
+        return os.waitpid(self.pid, 0)[1]
+
+
+def died(case, path, status):
+    """The row of a case whose numpy process died: a rejection. The file
+    it wrote is kept; if it died while sizing the payload, the file is the
+    header alone."""
+    try:
+        with open(path, 'rb') as fh:
+            blob = fh.read()
+    except FileNotFoundError:
+        blob = build(case)[0]
+    else:
+        os.unlink(path)
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+    return {'file_hex': blob.hex(),
+            'version': '%d.%d' % case.version if case.raw is None else '-',
+            'verdict': 'reject', 'exception': 'ProcessDied',
+            'warning': '-', 'message': 'status %d signal %d' % (status, sig)}
+
+
+def workers():
+    """One worker per core this process may use, at most 4."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
+
+
+def run_cases(cases, tmpdir, nworkers):
+    """evaluate() of every case, in a few long-lived forked numpy processes
+    (with an address-space limit), so that a crash or a huge allocation
+    inside numpy costs one worker, not the generator. A worker that dies
+    is replaced; its case is recorded as died()."""
+    results = [None] * len(cases)
+    todo = list(range(len(cases) - 1, -1, -1))
+    busy = {}
+    idle = []
+    nworkers = max(1, min(nworkers, len(cases)))
+    for _ in range(nworkers):
+        idle.append(Worker(cases, tmpdir, idle))
+    while todo or busy:
+        while idle and todo:
+            w = idle.pop()
+            w.start(todo.pop())
+            busy[w.recv.fileno()] = w
+        ready, _, _ = select.select(list(busy), [], [])
+        for fd in ready:
+            w = busy.pop(fd)
+            idx = w.idx
+            line = w.recv.readline()
+            path = case_path(tmpdir, idx)
+            if line.endswith(b'\n'):
+                os.unlink(path)
+                results[idx] = json.loads(line)
+                idle.append(w)
+                continue
+            status = w.finish()
+            results[idx] = died(cases[idx], path, status)
+            idle.append(Worker(cases, tmpdir, idle + list(busy.values())))
+    for w in idle:
+        status = w.finish()
+        if status != 0:
+            raise SystemExit('gen_cases: a worker ended with status %d' % status)
+    return results
 
 
 def esc(s):
@@ -1842,8 +1949,8 @@ def main(argv):
     cases = all_cases()
     lines = ['#' + '\t'.join(COLUMNS)]
     with tempfile.TemporaryDirectory(prefix='npyg-cases-') as tmpdir:
-        for i, case in enumerate(cases):
-            lines.append(row(case, run_case(case, i, tmpdir)))
+        for case, res in zip(cases, run_cases(cases, tmpdir, workers())):
+            lines.append(row(case, res))
     data = ('\n'.join(lines) + '\n').encode('ascii')
     tmp = out_path + '.tmp'
     with open(tmp, 'wb') as fh:
