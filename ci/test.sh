@@ -129,7 +129,10 @@ verify_rc=0
 wait "$verify_pid" || verify_rc=$?
 cat "$verify_log"
 rm -f "$verify_log"
-[ "$regen_rc" = 0 ] && [ "$verify_rc" = 0 ]
+if [ "$regen_rc" != 0 ] || [ "$verify_rc" != 0 ]; then
+  echo "== the corpus check failed (regeneration: exit $regen_rc, numpy's re-read: exit $verify_rc)"
+  exit 1
+fi
 
 if [ -x ci/fuzz-smoke.sh ]; then
   stage "fuzz smoke"

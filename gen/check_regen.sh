@@ -59,6 +59,12 @@ compare() {
     if [ -n "$diffs" ]; then
         echo "check_regen: FAIL: $set_name: the regenerated files differ from $committed:"
         echo "$diffs"
+        # what differs in the text files (manifests, READMEs), to read in the log
+        echo "$diffs" | sed -n 's/^  differs: //p' | while IFS= read -r f; do
+            case $f in
+            *.json | *.md | *.tsv) diff -u "$committed/$f" "$got/$f" | head -60 ;;
+            esac
+        done
         return 1
     fi
     n=$(for p in "$@"; do (cd "$got" && find "$p" -type f); done | wc -l)
