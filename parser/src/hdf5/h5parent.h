@@ -14,9 +14,6 @@ int64_t npyg__h5_now_ms(void);
 
 /* ---- helperctl.c ---- */
 
-/* Where the helper is (npyg_hdf5_set_helper, $NPYG_HDF5_HELPER, next to
-   the library, LIBEXECDIR): 0, or -1 (too long). */
-int npyg__h5_find_helper(const npyg_ctx *ctx, char *out, size_t size);
 /* The context's helper, started if it has none or only its parent
    process's; 0 or the code, recorded. */
 int npyg__h5_own_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl);

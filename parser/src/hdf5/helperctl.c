@@ -37,13 +37,13 @@ int64_t npyg__h5_now_ms(void)
    where an install puts it relative to that object (a moved install: the
    library in LIBDIR, or a program it is linked into in BINDIR), else
    where it was installed. 0, or -1 (too long). */
-int npyg__h5_find_helper(const npyg_ctx *ctx, char *out, size_t size)
+static int find_helper(const npyg_ctx *ctx, char *out, size_t size)
 {
     const char *set = ctx && ctx->h5_helper ? ctx->h5_helper : secure_getenv("NPYG_HDF5_HELPER");
     if (set && *set) return snprintf(out, size, "%s", set) < (int)size ? 0 : -1;
     char self[PATH_MAX] = "";
     Dl_info di;
-    if (dladdr((void *)npyg__h5_find_helper, &di) && di.dli_fname && di.dli_fname[0] == '/')
+    if (dladdr((void *)find_helper, &di) && di.dli_fname && di.dli_fname[0] == '/')
         snprintf(self, sizeof self, "%s", di.dli_fname);
     else {
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -57,6 +57,12 @@ int npyg__h5_find_helper(const npyg_ctx *ctx, char *out, size_t size)
             access(out, X_OK) == 0)
             return 0;
     return snprintf(out, size, "%s", NPYG_HDF5_LIBEXECDIR "/npyguard/" NPYG__H5_HELPER_NAME) < (int)size ? 0 : -1;
+}
+
+int npyg_hdf5_available(void)
+{
+    char path[PATH_MAX];
+    return find_helper(NULL, path, sizeof path) == 0 && access(path, X_OK) == 0;
 }
 
 /* Ends the context's helper. A fork's child holds a copy of its parent's
@@ -187,7 +193,7 @@ int npyg__h5_own_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
 int npyg__h5_start_helper(npyg_ctx *ctx, const npyg_hdf5_limits *hl)
 {
     char path[PATH_MAX];
-    if (npyg__h5_find_helper(ctx, path, sizeof path) != 0)
+    if (find_helper(ctx, path, sizeof path) != 0)
         return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper's path is too long");
     if (access(path, X_OK) != 0)
         return npyg__fail(ctx, NPYG_EHDF5_UNAVAILABLE, 0, "the HDF5 helper %s cannot run: %s", path, strerror(errno));

@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,10 +299,4 @@ int npyg_hdf5_load_fd(npyg_ctx *ctx, int fd, const npyg_hdf5_limits *limits, con
     if (!ctx) return NPYG_EINVAL;
     npyg_set_input_fd(ctx, fd);
     return npyg_hdf5_load(ctx, limits, sink);
-}
-
-int npyg_hdf5_available(void)
-{
-    char path[PATH_MAX];
-    return npyg__h5_find_helper(NULL, path, sizeof path) == 0 && access(path, X_OK) == 0;
 }
