@@ -256,8 +256,11 @@ _core.set_error_factory(_make_error)
 #: share the .npy limits). The pickle scan's and HDF5's are npyvalidate's.
 _FORMATS = ("npy", "npz")
 
-# {name: (default, smallest, largest, format)}: the C library's one table.
-_TABLE = {k: v for k, v in _core.limits().items() if v[3] in _FORMATS}
+# {name: (default, smallest, largest, format, npyvalidate's option)}: the C
+# library's one table of every limit, read once; the package's tables below
+# and in _hdf5.py and _matlab.py are views of it.
+_LIMITS = _core.limits()
+_TABLE = {k: v for k, v in _LIMITS.items() if v[3] in _FORMATS}
 
 #: The limits ``load``, ``load_npz`` and ``validate`` accept as keywords,
 #: with the C library's defaults: the .npy parser's (max_header_bytes,
@@ -937,7 +940,7 @@ def _map(fd: int, offset: int, d: Dict[str, Any], dtype: np.dtype, mode: str) ->
 
 
 # Every limit of the library, by name: (smallest, largest, npyvalidate's option).
-_ALL_LIMITS = {k: (v[1], v[2], v[4]) for k, v in _core.limits().items()}
+_ALL_LIMITS = {k: (v[1], v[2], v[4]) for k, v in _LIMITS.items()}
 
 
 def _cli() -> str:

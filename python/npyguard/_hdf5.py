@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import _CODES, _DTYPES, _ENOMEM, _core, _dtype, _error, _os_open
+from . import _CODES, _DTYPES, _ENOMEM, _LIMITS, _core, _dtype, _error, _os_open
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["load_tree", "load_hdf5_mapping", "HDF5Mapping", "HDF5_LIMITS", "h5py_value"]
@@ -23,7 +23,7 @@ _ENOTREG = _CODES["NPYG_ENOTREG"]
 
 # {name: (default, smallest, largest)}: the C library's table, the .npy
 # parser's limits (each value is a .npy) and the HDF5 walk's and child's.
-_TABLE = {k: v[:3] for k, v in _core.limits().items() if v[3] in ("npy", "hdf5")}
+_TABLE = {k: v[:3] for k, v in _LIMITS.items() if v[3] in ("npy", "hdf5")}
 
 #: The limits load_tree and load_hdf5_mapping accept, with their defaults.
 HDF5_LIMITS: Dict[str, int] = {k: v[0] for k, v in _TABLE.items()}

@@ -47,7 +47,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from . import _CODES, Error, _core
+from . import _CODES, _LIMITS, Error, _core
 from ._h5tree import Empty, Node, Ref
 
 __all__ = ["read_tree", "loadmat_tree", "loadmat", "load_hdf5"]
@@ -73,7 +73,7 @@ _LOAD_PER_BYTE = _core.LOAD_BYTES_PER_BYTE
 # scan's, the others as load's)
 _TREE_LIMITS = ("max_payload_bytes", "inflate_budget_bytes", "max_ref_depth", "max_nesting", "max_paths",
                 "max_load_bytes")
-_DEFAULTS = {k: v[0] for k, v in _core.limits().items() if k in _TREE_LIMITS}
+_DEFAULTS = {k: v[0] for k, v in _LIMITS.items() if k in _TREE_LIMITS}
 _MAX_SOFTLINK_HOPS = 16  # libhdf5's limit on nested soft links (H5L_NUM_LINKS)
 
 # what hdf5storage takes for a numpy value in a struct's field
