@@ -12,8 +12,9 @@
 #   valid/u1-na-1d-C-v1.npy      exits 1 with no output (as a sanitizer abort does)
 #   valid/i2-le-1d-C-v1.npy      with BROKEN_HOG=1: fills 4 GiB of memory, then
 #                                answers correctly; with BROKEN_HOG=slow: takes 8 MiB
-#                                every 50 ms, too slowly to reach the cap before
-#                                the timeout (without either: answers at once)
+#                                every 250 ms, too slowly to reach the cap
+#                                (1 GiB, 32 s) before the timeout (12 s)
+#                                (without either: answers at once)
 #   compat/no-trailing-comma-v1.npy  accepts with a wrong shape
 #   valid/i8-le-1d-C-v1.npy      reports a shape without fortran_order (ambiguous)
 #   valid/u2-le-1d-C-v1.npy      reports the shape as a string (not the protocol's list)
@@ -48,7 +49,7 @@ case $1 in
 chunks = []
 while len(chunks) < 512:
     chunks.append(b"\1" * (8 << 20))
-    time.sleep(0.05)
+    time.sleep(0.25)
 print("{\"ok\": true, \"descr\": \"<i2\", \"shape\": [7], \"fortran_order\": false}")'
     fi
     if [ "${BROKEN_HOG:-0}" != 1 ]; then

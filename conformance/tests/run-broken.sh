@@ -136,8 +136,11 @@ assert k["failure"] == "crash" and k["signal"] == 11, k
 print("memory peak %d KiB, exit status and signal reported" % m["peak_rss_kb"])
 PY
 # A hog too slow to reach the cap before the timeout is still a memory
-# failure, not a timeout: it is growing when the clock runs out.
-BROKEN_HOG=slow "$runner" --adapter "sh $adapter" --timeout 4 --run valid/i2-le-1d-C-v1.npy \
+# failure, not a timeout: it is growing when the clock runs out. The
+# timeout leaves a loaded machine several seconds to start the hog's
+# Python and its first allocations (at 4 s, a heavily loaded machine once
+# saw no growth in the last second and reported a timeout).
+BROKEN_HOG=slow "$runner" --adapter "sh $adapter" --timeout 12 --run valid/i2-le-1d-C-v1.npy \
     --run valid/f8-le-1d-C-v1.npy -j 2 --format json -o "$tmp/slow.json" 2>/dev/null
 expect_rc 1 $? "slow memory hog run"
 python3 - "$tmp/slow.json" <<'PY' || fail "a slow memory hog is not reported as memory, or a hang not as a timeout"
