@@ -682,12 +682,18 @@ def write_invalid(out):
 
 # Runs in a child of this generator: imports hdf5storage once, then reads
 # each object in a forked grandchild under the limits, from the file's own
-# directory, and prints one JSON line per object.
+# directory, and prints one JSON line per object. The CPU limit ends the
+# reads that never end (hazard/soft-ancestor.h5's /g) and must sit well
+# clear of the slowest read that does: that file's /s takes 9.5 s at
+# Python's default recursion limit (its time grows as the limit's cube),
+# and a 10 s limit recorded it as killed on a slower or busier machine.
+CPU_SECONDS = 30
 MEASURE = r"""
 import hashlib, os, resource, sys, json
 import numpy as np, hdf5storage, h5py
 jobs, canaries = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 sys.path.insert(0, sys.argv[3])
+CPU_SECONDS = int(sys.argv[4])
 from npygen import exc_name
 def flat(v, out):
     if isinstance(v, np.ndarray) and v.dtype == object:
@@ -707,7 +713,7 @@ def flat(v, out):
         out.append(repr(v).encode())
 def one(path, name):
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    resource.setrlimit(resource.RLIMIT_CPU, (10, 10))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
     sys.setrecursionlimit(1000)
     os.chdir(os.path.dirname(path))
     try:
@@ -788,7 +794,7 @@ def measure_all(out, rels, canaries):
             continue
         res[rel] = {}
         jobs += [[os.path.join(out, rel), n] for n in names]
-    p = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(jobs), json.dumps(canaries), HERE],
+    p = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(jobs), json.dumps(canaries), HERE, str(CPU_SECONDS)],
                        capture_output=True, check=True, timeout=1800)
     for line in p.stdout.decode().splitlines():
         path, name, r = json.loads(line)
@@ -812,7 +818,7 @@ python3-hdf5storage %s and h5py %s (HDF5 %s, numpy %s); `manifest.json`
 holds, for every file, the verdict and the hazards (code, object path)
 npyguard must report, the dtype and shape h5py reads for every dataset,
 and what `hdf5storage.read` does with each top-level object, measured in a
-child process (2 GiB address space, 10 s CPU, recursion limit 1000) from
+child process (2 GiB address space, %d s CPU, recursion limit 1000) from
 the file's own directory: a digest of the value, the exception's name, or
 "reads X" when the value holds the bytes of a file the object points at.
 For every valid file it also records what `hdf5storage.read('/')` and
@@ -891,7 +897,7 @@ def write_readme(out, m):
         g = "/".join(k.split("/")[:2]) if k.startswith("valid/") else k.split("/")[0]
         count[g] = count.get(g, 0) + 1
     lines = [README_HEAD % (m["hdf5storage_version"], m["h5py_version"], m["hdf5_version"], m["numpy_version"],
-                            count.get("valid/mat", 0), count.get("valid/h5", 0), count.get("hazard", 0),
+                            CPU_SECONDS, count.get("valid/mat", 0), count.get("valid/h5", 0), count.get("hazard", 0),
                             count.get("invalid", 0))]
     for k, v in m["files"].items():
         if not (k.startswith("hazard/") or k.startswith("invalid/")):
