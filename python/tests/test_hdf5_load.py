@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import npyguard
-from npyguard._h5tree import Empty, Ref, tree_differences
+from npyguard._h5tree import Empty, Node, Ref, tree_differences
 
 from corpus_files import CORPUS, ROOT, manifest, hdf5_helper
 
@@ -148,6 +148,35 @@ def test_written_types_equal_h5py(tmp_path):
     assert tree["/refs"].value.tolist() == [Ref("/big"), Ref("/g \u00fc/sub"), Ref("/g \u00fc/sub/d")]
     assert tree["/vstr"].value[2] == "\u00e9t\u00e9".encode() and tree["/vstr"].cset == "utf-8"
     assert tree["/big"].value.shape == (3, 2, 131072)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant != 63, reason="numpy's long double is not x87 extended")
+def test_long_double_padding_is_not_part_of_the_value(tmp_path):
+    # A 16-bit big-endian float with an 11-bit exponent (bias 845) and a
+    # 2-bit mantissa at bit 1: too wide for float64, so h5py reads it as
+    # '>f16', an x87 extended value in 16 bytes of which 6 are padding that
+    # HDF5's conversion leaves as it finds them. 0x1ae8 is 2**(861 - 845).
+    from h5py import h5d, h5s, h5t
+    t = h5t.IEEE_F32BE.copy()
+    t.set_fields(15, 3, 11, 1, 2)
+    t.set_precision(16)
+    t.set_size(2)
+    t.set_ebias(845)
+    path = str(tmp_path / "f16.h5")
+    with h5py.File(path, "w") as f:
+        d = h5d.create(f.id, b"v", t, h5s.create(h5s.SCALAR))
+        d.write(h5s.ALL, h5s.ALL, np.frombuffer(bytes.fromhex("1ae8"), dtype="u1"), mtype=t)
+    with h5py.File(path, "r") as f:
+        assert f["v"].dtype == np.dtype(">f16") and f["v"][()] == 2.0 ** 16
+    assert tree_differences(load(path), tree_from_h5py(path)) == []
+    # x87 65536.0: sign and exponent 0x400f, significand 0x8000000000000000
+    x87 = "400f8000000000000000"
+    value = np.frombuffer(bytes.fromhex("000000000000" + x87), dtype=">f16")
+    assert value[0] == 2.0 ** 16
+    node = lambda hex_: {"/v": Node("dataset", value=np.frombuffer(bytes.fromhex(hex_), dtype=">f16"))}
+    assert tree_differences(node("000000000000" + x87), node("00000000ffff" + x87)) == []
+    assert tree_differences(node("000000000000" + x87), node("000000000000" + x87[:-1] + "1")) == [
+        "/v: values differ"]
 
 
 def test_payload_limit_names_the_path(tmp_path):
