@@ -152,7 +152,7 @@ path, tests = sys.argv[1], sys.argv[2]
 sys.path.insert(0, tests)
 import numpy as np, h5py, hdf5storage, npyguard
 from npyguard._h5tree import Empty, Ref, _value_bytes, tree_differences
-from h5tree_h5py import tree_from_h5py
+from h5tree_h5py import C32, dataset_value, tree_from_h5py
 
 import re
 UNLOADED = re.compile(r"does not load|not loaded|: not loaded|numpy's descr cannot spell|with padding|"
@@ -196,10 +196,7 @@ def same(a, b, where, out):
 
 def h5py_value(f, ds):
     # what load_hdf5 documents for references and null dataspaces
-    if ds.dtype == C32 and ds.shape is not None:
-        v = as_pair(ds.read_direct, ds.shape)
-        return v[()] if v.shape == () else v
-    raw = ds[()]
+    raw = dataset_value(ds)
     if isinstance(raw, h5py.Empty):
         return Empty(np.dtype(ds.dtype))
     if h5py.check_ref_dtype(ds.dtype) is h5py.Reference:
@@ -247,29 +244,11 @@ except TypeError as e:
     print("unread %s" % e)
     sys.exit(0)
 
-# h5py reads a big-endian complex long double ('>c32') wrongly: the same
-# bytes read as its (r, i) pair of '>f16' are the file's values, which is
-# what the comparison takes, with a note.
-C32 = np.dtype(">c32")
-
-def as_pair(read, shape):
-    pair = np.empty(shape, dtype=[("r", ">f16"), ("i", ">f16")])
-    read(pair)
-    return pair.view(C32).reshape(shape)
-
-with h5py.File(path, "r") as f:
-    for p, node in want.items():
-        if node.kind == "link":
-            continue
-        obj = f[p]
-        for name in node.attrs:
-            aid = obj.attrs.get_id(name)
-            if aid.dtype == C32 and aid.shape is not None:
-                node.attrs[name] = as_pair(aid.read, aid.shape)
-                print("note h5py reads '>c32' wrongly: taken as its (r, i) pair")
-        if node.kind == "dataset" and obj.dtype == C32 and obj.shape is not None:
-            node.value = as_pair(obj.read_direct, obj.shape)
-            print("note h5py reads '>c32' wrongly: taken as its (r, i) pair")
+# tree_from_h5py reads a '>c32' value through its (r, i) pair, since h5py
+# reads it wrongly
+if any(isinstance(v, np.ndarray) and v.dtype == C32
+       for n in want.values() for v in [n.value, *n.attrs.values()]):
+    print("note h5py reads '>c32' wrongly: taken as its (r, i) pair")
 report("load_tree/h5py", tree_differences(tree, want)[:1])
 hdf5storage_file = any(k.startswith("Python.") or k.startswith("MATLAB_") for n in tree.values() for k in n.attrs)
 with h5py.File(path, "r") as f:

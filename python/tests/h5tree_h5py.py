@@ -52,11 +52,33 @@ def _value(f, raw, dtype, shape):
     return np.asarray(raw, dtype=dtype).reshape(shape)
 
 
+# h5py reads a big-endian complex long double ('>c32') wrongly: a value
+# whose bits say 1.5 * 2**996 + 1j comes back as 1.9e-4874 + 1.1e-4893j.
+# The same bytes read as its (r, i) pair of '>f16' are the file's values.
+C32 = np.dtype(">c32")
+
+
+def _read(read_into, read, dtype, shape):
+    """read(), h5py's value, except for '>c32', read through its pair."""
+    if np.dtype(dtype) != C32 or shape is None:
+        return read()
+    pair = np.empty(shape, dtype=[("r", ">f16"), ("i", ">f16")])
+    read_into(pair)
+    return pair.view(C32).reshape(shape)
+
+
+def dataset_value(ds):
+    """ds[()] as h5py gives it, '>c32' read through its pair."""
+    v = _read(ds.read_direct, lambda: ds[()], ds.dtype, ds.shape)
+    return v[()] if ds.dtype == C32 and v.shape == () else v
+
+
 def _attrs(f, obj):
     values, csets = {}, {}
     for name in obj.attrs:
         aid = obj.attrs.get_id(name)
-        values[name] = _value(f, obj.attrs[name], aid.dtype, aid.shape)
+        values[name] = _value(f, _read(aid.read, lambda: obj.attrs[name], aid.dtype, aid.shape),
+                              aid.dtype, aid.shape)
         cset = _cset(aid.dtype)
         if cset:
             csets[name] = cset
@@ -69,7 +91,7 @@ def tree_from_h5py(filename) -> dict:
         def visit(path, obj):
             attrs, csets = _attrs(f, obj)
             if isinstance(obj, h5py.Dataset):
-                nodes[path] = Node("dataset", attrs, csets, value=_value(f, obj[()], obj.dtype, obj.shape),
+                nodes[path] = Node("dataset", attrs, csets, value=_value(f, dataset_value(obj), obj.dtype, obj.shape),
                                    cset=_cset(obj.dtype))
                 return
             names = tuple(sorted(obj.keys(), key=lambda s: s.encode("utf-8")))
