@@ -39,6 +39,7 @@ import resource
 import shutil
 import struct
 import sys
+import traceback
 import warnings
 import zipfile
 import zlib
@@ -655,6 +656,8 @@ def measure_in_child(path):
             while data:
                 data = data[os.write(wr, data):]
             code = 0
+        except BaseException:   # noqa: said here, then the parent's error names the case
+            traceback.print_exc()
         finally:
             os._exit(code)
     os.close(wr)
